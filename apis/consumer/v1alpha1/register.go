@@ -1,0 +1,33 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+// Package type metadata.
+const (
+	Group   = "crossplane.c5c3.io"
+	Version = "v1alpha1"
+)
+
+var (
+	// SchemeGroupVersion is the group version of the consumer API.
+	SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+	// SchemeBuilder registers the consumer API types with a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+
+	// AddToScheme adds the consumer API types to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+// XHypervisorCluster type metadata.
+var (
+	XHypervisorClusterKind             = "XHypervisorCluster"
+	XHypervisorClusterGroupVersionKind = SchemeGroupVersion.WithKind(XHypervisorClusterKind)
+)
+
+func init() {
+	SchemeBuilder.Register(&XHypervisorCluster{}, &XHypervisorClusterList{})
+}

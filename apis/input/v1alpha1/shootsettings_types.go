@@ -1,0 +1,130 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"net/netip"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Defaults of ShootSettings. They live here, not in kubebuilder markers,
+// because function input is never defaulted by an API server.
+const (
+	DefaultProjectNamespace       = "garden-c5c3"
+	DefaultCloudProfileKind       = "CloudProfile"
+	DefaultCloudProfileName       = "ironcore-metal"
+	DefaultCredentialsBindingName = "ironcore-metal"
+	DefaultProviderType           = "ironcore-metal"
+	DefaultNetworkingType         = "calico"
+	DefaultNodesCIDR              = "10.250.0.0/16"
+	DefaultMachineImageName       = "gardenlinux"
+	DefaultPurpose                = "production"
+)
+
+// CloudProfileReference names the Gardener CloudProfile of the Shoots.
+type CloudProfileReference struct {
+	// Kind is CloudProfile or NamespacedCloudProfile.
+	// +kubebuilder:validation:Enum=CloudProfile;NamespacedCloudProfile
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// Name of the CloudProfile.
+	// +optional
+	Name string `json:"name,omitempty"`
+}
+
+// Networking of the Shoots.
+type Networking struct {
+	// Type of the networking extension (calico or cilium).
+	// +optional
+	Type string `json:"type,omitempty"`
+	// Nodes is the CIDR of the node network; bare-metal Shoots need it.
+	// +optional
+	Nodes string `json:"nodes,omitempty"`
+}
+
+// MachineImage of the workers.
+type MachineImage struct {
+	// Name of the image in the CloudProfile.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Version of the image; the CloudProfile's latest when empty.
+	// +optional
+	Version string `json:"version,omitempty"`
+}
+
+// ShootSettings are the landscape's Gardener settings for the Shoots that
+// the pool functions compose.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=crossplane
+type ShootSettings struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// ProjectNamespace is the Gardener project namespace the Shoots live in.
+	// +optional
+	ProjectNamespace string `json:"projectNamespace,omitempty"`
+
+	// CloudProfile of the Shoots.
+	// +optional
+	CloudProfile CloudProfileReference `json:"cloudProfile,omitempty"`
+
+	// CredentialsBindingName names the Gardener CredentialsBinding that gives
+	// the Shoots access to the IronCore metal cluster.
+	// +optional
+	CredentialsBindingName string `json:"credentialsBindingName,omitempty"`
+
+	// ProviderType is the Gardener provider extension of the Shoots.
+	// +optional
+	ProviderType string `json:"providerType,omitempty"`
+
+	// Networking of the Shoots.
+	// +optional
+	Networking Networking `json:"networking,omitempty"`
+
+	// MachineImage of the workers.
+	// +optional
+	MachineImage MachineImage `json:"machineImage,omitempty"`
+
+	// Purpose of the Shoots (evaluation, testing, development, production).
+	// +kubebuilder:validation:Enum=evaluation;testing;development;production
+	// +optional
+	Purpose string `json:"purpose,omitempty"`
+}
+
+// Default fills every unset field with its default.
+func (s *ShootSettings) Default() {
+	def := func(v *string, d string) {
+		if *v == "" {
+			*v = d
+		}
+	}
+	def(&s.ProjectNamespace, DefaultProjectNamespace)
+	def(&s.CloudProfile.Kind, DefaultCloudProfileKind)
+	def(&s.CloudProfile.Name, DefaultCloudProfileName)
+	def(&s.CredentialsBindingName, DefaultCredentialsBindingName)
+	def(&s.ProviderType, DefaultProviderType)
+	def(&s.Networking.Type, DefaultNetworkingType)
+	def(&s.Networking.Nodes, DefaultNodesCIDR)
+	def(&s.MachineImage.Name, DefaultMachineImageName)
+	def(&s.Purpose, DefaultPurpose)
+}
+
+// Validate reports the first invalid field of defaulted settings, naming its
+// path in the Composition's function input.
+func (s *ShootSettings) Validate() error {
+	switch s.CloudProfile.Kind {
+	case "CloudProfile", "NamespacedCloudProfile":
+	default:
+		return fmt.Errorf("input.cloudProfile.kind %q is invalid: want CloudProfile or NamespacedCloudProfile", s.CloudProfile.Kind)
+	}
+	switch s.Purpose {
+	case "evaluation", "testing", "development", "production":
+	default:
+		return fmt.Errorf("input.purpose %q is invalid: want one of evaluation, testing, development, production", s.Purpose)
+	}
+	if _, err := netip.ParsePrefix(s.Networking.Nodes); err != nil {
+		return fmt.Errorf("input.networking.nodes %q is not a CIDR such as 10.250.0.0/16", s.Networking.Nodes)
+	}
+	return nil
+}

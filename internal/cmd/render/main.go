@@ -1,0 +1,129 @@
+// Command render renders every example claim through the project's
+// Compositions and functions with the real crossplane CLI and Crossplane
+// core, validates what they compose offline, and prints what each claim
+// composes. It is `make render`, the project's main job on a local machine.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"sigs.k8s.io/yaml"
+
+	"github.com/c5c3/consumer-plane/internal/render"
+)
+
+type cli struct {
+	Examples string   `default:"examples" help:"Directory of example claims (searched recursively)." type:"existingdir"`
+	Package  string   `default:"package" help:"Directory of the Configuration package (XRDs, Compositions)." type:"existingdir"`
+	Schemas  []string `default:"cluster/crds" help:"Directories of CRDs of composed resources, for validation." type:"existingdir"`
+	Out      string   `default:"_output/render" help:"Directory to write each rendered claim to." type:"path"`
+	Root     string   `default:"." help:"Repository root (where go.mod and functions/ are)." type:"existingdir"`
+}
+
+func (c *cli) Run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	tools, err := render.ToolsFromEnv()
+	if err != nil {
+		return err
+	}
+	cat, err := render.LoadCatalog(c.Package)
+	if err != nil {
+		return err
+	}
+	claims, err := render.FindClaims(c.Examples, cat)
+	if err != nil {
+		return err
+	}
+	if len(claims) == 0 {
+		return fmt.Errorf("no claims of a kind defined in %s found below %s", c.Package, c.Examples)
+	}
+
+	fmt.Printf("starting functions: %s\n", strings.Join(cat.FunctionNames(), ", "))
+	fns, err := render.StartFunctions(ctx, c.Root, cat.FunctionNames())
+	defer fns.Stop()
+	if err != nil {
+		return err
+	}
+
+	schemas := append([]string{c.Package}, c.Schemas...)
+	failed := 0
+	for _, cl := range claims {
+		fmt.Printf("\n%s: %s %s/%s\n", cl.File, cl.Object.GetKind(), cl.Object.GetNamespace(), cl.Object.GetName())
+		out, err := renderOne(ctx, tools, cat, fns, cl, schemas)
+		if err != nil {
+			failed++
+			fmt.Printf("  FAILED: %v\n", err)
+			continue
+		}
+		for _, l := range out.summary {
+			fmt.Println(l)
+		}
+		rel, _ := filepath.Rel(c.Examples, cl.File)
+		dst := filepath.Join(c.Out, strings.TrimSuffix(rel, ".yaml")+"-"+cl.Object.GetName()+".yaml")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, out.rendered, 0o644); err != nil { //nolint:gosec // output for people to read
+			return err
+		}
+		fmt.Printf("  valid; rendered to %s\n", dst)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d claims failed to render or validate", failed, len(claims))
+	}
+	fmt.Printf("\n%d claims rendered and validated\n", len(claims))
+	return nil
+}
+
+type result struct {
+	rendered []byte
+	summary  []string
+}
+
+func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns *render.Functions, cl render.Claim, schemas []string) (*result, error) {
+	xrd, comp, err := cat.Resolve(cl.Object)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "claim-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name()) //nolint:errcheck // best-effort cleanup
+	b, err := yaml.Marshal(cl.Object.Object)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(b); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+
+	rendered, err := tools.Render(ctx, fns, render.Request{Claim: f.Name(), XRD: xrd, Composition: comp})
+	if err != nil {
+		return nil, err
+	}
+	if out, err := tools.Validate(ctx, rendered, schemas...); err != nil {
+		return nil, fmt.Errorf("invalid output of %s: %w\n%s", comp, err, out)
+	}
+	summary, err := render.Summary(rendered, cat)
+	if err != nil {
+		return nil, err
+	}
+	return &result{rendered: rendered, summary: summary}, nil
+}
+
+func main() {
+	ctx := kong.Parse(&cli{}, kong.Description("Render and validate every example claim with the real crossplane CLI."))
+	ctx.FatalIfErrorf(ctx.Run())
+}

@@ -1,0 +1,36 @@
+// Package function holds what every CobaltCore composition function shares:
+// its command line, and typed access to the request and response.
+package function
+
+import (
+	function "github.com/crossplane/function-sdk-go"
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+)
+
+// CLI is the command line of a composition function, as Crossplane's function
+// runtime calls it (see function-template-go).
+type CLI struct {
+	Debug bool `help:"Emit debug logs in addition to info logs." short:"d"`
+
+	Network            string `default:"tcp"   help:"Network on which to listen for gRPC connections."`
+	Address            string `default:":9443" help:"Address at which to listen for gRPC connections."`
+	MetricsAddress     string `default:":8080" help:"Address at which to serve Prometheus metrics; empty disables them."`
+	TLSCertsDir        string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
+	Insecure           bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
+	MaxRecvMessageSize int    `default:"4" help:"Maximum size of received messages in MB."`
+}
+
+// Serve runs the function built by newFunction until the server stops.
+func (c *CLI) Serve(newFunction func(logging.Logger) fnv1.FunctionRunnerServiceServer) error {
+	log, err := function.NewLogger(c.Debug)
+	if err != nil {
+		return err
+	}
+	return function.Serve(newFunction(log),
+		function.Listen(c.Network, c.Address),
+		function.WithMetricsServer(c.MetricsAddress),
+		function.MTLSCertificates(c.TLSCertsDir),
+		function.Insecure(c.Insecure),
+		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024))
+}

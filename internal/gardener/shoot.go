@@ -1,0 +1,179 @@
+// Package gardener builds the Gardener Shoots that carry CobaltCore's pools
+// and reads their readiness back.
+package gardener
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+)
+
+// Labels that tie nodes and bare-metal servers to their pool.
+const (
+	// LabelPool marks a pool's Shoot and every node of the pool with the
+	// pool's name, so schedulers and agents can tell pools apart.
+	LabelPool = "c5c3.io/pool"
+	// LabelPoolKind says what a pool's nodes are for (hypervisor, storage, control-plane).
+	LabelPoolKind = "c5c3.io/pool-kind"
+	// LabelMachinePool is the metal-operator Server label that makes a set of
+	// bare-metal servers an IronCore machine pool.
+	LabelMachinePool = "c5c3.io/machine-pool"
+)
+
+// ironcoreMetalAPIVersion is the provider config group of the ironcore-metal
+// Gardener extension (gardener-extension-provider-ironcore-metal).
+const ironcoreMetalAPIVersion = "ironcore-metal.provider.extensions.gardener.cloud/v1alpha1"
+
+// workerConfig mirrors the extension's WorkerConfig; only extraServerLabels is
+// needed, and the extension's module pulls in all of Gardener.
+type workerConfig struct {
+	metav1.TypeMeta `json:",inline"`
+	// ExtraServerLabels are merged into the serverSelector of every
+	// ServerClaim the machine controller creates for the worker pool.
+	ExtraServerLabels map[string]string `json:"extraServerLabels,omitempty"`
+}
+
+// Worker is one worker pool of a Shoot.
+type Worker struct {
+	Name         string
+	MachineType  string
+	Minimum      int32
+	Maximum      int32
+	Zones        []string
+	NodeLabels   map[string]string
+	ServerLabels map[string]string
+	Taints       []corev1.Taint
+}
+
+// Cluster is what a pool asks of Gardener.
+type Cluster struct {
+	Name              string
+	Region            string
+	KubernetesVersion string
+	Labels            map[string]string
+	Workers           []Worker
+	// HighAvailability spreads the Shoot's control plane over zones.
+	HighAvailability bool
+}
+
+// NewShoot returns the Shoot for a cluster with the landscape's settings,
+// which must be defaulted.
+func NewShoot(s *input.ShootSettings, c Cluster) (*gardencorev1beta1.Shoot, error) {
+	shoot := &gardencorev1beta1.Shoot{
+		TypeMeta: metav1.TypeMeta{APIVersion: gardencorev1beta1.SchemeGroupVersion.String(), Kind: "Shoot"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      c.Name,
+			Namespace: s.ProjectNamespace,
+			Labels:    c.Labels,
+		},
+		Spec: gardencorev1beta1.ShootSpec{
+			CloudProfile:           &gardencorev1beta1.CloudProfileReference{Kind: s.CloudProfile.Kind, Name: s.CloudProfile.Name},
+			CredentialsBindingName: ptr.To(s.CredentialsBindingName),
+			Region:                 c.Region,
+			Kubernetes:             gardencorev1beta1.Kubernetes{Version: c.KubernetesVersion},
+			Networking: &gardencorev1beta1.Networking{
+				Type:  ptr.To(s.Networking.Type),
+				Nodes: ptr.To(s.Networking.Nodes),
+			},
+			Provider: gardencorev1beta1.Provider{Type: s.ProviderType},
+			Purpose:  ptr.To(gardencorev1beta1.ShootPurpose(s.Purpose)),
+		},
+	}
+	if c.HighAvailability {
+		shoot.Spec.ControlPlane = &gardencorev1beta1.ControlPlane{
+			HighAvailability: &gardencorev1beta1.HighAvailability{
+				FailureTolerance: gardencorev1beta1.FailureTolerance{Type: gardencorev1beta1.FailureToleranceTypeZone},
+			},
+		}
+	}
+
+	for _, w := range c.Workers {
+		pc, err := json.Marshal(workerConfig{
+			TypeMeta:          metav1.TypeMeta{APIVersion: ironcoreMetalAPIVersion, Kind: "WorkerConfig"},
+			ExtraServerLabels: w.ServerLabels,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode WorkerConfig of worker %q: %w", w.Name, err)
+		}
+		image := &gardencorev1beta1.ShootMachineImage{Name: s.MachineImage.Name}
+		if s.MachineImage.Version != "" {
+			image.Version = ptr.To(s.MachineImage.Version)
+		}
+		shoot.Spec.Provider.Workers = append(shoot.Spec.Provider.Workers, gardencorev1beta1.Worker{
+			Name:    w.Name,
+			Machine: gardencorev1beta1.Machine{Type: w.MachineType, Image: image},
+			Minimum: w.Minimum,
+			Maximum: w.Maximum,
+			// Bare metal has no spare capacity to surge into: replace one
+			// server at a time and never take one away first.
+			MaxSurge:       ptr.To(intstr.FromInt32(1)),
+			MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+			Zones:          w.Zones,
+			Labels:         w.NodeLabels,
+			Taints:         w.Taints,
+			ProviderConfig: &runtime.RawExtension{Raw: pc},
+		})
+	}
+	return shoot, nil
+}
+
+// Conditions a Shoot must report True before its cluster is usable.
+var readyConditions = []gardencorev1beta1.ConditionType{
+	gardencorev1beta1.ShootAPIServerAvailable,
+	gardencorev1beta1.ShootControlPlaneHealthy,
+	gardencorev1beta1.ShootEveryNodeReady,
+	gardencorev1beta1.ShootSystemComponentsHealthy,
+}
+
+// Readiness is what a Shoot's status says about its cluster.
+type Readiness struct {
+	Ready bool
+	// Failed is set when Gardener gave up on the last operation.
+	Failed bool
+	// Message says what the Shoot waits for or why it failed.
+	Message string
+}
+
+// ReadinessOf reads a Shoot's status the way gardenctl and the dashboard do:
+// the last operation succeeded and every health condition is True.
+func ReadinessOf(shoot *gardencorev1beta1.Shoot) Readiness {
+	op := shoot.Status.LastOperation
+	if op == nil {
+		return Readiness{Message: "Gardener has not started to reconcile the Shoot"}
+	}
+	if op.State == gardencorev1beta1.LastOperationStateFailed {
+		msg := fmt.Sprintf("Shoot %s failed: %s", strings.ToLower(string(op.Type)), op.Description)
+		for _, e := range shoot.Status.LastErrors {
+			msg += "; " + e.Description
+		}
+		return Readiness{Failed: true, Message: msg}
+	}
+	if op.State != gardencorev1beta1.LastOperationStateSucceeded {
+		return Readiness{Message: fmt.Sprintf("Shoot %s %s (%d%%)", strings.ToLower(string(op.Type)), strings.ToLower(string(op.State)), op.Progress)}
+	}
+	for _, t := range readyConditions {
+		c := condition(shoot.Status.Conditions, t)
+		if c == nil || c.Status != gardencorev1beta1.ConditionTrue {
+			return Readiness{Message: fmt.Sprintf("Shoot condition %s is not True", t)}
+		}
+	}
+	return Readiness{Ready: true, Message: "Shoot is ready"}
+}
+
+func condition(cs []gardencorev1beta1.Condition, t gardencorev1beta1.ConditionType) *gardencorev1beta1.Condition {
+	for i := range cs {
+		if cs[i].Type == t {
+			return &cs[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// Tools are the real binaries a render needs.
+type Tools struct {
+	// Crossplane is the crossplane CLI (v2.5).
+	Crossplane string
+	// Core is the Crossplane core binary the CLI renders with.
+	Core string
+	// ValidateCache is the seeded schema cache of `crossplane resource validate`.
+	ValidateCache string
+}
+
+// ToolsFromEnv reads the tool locations `make` exports (see cluster/tools/build.sh --env).
+func ToolsFromEnv() (Tools, error) {
+	t := Tools{
+		Crossplane:    os.Getenv("CROSSPLANE"),
+		Core:          os.Getenv("CROSSPLANE_CORE"),
+		ValidateCache: os.Getenv("CROSSPLANE_VALIDATE_CACHE"),
+	}
+	for name, path := range map[string]string{"CROSSPLANE": t.Crossplane, "CROSSPLANE_CORE": t.Core} {
+		if path == "" {
+			return t, fmt.Errorf("%s is not set: run through make, or export the output of cluster/tools/build.sh --env", name)
+		}
+		if _, err := os.Stat(path); err != nil {
+			return t, fmt.Errorf("%s=%s does not exist: run make tools", name, path)
+		}
+	}
+	return t, nil
+}
+
+// Functions are the project's composition functions, built and running
+// locally with the Development runtime that `crossplane render` connects to.
+type Functions struct {
+	// File is a functions.yaml naming every running function.
+	File  string
+	procs []*exec.Cmd
+	dir   string
+}
+
+// StartFunctions builds every function below root/functions that the names
+// ask for, starts each on a free loopback port, and waits until all listen.
+// Stop must be called on every path.
+func StartFunctions(ctx context.Context, root string, names []string) (*Functions, error) {
+	dir, err := os.MkdirTemp("", "render-functions-")
+	if err != nil {
+		return nil, err
+	}
+	fns := &Functions{dir: dir, File: filepath.Join(dir, "functions.yaml")}
+
+	pkgs, err := functionPackages(root)
+	if err != nil {
+		return fns, err
+	}
+	var docs []string
+	for _, name := range names {
+		pkg, ok := pkgs[name]
+		if !ok {
+			return fns, fmt.Errorf("no function named %s below %s/functions (package/crossplane.yaml metadata.name)", name, root)
+		}
+		bin := filepath.Join(dir, name)
+		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./"+pkg)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			return fns, fmt.Errorf("cannot build function %s: %w\n%s", name, err, out)
+		}
+		addr, err := freeLoopbackAddress()
+		if err != nil {
+			return fns, err
+		}
+		p := exec.CommandContext(ctx, bin, "--insecure", "--address", addr, "--metrics-address", "") //nolint:gosec // our own binary
+		p.Stdout, p.Stderr = os.Stderr, os.Stderr
+		if err := p.Start(); err != nil {
+			return fns, fmt.Errorf("cannot start function %s: %w", name, err)
+		}
+		fns.procs = append(fns.procs, p)
+		if err := waitListening(addr, 30*time.Second); err != nil {
+			return fns, fmt.Errorf("function %s: %w", name, err)
+		}
+		docs = append(docs, fmt.Sprintf(`apiVersion: pkg.crossplane.io/v1beta1
+kind: Function
+metadata:
+  name: %s
+  annotations:
+    render.crossplane.io/runtime: Development
+    render.crossplane.io/runtime-development-target: %s
+spec:
+  package: xpkg.c5c3.io/%s:v0.0.0-render
+`, name, addr, name))
+	}
+	return fns, os.WriteFile(fns.File, []byte(strings.Join(docs, "---\n")), 0o600)
+}
+
+// Stop ends the functions and removes their binaries.
+func (f *Functions) Stop() {
+	for _, p := range f.procs {
+		_ = p.Process.Kill()
+		_ = p.Wait()
+	}
+	_ = os.RemoveAll(f.dir)
+}
+
+// functionPackages maps function names to their package directories.
+func functionPackages(root string) (map[string]string, error) {
+	metas, err := filepath.Glob(filepath.Join(root, "functions", "*", "package", "crossplane.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, m := range metas {
+		objs, err := ReadObjects(m)
+		if err != nil || len(objs) != 1 {
+			return nil, fmt.Errorf("%s: want one Function package metadata object: %v", m, err)
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(filepath.Dir(m)))
+		if err != nil {
+			return nil, err
+		}
+		out[objs[0].GetName()] = rel
+	}
+	return out, nil
+}
+
+func freeLoopbackAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close() //nolint:errcheck // only used to find a free port
+	return l.Addr().String(), nil
+}
+
+func waitListening(addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			return c.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not listening on %s after %s: %w", addr, timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Request is one render: a claim or composite with what resolves it.
+type Request struct {
+	Claim, XRD, Composition string
+	// Observed is an optional file of observed composed resources, to render
+	// a later reconcile than the first.
+	Observed string
+}
+
+// Render runs `crossplane composition render` and returns what it prints:
+// the claim, the composite and every composed resource, in YAML.
+func (t Tools) Render(ctx context.Context, fns *Functions, r Request) ([]byte, error) {
+	args := []string{"composition", "render", r.Claim, r.Composition, fns.File,
+		"--crossplane-binary=" + t.Core, "--xrd=" + r.XRD, "--include-function-results"}
+	if r.Observed != "" {
+		args = append(args, "--observed-resources="+r.Observed)
+	}
+	return run(ctx, t.Crossplane, args...)
+}
+
+// Validate checks rendered objects against the XRDs and CRDs in schemaDirs
+// with `crossplane resource validate`, offline, and fails on any invalid
+// object or on an object it has no schema for.
+func (t Tools) Validate(ctx context.Context, rendered []byte, schemaDirs ...string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "render-validate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir) //nolint:errcheck // best-effort cleanup
+	in := filepath.Join(dir, "rendered.yaml")
+	if err := os.WriteFile(in, withoutResults(rendered), 0o600); err != nil {
+		return nil, err
+	}
+	args := []string{"resource", "validate", strings.Join(schemaDirs, ","), in,
+		"--cache-dir=" + t.ValidateCache, "--error-on-missing-schemas"}
+	return run(ctx, t.Crossplane, args...)
+}
+
+// withoutResults drops the function results (render.crossplane.io Result
+// objects), which have no schema to validate against.
+func withoutResults(rendered []byte) []byte {
+	objs, err := ParseObjects(rendered)
+	if err != nil {
+		return rendered
+	}
+	var out [][]byte
+	for _, o := range objs {
+		if strings.HasPrefix(o.GetAPIVersion(), "render.crossplane.io/") {
+			continue
+		}
+		b, err := yaml.Marshal(o.Object)
+		if err != nil {
+			return rendered
+		}
+		out = append(out, b)
+	}
+	return bytes.Join(out, []byte("---\n"))
+}
+
+func run(ctx context.Context, bin string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.Bytes(), fmt.Errorf("%s %s: %w\n%s%s", filepath.Base(bin), strings.Join(args[:2], " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes(), nil
+}
+
+// Summary is one line per object of a render: the claim, its composite,
+// what they compose, and the functions' results.
+func Summary(rendered []byte, cat *Catalog) ([]string, error) {
+	objs, err := ParseObjects(rendered)
+	if err != nil {
+		return nil, err
+	}
+	lines := make([]string, 0, len(objs))
+	for _, o := range objs {
+		lines = append(lines, describe(o, cat))
+	}
+	return lines, nil
+}
+
+func describe(o *unstructured.Unstructured, cat *Catalog) string {
+	if strings.HasPrefix(o.GetAPIVersion(), "render.crossplane.io/") {
+		sev, _, _ := unstructured.NestedString(o.Object, "severity")
+		msg, _, _ := unstructured.NestedString(o.Object, "message")
+		return fmt.Sprintf("  %-9s %s: %s", "result", strings.TrimPrefix(sev, "SEVERITY_"), msg)
+	}
+	name := o.GetName()
+	if o.GetNamespace() != "" {
+		name = o.GetNamespace() + "/" + name
+	}
+	role := "composed"
+	if d, ok := cat.xrds[o.GetKind()]; ok {
+		role = "composite"
+		if d.xrd.Spec.ClaimNames != nil && d.xrd.Spec.ClaimNames.Kind == o.GetKind() {
+			role = "claim"
+		}
+	}
+	return fmt.Sprintf("  %-9s %s %s (%s)", role, o.GetKind(), name, o.GetAPIVersion())
+}
+
+// Claim is an example claim (or composite) and the file it is in.
+type Claim struct {
+	File   string
+	Object *unstructured.Unstructured
+}
+
+// FindClaims returns every object below dir whose kind the catalog defines,
+// in file order.
+func FindClaims(dir string, cat *Catalog) ([]Claim, error) {
+	var out []Claim
+	err := walkYAML(dir, func(file string, u *unstructured.Unstructured) error {
+		if cat.Defines(u.GetKind()) {
+			out = append(out, Claim{File: file, Object: u})
+		}
+		return nil
+	})
+	return out, err
+}
