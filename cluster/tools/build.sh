@@ -137,24 +137,30 @@ validate_cache() {
   touch "$marker"
 }
 
-targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(all)
+# Everything runs from main, called on the last line: bash has then read the
+# whole file before it acts, so editing the script never derails a running build.
+main() {
+  targets=("$@")
+  [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 
-mkdir -p "$TOOLS_DIR"
-exec 9>"$TOOLS_DIR/.lock"
-if ! flock -n 9; then
-  log "another build holds $TOOLS_DIR/.lock; waiting for it"
-  flock 9
-fi
+  mkdir -p "$TOOLS_DIR"
+  exec 9>"$TOOLS_DIR/.lock"
+  if ! flock -n 9; then
+    log "another build holds $TOOLS_DIR/.lock; waiting for it"
+    flock 9
+  fi
 
-for t in "${targets[@]}"; do
-  case $t in
-    all) k8s; etcd; envtest_assets; crossplane; validate_cache ;;
-    k8s) k8s ;;
-    etcd) etcd ;;
-    crossplane) crossplane ;;
-    validate-cache) validate_cache ;;
-    *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache)" >&2; exit 2 ;;
-  esac
-done
-log "tools ready in $TOOLS_DIR"
+  for t in "${targets[@]}"; do
+    case $t in
+      all) k8s; etcd; envtest_assets; crossplane; validate_cache ;;
+      k8s) k8s ;;
+      etcd) etcd ;;
+      crossplane) crossplane ;;
+      validate-cache) validate_cache ;;
+      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache)" >&2; exit 2 ;;
+    esac
+  done
+  log "tools ready in $TOOLS_DIR"
+}
+
+main "$@"

@@ -70,10 +70,34 @@ func (c *Catalog) Defines(kind string) bool {
 	return ok
 }
 
-// Resolve returns the XRD and Composition files Crossplane would use for a
-// claim or composite: its compositionRef, else its compositionSelector, else
-// the XRD's default Composition.
-func (c *Catalog) Resolve(claim *unstructured.Unstructured) (xrdFile, compositionFile string, err error) {
+// Resolution is what Crossplane would use to compose a claim or composite.
+type Resolution struct {
+	// XRD and Composition are the files that define them.
+	XRD, Composition string
+	// CompositeKind is the kind of the composite; a claim is converted to it
+	// before rendering.
+	CompositeKind string
+	// Claim is set when the object is a claim rather than a composite.
+	Claim bool
+}
+
+// Resolve returns what Crossplane would use for a claim or composite: its
+// compositionRef, else its compositionSelector, else the XRD's default
+// Composition.
+func (c *Catalog) Resolve(claim *unstructured.Unstructured) (Resolution, error) {
+	xrdFile, compositionFile, err := c.resolve(claim)
+	if err != nil {
+		return Resolution{}, err
+	}
+	d := c.xrds[claim.GetKind()]
+	return Resolution{
+		XRD: xrdFile, Composition: compositionFile,
+		CompositeKind: d.xrd.Spec.Names.Kind,
+		Claim:         claim.GetKind() != d.xrd.Spec.Names.Kind,
+	}, nil
+}
+
+func (c *Catalog) resolve(claim *unstructured.Unstructured) (string, string, error) {
 	d, ok := c.xrds[claim.GetKind()]
 	if !ok {
 		return "", "", fmt.Errorf("no XRD defines kind %s", claim.GetKind())

@@ -160,17 +160,40 @@ func waitListening(addr string, timeout time.Duration) error {
 
 // Request is one render: a claim or composite with what resolves it.
 type Request struct {
-	Claim, XRD, Composition string
+	// File holds the claim or composite, alone.
+	File string
+	Resolution
 	// Observed is an optional file of observed composed resources, to render
 	// a later reconcile than the first.
 	Observed string
 }
 
 // Render runs `crossplane composition render` and returns what it prints:
-// the claim, the composite and every composed resource, in YAML.
+// the composite and every composed resource, in YAML. A claim is first
+// turned into its composite with `crossplane xr generate`, as Crossplane's
+// claim controller would; the composite keeps the claim's name (not a random
+// suffix) so that renders are repeatable.
 func (t Tools) Render(ctx context.Context, fns *Functions, r Request) ([]byte, error) {
-	args := []string{"composition", "render", r.Claim, r.Composition, fns.File,
-		"--crossplane-binary=" + t.Core, "--xrd=" + r.XRD, "--include-function-results"}
+	xr := r.File
+	if r.Claim {
+		objs, err := ReadObjects(r.File)
+		if err != nil || len(objs) != 1 {
+			return nil, fmt.Errorf("%s must hold exactly one claim: %v", r.File, err)
+		}
+		f, err := os.CreateTemp("", "xr-*.yaml")
+		if err != nil {
+			return nil, err
+		}
+		_ = f.Close()
+		defer os.Remove(f.Name()) //nolint:errcheck // best-effort cleanup
+		if _, err := run(ctx, t.Crossplane, "xr", "generate", r.File, "--kind="+r.CompositeKind,
+			"--name="+objs[0].GetName(), "--output-file="+f.Name()); err != nil {
+			return nil, err
+		}
+		xr = f.Name()
+	}
+	args := []string{"composition", "render", xr, r.Composition, fns.File,
+		"--crossplane-binary=" + t.Core, "--xrd=" + r.XRD, "--include-function-results", "--include-full-xr"}
 	if r.Observed != "" {
 		args = append(args, "--observed-resources="+r.Observed)
 	}

@@ -56,7 +56,7 @@ func (c *cli) Run() error {
 	schemas := append([]string{c.Package}, c.Schemas...)
 	failed := 0
 	for _, cl := range claims {
-		fmt.Printf("\n%s: %s %s/%s\n", cl.File, cl.Object.GetKind(), cl.Object.GetNamespace(), cl.Object.GetName())
+		fmt.Printf("\n%s: %s %s/%s\n", relative(cl.File), cl.Object.GetKind(), cl.Object.GetNamespace(), cl.Object.GetName())
 		out, err := renderOne(ctx, tools, cat, fns, cl, schemas)
 		if err != nil {
 			failed++
@@ -74,7 +74,7 @@ func (c *cli) Run() error {
 		if err := os.WriteFile(dst, out.rendered, 0o644); err != nil { //nolint:gosec // output for people to read
 			return err
 		}
-		fmt.Printf("  valid; rendered to %s\n", dst)
+		fmt.Printf("  valid; rendered to %s\n", relative(dst))
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d claims failed to render or validate", failed, len(claims))
@@ -89,7 +89,7 @@ type result struct {
 }
 
 func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns *render.Functions, cl render.Claim, schemas []string) (*result, error) {
-	xrd, comp, err := cat.Resolve(cl.Object)
+	res, err := cat.Resolve(cl.Object)
 	if err != nil {
 		return nil, err
 	}
@@ -109,18 +109,30 @@ func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns
 		return nil, err
 	}
 
-	rendered, err := tools.Render(ctx, fns, render.Request{Claim: f.Name(), XRD: xrd, Composition: comp})
+	rendered, err := tools.Render(ctx, fns, render.Request{File: f.Name(), Resolution: res})
 	if err != nil {
 		return nil, err
 	}
 	if out, err := tools.Validate(ctx, rendered, schemas...); err != nil {
-		return nil, fmt.Errorf("invalid output of %s: %w\n%s", comp, err, out)
+		return nil, fmt.Errorf("invalid output of %s: %w\n%s", res.Composition, err, out)
 	}
 	summary, err := render.Summary(rendered, cat)
 	if err != nil {
 		return nil, err
 	}
 	return &result{rendered: rendered, summary: summary}, nil
+}
+
+// relative shortens a path for people to read.
+func relative(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }
 
 func main() {

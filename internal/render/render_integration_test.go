@@ -1,0 +1,143 @@
+package render
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the render golden files with what the functions compose now")
+
+const root = "../.."
+
+// tools returns the real crossplane CLI and core, or skips when they are
+// absent and integration tests were not required.
+func tools(t *testing.T) Tools {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped with -short")
+	}
+	tl, err := ToolsFromEnv()
+	if err != nil {
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatalf("integration test needs the crossplane CLI and core: %v", err)
+		}
+		t.Skipf("needs the crossplane CLI and core (%v): run `make test-integration`, which builds them with `make tools`", err)
+	}
+	return tl
+}
+
+func startFunctions(t *testing.T, ctx context.Context, cat *Catalog) *Functions {
+	t.Helper()
+	fns, err := StartFunctions(ctx, root, cat.FunctionNames())
+	t.Cleanup(fns.Stop)
+	if err != nil {
+		t.Fatalf("StartFunctions: %v", err)
+	}
+	return fns
+}
+
+// TestRenderExamplesIntegration renders every example claim with the real
+// crossplane CLI v2.5 and Crossplane core v2.4 through the functions running
+// locally, validates the output offline, and compares it with its golden file.
+func TestRenderExamplesIntegration(t *testing.T) {
+	tl := tools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	cat, err := LoadCatalog(filepath.Join(root, "package"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := FindClaims(filepath.Join(root, "examples"), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claims) == 0 {
+		t.Fatal("no example claims found below examples/")
+	}
+	fns := startFunctions(t, ctx, cat)
+
+	for _, cl := range claims {
+		rel, _ := filepath.Rel(filepath.Join(root, "examples"), cl.File)
+		name := strings.TrimSuffix(rel, ".yaml") + "-" + cl.Object.GetName()
+		t.Run(name, func(t *testing.T) {
+			res, err := cat.Resolve(cl.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tl.Render(ctx, fns, Request{File: cl.File, Resolution: res})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out, err := tl.Validate(ctx, got, filepath.Join(root, "package"), filepath.Join(root, "cluster", "crds")); err != nil {
+				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
+			}
+			compareGolden(t, filepath.Join("testdata", "golden", "examples", name+".yaml"), got)
+		})
+	}
+}
+
+// TestRenderObservedIntegration renders later reconciles of a hypervisor pool:
+// once Gardener reports its Shoot healthy, and once the Shoot failed.
+func TestRenderObservedIntegration(t *testing.T) {
+	tl := tools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	cat, err := LoadCatalog(filepath.Join(root, "package"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := startFunctions(t, ctx, cat)
+	claim := filepath.Join(root, "examples", "infrastructure", "eu-de-1", "hypervisorcluster-hv-pool-a.yaml")
+	objs, err := ReadObjects(claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cat.Resolve(objs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, observed := range []string{"hypervisorcluster-shoot-ready", "hypervisorcluster-shoot-failed"} {
+		t.Run(observed, func(t *testing.T) {
+			got, err := tl.Render(ctx, fns, Request{
+				File: claim, Resolution: res,
+				Observed: filepath.Join("testdata", "observed", observed+".yaml"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareGolden(t, filepath.Join("testdata", "golden", "observed", observed+".yaml"), got)
+		})
+	}
+}
+
+// compareGolden fails with a line diff when got differs from the golden file,
+// or rewrites the file with -update.
+func compareGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil { //nolint:gosec // test data
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden) //nolint:gosec // test data
+	if err != nil {
+		t.Fatalf("cannot read golden file (create it with: go test ./internal/render -run Integration -update): %v", err)
+	}
+	if diff := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")); diff != "" {
+		t.Errorf("rendered output differs from %s (-want, +got); if the change is intended, run: go test ./internal/render -run Integration -update\n%s", golden, diff)
+	}
+}
