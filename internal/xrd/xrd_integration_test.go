@@ -91,7 +91,7 @@ func installAsCrossplaneWould(t *testing.T, ctx context.Context, x *xv1.Composit
 	} {
 		crd := &extv1.CustomResourceDefinition{
 			ObjectMeta: metav1.ObjectMeta{Name: n.names.Plural + "." + x.Spec.Group},
-			Spec: extv1.CustomResourceDefinitionSpec{Group: x.Spec.Group, Names: n.names, Scope: n.scope},
+			Spec:       extv1.CustomResourceDefinitionSpec{Group: x.Spec.Group, Names: n.names, Scope: n.scope},
 		}
 		for _, v := range x.Spec.Versions {
 			s := &extv1.JSONSchemaProps{}
@@ -203,12 +203,16 @@ func TestHypervisorClusterXRDIntegration(t *testing.T) {
 		want   string
 	}{
 		"WorkersAboveMaxWorkers": {
-			mutate: func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, int64(120), "spec", "workers") },
-			want:   "spec.workers must not exceed spec.maxWorkers",
+			mutate: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(u.Object, int64(120), "spec", "workers")
+			},
+			want: "spec.workers must not exceed spec.maxWorkers",
 		},
 		"NoZones": {
-			mutate: func(u *unstructured.Unstructured) { _ = unstructured.SetNestedSlice(u.Object, []any{}, "spec", "zones") },
-			want:   "spec.zones: Invalid value: 0: spec.zones in body should have at least 1 items",
+			mutate: func(u *unstructured.Unstructured) {
+				_ = unstructured.SetNestedSlice(u.Object, []any{}, "spec", "zones")
+			},
+			want: "spec.zones: Invalid value: 0: spec.zones in body should have at least 1 items",
 		},
 		"PoolNameTooLongForGardener": {
 			mutate: func(u *unstructured.Unstructured) {
@@ -217,8 +221,10 @@ func TestHypervisorClusterXRDIntegration(t *testing.T) {
 			want: `spec.name: Invalid value: "hypervisor-pool-eu-de-1-a": spec.name in body should match`,
 		},
 		"MissingMachinePool": {
-			mutate: func(u *unstructured.Unstructured) { unstructured.RemoveNestedField(u.Object, "spec", "ironcore", "machinePool") },
-			want:   "spec.ironcore.machinePool: Required value",
+			mutate: func(u *unstructured.Unstructured) {
+				unstructured.RemoveNestedField(u.Object, "spec", "ironcore", "machinePool")
+			},
+			want: "spec.ironcore.machinePool: Required value",
 		},
 	}
 	for name, tc := range refused {

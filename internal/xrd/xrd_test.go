@@ -3,8 +3,8 @@ package xrd
 import (
 	"testing"
 
-	xv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"github.com/google/go-cmp/cmp"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
