@@ -151,7 +151,7 @@ func validate(s *v1alpha1.HypervisorClusterParameters) error {
 
 // cluster says what the pool asks of Gardener.
 func cluster(s *v1alpha1.HypervisorClusterParameters) gardener.Cluster {
-	poolLabels := map[string]string{gardener.LabelPool: s.Name, gardener.LabelPoolKind: poolKind}
+	poolLabels := map[string]string{gardener.LabelPool: string(s.Name), gardener.LabelPoolKind: poolKind}
 	nodeLabels := map[string]string{}
 	for k, v := range s.Labels {
 		nodeLabels[k] = v
@@ -160,18 +160,18 @@ func cluster(s *v1alpha1.HypervisorClusterParameters) gardener.Cluster {
 		nodeLabels[k] = v
 	}
 	return gardener.Cluster{
-		Name:              s.Name,
-		Region:            s.Region,
-		KubernetesVersion: s.KubernetesVersion,
+		Name:              string(s.Name),
+		Region:            string(s.Region),
+		KubernetesVersion: string(s.KubernetesVersion),
 		Labels:            nodeLabels,
 		Workers: []gardener.Worker{{
 			Name:         workerName,
-			MachineType:  s.IronCore.MachineClass,
+			MachineType:  string(s.IronCore.MachineClass),
 			Minimum:      s.Workers,
 			Maximum:      s.MaxWorkers,
 			Zones:        s.Zones,
 			NodeLabels:   nodeLabels,
-			ServerLabels: map[string]string{gardener.LabelMachinePool: s.IronCore.MachinePool},
+			ServerLabels: map[string]string{gardener.LabelMachinePool: string(s.IronCore.MachinePool)},
 		}},
 	}
 }
@@ -182,14 +182,14 @@ type readiness struct {
 }
 
 // observe reads the observed Shoot, if Crossplane has created it yet.
-func observe(req *fnv1.RunFunctionRequest) (v1alpha1.PoolPhase, readiness, error) {
+func observe(req *fnv1.RunFunctionRequest) (v1alpha1.HypervisorPoolPhase, readiness, error) {
 	observed, err := request.GetObservedComposedResources(req)
 	if err != nil {
 		return "", readiness{}, errors.Wrap(err, "cannot get observed composed resources")
 	}
 	o, ok := observed[resourceShoot]
 	if !ok {
-		return v1alpha1.PoolPhaseProvisioning, readiness{Readiness: gardener.Readiness{Message: "the Shoot is being created"}}, nil
+		return v1alpha1.HypervisorPoolPhaseProvisioning, readiness{Readiness: gardener.Readiness{Message: "the Shoot is being created"}}, nil
 	}
 	shoot := &gardencorev1beta1.Shoot{}
 	if err := function.ObservedAs(o.Resource, shoot); err != nil {
@@ -198,10 +198,10 @@ func observe(req *fnv1.RunFunctionRequest) (v1alpha1.PoolPhase, readiness, error
 	r := readiness{Readiness: gardener.ReadinessOf(shoot), clusterName: shoot.Status.TechnicalID}
 	switch {
 	case r.Ready:
-		return v1alpha1.PoolPhaseReady, r, nil
+		return v1alpha1.HypervisorPoolPhaseReady, r, nil
 	case r.Failed:
-		return v1alpha1.PoolPhaseFailed, r, nil
+		return v1alpha1.HypervisorPoolPhaseFailed, r, nil
 	default:
-		return v1alpha1.PoolPhaseProvisioning, r, nil
+		return v1alpha1.HypervisorPoolPhaseProvisioning, r, nil
 	}
 }

@@ -145,8 +145,20 @@ func pick(cs []*composition, match func(*composition) bool, what string) (string
 
 // FunctionNames lists the functions the Compositions' pipelines call.
 func (c *Catalog) FunctionNames() []string {
+	return c.functionsOf(func(*composition) bool { return true })
+}
+
+// FunctionsOf lists the functions the pipeline of a Composition file calls.
+func (c *Catalog) FunctionsOf(compositionFile string) []string {
+	return c.functionsOf(func(cp *composition) bool { return cp.file == compositionFile })
+}
+
+func (c *Catalog) functionsOf(match func(*composition) bool) []string {
 	seen := map[string]bool{}
 	for _, cp := range c.compositions {
+		if !match(cp) {
+			continue
+		}
 		for _, s := range cp.comp.Spec.Pipeline {
 			seen[s.FunctionRef.Name] = true
 		}

@@ -47,13 +47,29 @@ func ToolsFromEnv() (Tools, error) {
 // locally with the Development runtime that `crossplane render` connects to.
 type Functions struct {
 	// File is a functions.yaml naming every running function.
-	File  string
-	procs []*exec.Cmd
-	dir   string
+	File string
+	// Missing are the functions asked for that this repository does not
+	// have (yet); Compositions that call them cannot be rendered.
+	Missing []string
+	procs   []*exec.Cmd
+	dir     string
+}
+
+// Runs reports whether every named function is running.
+func (f *Functions) Runs(names ...string) (missing []string) {
+	for _, n := range names {
+		for _, m := range f.Missing {
+			if n == m {
+				missing = append(missing, n)
+			}
+		}
+	}
+	return missing
 }
 
 // StartFunctions builds every function below root/functions that the names
 // ask for, starts each on a free loopback port, and waits until all listen.
+// Names without a function in this repository are recorded in Missing.
 // Stop must be called on every path.
 func StartFunctions(ctx context.Context, root string, names []string) (*Functions, error) {
 	dir, err := os.MkdirTemp("", "render-functions-")
@@ -70,7 +86,8 @@ func StartFunctions(ctx context.Context, root string, names []string) (*Function
 	for _, name := range names {
 		pkg, ok := pkgs[name]
 		if !ok {
-			return fns, fmt.Errorf("no function named %s below %s/functions (package/crossplane.yaml metadata.name)", name, root)
+			fns.Missing = append(fns.Missing, name)
+			continue
 		}
 		bin := filepath.Join(dir, name)
 		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./"+pkg)
@@ -200,6 +217,13 @@ func (t Tools) Render(ctx context.Context, fns *Functions, r Request) ([]byte, e
 	return run(ctx, t.Crossplane, args...)
 }
 
+// ValidateFile checks the objects of a file against the XRDs and CRDs in
+// schemaDirs, offline, like Validate.
+func (t Tools) ValidateFile(ctx context.Context, file string, schemaDirs ...string) ([]byte, error) {
+	return run(ctx, t.Crossplane, "resource", "validate", strings.Join(schemaDirs, ","), file,
+		"--cache-dir="+t.ValidateCache, "--error-on-missing-schemas")
+}
+
 // Validate checks rendered objects against the XRDs and CRDs in schemaDirs
 // with `crossplane resource validate`, offline, and fails on any invalid
 // object or on an object it has no schema for.
@@ -281,6 +305,16 @@ func describe(o *unstructured.Unstructured, cat *Catalog) string {
 		}
 	}
 	return fmt.Sprintf("  %-9s %s %s (%s)", role, o.GetKind(), name, o.GetAPIVersion())
+}
+
+// OutputName is where the render of a claim in file rel (relative to the
+// examples) goes: the file's name, and the claim's name when they differ.
+func OutputName(rel string, claim *unstructured.Unstructured) string {
+	stem := strings.TrimSuffix(rel, ".yaml")
+	if filepath.Base(stem) == claim.GetName() {
+		return stem + ".yaml"
+	}
+	return stem + "-" + claim.GetName() + ".yaml"
 }
 
 // Claim is an example claim (or composite) and the file it is in.

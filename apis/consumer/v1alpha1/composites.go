@@ -14,12 +14,37 @@ type CompositeDefinition struct {
 	DefaultComposition string
 }
 
+// Label that selects one of the OpenStackCluster Compositions.
+const LabelEnvironment = "crossplane.c5c3.io/environment"
+
 // Composites lists every composite resource of the consumer API. make generate
 // writes one XRD per entry into package/xrds.
 var Composites = []CompositeDefinition{
 	{
+		Kind: XControlPlaneClusterKind, Plural: "xcontrolplaneclusters",
+		ClaimKind: "ControlPlaneCluster", ClaimPlural: "controlplaneclusters",
+		ConnectionSecretKeys: []string{"kubeconfig"},
+		DefaultComposition:   "xcontrolplaneclusters.crossplane.c5c3.io",
+	},
+	{
 		Kind: XHypervisorClusterKind, Plural: "xhypervisorclusters",
 		ClaimKind: "HypervisorCluster", ClaimPlural: "hypervisorclusters",
-		DefaultComposition: "xhypervisorclusters.crossplane.c5c3.io",
+		ConnectionSecretKeys: []string{"kubeconfig"},
+		DefaultComposition:   "xhypervisorclusters.crossplane.c5c3.io",
+	},
+	{
+		Kind: XStorageClusterKind, Plural: "xstorageclusters",
+		ClaimKind: "StorageCluster", ClaimPlural: "storageclusters",
+		ConnectionSecretKeys: []string{"kubeconfig"},
+		DefaultComposition:   "xstorageclusters.crossplane.c5c3.io",
+	},
+	{
+		// Tenants pick production, staging or development with
+		// spec.compositionSelector.matchLabels[crossplane.c5c3.io/environment];
+		// a claim that selects nothing gets production.
+		Kind: XOpenStackClusterKind, Plural: "xopenstackclusters",
+		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
+		ConnectionSecretKeys: []string{"auth_url", "region", "clouds.yaml"},
+		DefaultComposition:   "production.xopenstackclusters.crossplane.c5c3.io",
 	},
 }

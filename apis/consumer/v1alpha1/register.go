@@ -22,12 +22,19 @@ var (
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-// XHypervisorCluster type metadata.
-var (
-	XHypervisorClusterKind             = "XHypervisorCluster"
-	XHypervisorClusterGroupVersionKind = SchemeGroupVersion.WithKind(XHypervisorClusterKind)
+// Kinds of the consumer API's composites.
+const (
+	XControlPlaneClusterKind = "XControlPlaneCluster"
+	XHypervisorClusterKind   = "XHypervisorCluster"
+	XStorageClusterKind      = "XStorageCluster"
+	XOpenStackClusterKind    = "XOpenStackCluster"
 )
 
 func init() {
-	SchemeBuilder.Register(&XHypervisorCluster{}, &XHypervisorClusterList{})
+	SchemeBuilder.Register(
+		&XControlPlaneCluster{}, &XControlPlaneClusterList{},
+		&XHypervisorCluster{}, &XHypervisorClusterList{},
+		&XStorageCluster{}, &XStorageClusterList{},
+		&XOpenStackCluster{}, &XOpenStackClusterList{},
+	)
 }

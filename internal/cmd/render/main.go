@@ -46,15 +46,18 @@ func (c *cli) Run() error {
 		return fmt.Errorf("no claims of a kind defined in %s found below %s", c.Package, c.Examples)
 	}
 
-	fmt.Printf("starting functions: %s\n", strings.Join(cat.FunctionNames(), ", "))
 	fns, err := render.StartFunctions(ctx, c.Root, cat.FunctionNames())
 	defer fns.Stop()
 	if err != nil {
 		return err
 	}
+	fmt.Printf("functions the Compositions call: %s\n", strings.Join(cat.FunctionNames(), ", "))
+	if len(fns.Missing) > 0 {
+		fmt.Printf("not in this repository yet (claims that need them are validated, not rendered): %s\n", strings.Join(fns.Missing, ", "))
+	}
 
 	schemas := append([]string{c.Package}, c.Schemas...)
-	failed := 0
+	failed, validatedOnly := 0, 0
 	for _, cl := range claims {
 		fmt.Printf("\n%s: %s %s/%s\n", relative(cl.File), cl.Object.GetKind(), cl.Object.GetNamespace(), cl.Object.GetName())
 		out, err := renderOne(ctx, tools, cat, fns, cl, schemas)
@@ -63,11 +66,16 @@ func (c *cli) Run() error {
 			fmt.Printf("  FAILED: %v\n", err)
 			continue
 		}
+		if out.rendered == nil {
+			validatedOnly++
+			fmt.Printf("  valid claim; not rendered: %s\n", out.summary[0])
+			continue
+		}
 		for _, l := range out.summary {
 			fmt.Println(l)
 		}
 		rel, _ := filepath.Rel(c.Examples, cl.File)
-		dst := filepath.Join(c.Out, strings.TrimSuffix(rel, ".yaml")+"-"+cl.Object.GetName()+".yaml")
+		dst := filepath.Join(c.Out, render.OutputName(rel, cl.Object))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
@@ -79,7 +87,8 @@ func (c *cli) Run() error {
 	if failed > 0 {
 		return fmt.Errorf("%d of %d claims failed to render or validate", failed, len(claims))
 	}
-	fmt.Printf("\n%d claims rendered and validated\n", len(claims))
+	fmt.Printf("\n%d claims: %d rendered and validated, %d validated (their functions are not built yet)\n",
+		len(claims), len(claims)-validatedOnly, validatedOnly)
 	return nil
 }
 
@@ -109,6 +118,12 @@ func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns
 		return nil, err
 	}
 
+	if out, err := tools.ValidateFile(ctx, f.Name(), schemas...); err != nil {
+		return nil, fmt.Errorf("invalid claim: %w\n%s", err, out)
+	}
+	if missing := fns.Runs(cat.FunctionsOf(res.Composition)...); len(missing) > 0 {
+		return &result{summary: []string{fmt.Sprintf("%s calls %s, not built yet", relative(res.Composition), strings.Join(missing, ", "))}}, nil
+	}
 	rendered, err := tools.Render(ctx, fns, render.Request{File: f.Name(), Resolution: res})
 	if err != nil {
 		return nil, err

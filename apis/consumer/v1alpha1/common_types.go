@@ -1,0 +1,87 @@
+package v1alpha1
+
+// PoolName names a pool (hypervisor or storage). Tenants refer to pools by it
+// and it names the pool's Gardener Shoot, which Gardener limits to 21
+// characters (project and Shoot names share a 30-character budget).
+// +kubebuilder:validation:MaxLength=21
+// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+type PoolName string
+
+// ClusterName names a control-plane cluster.
+// +kubebuilder:validation:MaxLength=21
+// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+type ClusterName string
+
+// TenantNamespace is the namespace a tenant claims its clouds in.
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+type TenantNamespace string
+
+// Region is a Gardener region (for example eu-de-1).
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+type Region string
+
+// KubernetesVersion of a Shoot, major.minor or major.minor.patch. The version
+// must be offered by the Gardener CloudProfile; Gardener v1.138 supports 1.30
+// to 1.35.
+// +kubebuilder:validation:Pattern=`^1\.(3[0-9]|[4-9][0-9])(\.[0-9]+)?$`
+type KubernetesVersion string
+
+// MachinePoolLabel is the value of the c5c3.io/machine-pool label that marks
+// the bare-metal servers of an IronCore machine pool. IronCore has no
+// machine-pool object: a pool is the label set that the pool's Shoot worker
+// carries in WorkerConfig.extraServerLabels, so that every metal-operator
+// ServerClaim of the pool selects only servers carrying it.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9._]*[a-z0-9])?$`
+type MachinePoolLabel string
+
+// MachineClass is a machine type of the Gardener CloudProfile, which maps to
+// the server labels of a kind of bare-metal server.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9._]*[a-z0-9])?$`
+type MachineClass string
+
+// PoolAccess says which tenants may consume a pool. The pool kinds that
+// inline it carry the rule that a dedicated pool names its tenants (CEL
+// rules of an inlined type do not reach the parent's schema).
+type PoolAccess struct {
+	// Dedicated pools serve only the tenants in allowedTenants, get a machine
+	// pool label of their own and a taint that keeps other workloads off.
+	// Shared pools are divided between the clouds that consume them.
+	// +kubebuilder:default=false
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.dedicated is immutable: create a new pool instead"
+	// +optional
+	Dedicated bool `json:"dedicated"`
+
+	// AllowedTenants are the tenant namespaces whose clouds may consume the
+	// pool. Empty means every tenant, which only a shared pool may be.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=set
+	// +optional
+	AllowedTenants []TenantNamespace `json:"allowedTenants,omitempty"`
+}
+
+// ShootPhase is the lifecycle phase of a cluster backed by a Gardener Shoot.
+// +kubebuilder:validation:Enum=Provisioning;Ready;Failed
+type ShootPhase string
+
+// Phases of a cluster backed by a Gardener Shoot.
+const (
+	ShootPhaseProvisioning ShootPhase = "Provisioning"
+	ShootPhaseReady        ShootPhase = "Ready"
+	ShootPhaseFailed       ShootPhase = "Failed"
+)
+
+// SecretReference names a Secret.
+type SecretReference struct {
+	// Name of the Secret.
+	Name string `json:"name"`
+	// Namespace of the Secret.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}

@@ -1,0 +1,475 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Size is a preset of control-plane replicas (see the size map in the
+// OpenStackCluster function).
+// +kubebuilder:validation:Enum=small;medium;large;xlarge
+type Size string
+
+// Sizes of an OpenStack control plane.
+const (
+	SizeSmall  Size = "small"
+	SizeMedium Size = "medium"
+	SizeLarge  Size = "large"
+	SizeXLarge Size = "xlarge"
+)
+
+// HypervisorPoolShare is a cloud's use of a hypervisor pool.
+type HypervisorPoolShare struct {
+	// Name of the hypervisor pool (its spec.name).
+	Name PoolName `json:"name"`
+
+	// Nodes of a shared pool reserved for this cloud. Shares never move once
+	// allocated, and the sum of all clouds' shares never exceeds the pool.
+	// Omit for a dedicated pool, which the cloud gets whole.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	Nodes *int32 `json:"nodes,omitempty"`
+}
+
+// Services are the OpenStack services of a cloud. Keystone is always on.
+type Services struct {
+	// +kubebuilder:default=true
+	// +optional
+	Nova bool `json:"nova"`
+	// +kubebuilder:default=true
+	// +optional
+	Neutron bool `json:"neutron"`
+	// +kubebuilder:default=true
+	// +optional
+	Cinder bool `json:"cinder"`
+	// +kubebuilder:default=true
+	// +optional
+	Glance bool `json:"glance"`
+	// +kubebuilder:default=true
+	// +optional
+	Horizon bool `json:"horizon"`
+	// +kubebuilder:default=false
+	// +optional
+	Octavia bool `json:"octavia"`
+	// +kubebuilder:default=false
+	// +optional
+	Manila bool `json:"manila"`
+	// +kubebuilder:default=false
+	// +optional
+	Barbican bool `json:"barbican"`
+}
+
+// CortexPipeline is a scheduling pipeline of Cortex.
+// +kubebuilder:validation:Enum=nova;cinder;manila
+type CortexPipeline string
+
+// Cortex is the cloud's initial-placement and rebalancing scheduler.
+type Cortex struct {
+	// +kubebuilder:default=true
+	// +optional
+	Enabled bool `json:"enabled"`
+	// Pipelines Cortex schedules for.
+	// +kubebuilder:default={nova,cinder}
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	// +optional
+	Pipelines []CortexPipeline `json:"pipelines,omitempty"`
+}
+
+// TLS of the cloud's public endpoints.
+// The has() guards let the rule hold for the schema's own default ({}),
+// which the API server validates before nested defaults apply.
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || (has(self.issuerRef) && self.issuerRef != '')",message="spec.tls.issuerRef must name a cert-manager issuer when spec.tls.enabled is true"
+type TLS struct {
+	// +kubebuilder:default=true
+	// +optional
+	Enabled bool `json:"enabled"`
+	// IssuerRef names the cert-manager ClusterIssuer of the endpoints'
+	// certificates; by default the landscape's own CA issuer.
+	// +kubebuilder:default=c5c3-ca
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	IssuerRef string `json:"issuerRef,omitempty"`
+}
+
+// Network settings of the cloud.
+type Network struct {
+	// ExternalNetwork names the provider network floating IPs come from.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	ExternalNetwork string `json:"externalNetwork,omitempty"`
+	// MTU of tenant networks.
+	// +kubebuilder:default=1500
+	// +kubebuilder:validation:Minimum=1280
+	// +kubebuilder:validation:Maximum=9000
+	// +optional
+	MTU int32 `json:"mtu,omitempty"`
+}
+
+// Compression is a Ceph pool's compression mode.
+// +kubebuilder:validation:Enum=none;passive;aggressive;force
+type Compression string
+
+// VolumePool is the tenant's RBD pool for Cinder volumes.
+type VolumePool struct {
+	// Replication is the pool's replica count.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	Replication int32 `json:"replication,omitempty"`
+	// +kubebuilder:default=aggressive
+	// +optional
+	Compression Compression `json:"compression,omitempty"`
+	// QuotaGB caps the pool; 0 means unlimited.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	QuotaGB int64 `json:"quotaGB"`
+}
+
+// ImagePool is the tenant's RBD pool for Glance images.
+type ImagePool struct {
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	Replication int32 `json:"replication,omitempty"`
+	// +kubebuilder:default=aggressive
+	// +optional
+	Compression Compression `json:"compression,omitempty"`
+}
+
+// EphemeralPool is the tenant's RBD pool for Nova ephemeral disks.
+type EphemeralPool struct {
+	// +kubebuilder:default=true
+	// +optional
+	Enabled bool `json:"enabled"`
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	Replication int32 `json:"replication,omitempty"`
+}
+
+// Filesystem is the tenant's CephFS for Manila.
+type Filesystem struct {
+	// +kubebuilder:default=false
+	// +optional
+	Enabled bool `json:"enabled"`
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	DataPoolReplication int32 `json:"dataPoolReplication,omitempty"`
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	MetadataPoolReplication int32 `json:"metadataPoolReplication,omitempty"`
+}
+
+// ObjectStore is the tenant's RGW for Swift and S3.
+type ObjectStore struct {
+	// +kubebuilder:default=false
+	// +optional
+	Enabled bool `json:"enabled"`
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	DataPoolReplication int32 `json:"dataPoolReplication,omitempty"`
+}
+
+// CephStorage is the tenant's isolated Ceph storage in every storage pool
+// the cloud consumes.
+type CephStorage struct {
+	// +kubebuilder:default={}
+	// +optional
+	VolumePool VolumePool `json:"volumePool"`
+	// +kubebuilder:default={}
+	// +optional
+	ImagePool ImagePool `json:"imagePool"`
+	// +kubebuilder:default={}
+	// +optional
+	EphemeralPool EphemeralPool `json:"ephemeralPool"`
+	// +kubebuilder:default={}
+	// +optional
+	Filesystem Filesystem `json:"filesystem"`
+	// +kubebuilder:default={}
+	// +optional
+	ObjectStore ObjectStore `json:"objectStore"`
+}
+
+// Storage of the cloud.
+type Storage struct {
+	// +kubebuilder:default={}
+	// +optional
+	Ceph CephStorage `json:"ceph"`
+}
+
+// ComputeQuota of the cloud's default project. -1 means unlimited.
+type ComputeQuota struct {
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Cores *int64 `json:"cores,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	RAMGB *int64 `json:"ramGB,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Instances *int64 `json:"instances,omitempty"`
+}
+
+// VolumeQuota of the cloud's default project. -1 means unlimited.
+type VolumeQuota struct {
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Gigabytes *int64 `json:"gigabytes,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Volumes *int64 `json:"volumes,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Snapshots *int64 `json:"snapshots,omitempty"`
+}
+
+// NetworkQuota of the cloud's default project. -1 means unlimited.
+type NetworkQuota struct {
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Networks *int64 `json:"networks,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Ports *int64 `json:"ports,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	Routers *int64 `json:"routers,omitempty"`
+	// +kubebuilder:validation:Minimum=-1
+	// +optional
+	FloatingIPs *int64 `json:"floatingIPs,omitempty"`
+}
+
+// Quotas of the cloud; unset quotas keep OpenStack's defaults.
+type Quotas struct {
+	// +optional
+	Compute *ComputeQuota `json:"compute,omitempty"`
+	// +optional
+	Volume *VolumeQuota `json:"volume,omitempty"`
+	// +optional
+	Network *NetworkQuota `json:"network,omitempty"`
+}
+
+// OpenStackClusterParameters are the desired properties of a tenant's cloud.
+type OpenStackClusterParameters struct {
+	// Region of the cloud; every pool it consumes must be in it.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
+	Region Region `json:"region"`
+
+	// Size presets the control plane's replica counts.
+	Size Size `json:"size"`
+
+	// OpenStackRelease of the control plane; it can only move forward.
+	// +kubebuilder:default="2025.2"
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}\.[12]$`
+	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="spec.openStackRelease cannot be downgraded"
+	// +optional
+	OpenStackRelease string `json:"openStackRelease,omitempty"`
+
+	// HypervisorClusters are the hypervisor pools the cloud's compute runs
+	// on, each named once.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=name
+	HypervisorClusters []HypervisorPoolShare `json:"hypervisorClusters"`
+
+	// StorageClusters are the storage pools the cloud's volumes, images and
+	// ephemeral disks live in, each named once.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=set
+	StorageClusters []PoolName `json:"storageClusters"`
+
+	// ControlPlaneCluster names the ControlPlaneCluster that hosts the cloud's
+	// control plane; "<region>-control-plane" when empty.
+	// +optional
+	ControlPlaneCluster ClusterName `json:"controlPlaneCluster,omitempty"`
+
+	// Services of the cloud.
+	// +kubebuilder:default={}
+	// +optional
+	Services Services `json:"services"`
+
+	// Cortex scheduling.
+	// +kubebuilder:default={}
+	// +optional
+	Cortex Cortex `json:"cortex"`
+
+	// TLS of the public endpoints.
+	// +kubebuilder:default={}
+	// +optional
+	TLS TLS `json:"tls"`
+
+	// Network settings.
+	// +kubebuilder:default={}
+	// +optional
+	Network Network `json:"network"`
+
+	// Storage isolation settings.
+	// +kubebuilder:default={}
+	// +optional
+	Storage Storage `json:"storage"`
+
+	// Quotas of the cloud's default project.
+	// +optional
+	Quotas *Quotas `json:"quotas,omitempty"`
+}
+
+// OpenStackClusterPhase is the lifecycle phase of a cloud.
+// +kubebuilder:validation:Enum=Pending;Provisioning;Ready;Degraded;Failed
+type OpenStackClusterPhase string
+
+// Phases of a cloud.
+const (
+	OpenStackClusterPhasePending      OpenStackClusterPhase = "Pending"
+	OpenStackClusterPhaseProvisioning OpenStackClusterPhase = "Provisioning"
+	OpenStackClusterPhaseReady        OpenStackClusterPhase = "Ready"
+	OpenStackClusterPhaseDegraded     OpenStackClusterPhase = "Degraded"
+	OpenStackClusterPhaseFailed       OpenStackClusterPhase = "Failed"
+)
+
+// Endpoints of the cloud.
+type Endpoints struct {
+	// +optional
+	Keystone string `json:"keystone,omitempty"`
+	// +optional
+	Horizon string `json:"horizon,omitempty"`
+	// +optional
+	Nova string `json:"nova,omitempty"`
+}
+
+// ConsumedHypervisorPool is a hypervisor pool as the cloud uses it.
+type ConsumedHypervisorPool struct {
+	Name string `json:"name"`
+	// Status of the pool (its phase).
+	// +optional
+	Status string `json:"status,omitempty"`
+	// NodeCount of the pool.
+	// +optional
+	NodeCount int32 `json:"nodeCount,omitempty"`
+	// AllocatedNodes of the pool reserved for this cloud.
+	// +optional
+	AllocatedNodes int32 `json:"allocatedNodes,omitempty"`
+}
+
+// ConsumedStoragePool is a storage pool as the cloud uses it.
+type ConsumedStoragePool struct {
+	Name string `json:"name"`
+	// +optional
+	Status string `json:"status,omitempty"`
+	// +optional
+	AvailableCapacity string `json:"availableCapacity,omitempty"`
+}
+
+// ConsumedPools of the cloud.
+type ConsumedPools struct {
+	// +optional
+	Hypervisor []ConsumedHypervisorPool `json:"hypervisor,omitempty"`
+	// +optional
+	Storage []ConsumedStoragePool `json:"storage,omitempty"`
+}
+
+// CephPoolStatus is the state of one of the tenant's Ceph pools.
+// +kubebuilder:validation:Enum=Creating;Ready;Degraded;Failed
+type CephPoolStatus string
+
+// CephPool is the observed state of one of the tenant's Ceph pools.
+type CephPool struct {
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +optional
+	Status CephPoolStatus `json:"status,omitempty"`
+	// +optional
+	UsedBytes int64 `json:"usedBytes,omitempty"`
+	// +optional
+	AvailableBytes int64 `json:"availableBytes,omitempty"`
+}
+
+// CephFilesystemStatus is the observed state of the tenant's CephFS.
+type CephFilesystemStatus struct {
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +optional
+	Status CephPoolStatus `json:"status,omitempty"`
+	// +optional
+	MDSActive int32 `json:"mdsActive,omitempty"`
+}
+
+// CephClient is the tenant's CephX client. Its key is only ever in the
+// referenced Secret.
+type CephClient struct {
+	// +optional
+	Name string `json:"name,omitempty"`
+	// +optional
+	SecretRef *SecretReference `json:"secretRef,omitempty"`
+}
+
+// CephResources of the cloud.
+type CephResources struct {
+	// +optional
+	VolumePool *CephPool `json:"volumePool,omitempty"`
+	// +optional
+	ImagePool *CephPool `json:"imagePool,omitempty"`
+	// +optional
+	EphemeralPool *CephPool `json:"ephemeralPool,omitempty"`
+	// +optional
+	Filesystem *CephFilesystemStatus `json:"filesystem,omitempty"`
+	// +optional
+	Client *CephClient `json:"client,omitempty"`
+}
+
+// OpenStackClusterStatus is the observed state of a cloud.
+type OpenStackClusterStatus struct {
+	// +optional
+	Phase OpenStackClusterPhase `json:"phase,omitempty"`
+	// +optional
+	Endpoints *Endpoints `json:"endpoints,omitempty"`
+	// +optional
+	ConsumedPools *ConsumedPools `json:"consumedPools,omitempty"`
+	// +optional
+	CephResources *CephResources `json:"cephResources,omitempty"`
+	// UnsupportedServices are enabled services the control plane cannot run
+	// yet; they are listed instead of being silently dropped.
+	// +optional
+	UnsupportedServices []string `json:"unsupportedServices,omitempty"`
+}
+
+// XOpenStackCluster is a tenant's OpenStack cloud: a control plane in the
+// region's control-plane cluster, consuming hypervisor and storage pools with
+// per-tenant isolation. Tenants claim it as an OpenStackCluster in their
+// namespace.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,cobaltcore}
+// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
+// +kubebuilder:printcolumn:name="SIZE",type=string,JSONPath=".spec.size"
+// +kubebuilder:printcolumn:name="RELEASE",type=string,JSONPath=".spec.openStackRelease"
+// +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=".status.phase"
+// +kubebuilder:printcolumn:name="KEYSTONE",type=string,JSONPath=".status.endpoints.keystone",priority=1
+type XOpenStackCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   OpenStackClusterParameters `json:"spec"`
+	Status OpenStackClusterStatus     `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// XOpenStackClusterList is a list of XOpenStackCluster.
+type XOpenStackClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []XOpenStackCluster `json:"items"`
+}

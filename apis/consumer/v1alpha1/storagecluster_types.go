@@ -1,0 +1,194 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// StorageMachines are the bare-metal servers of a storage pool.
+type StorageMachines struct {
+	// MachinePool is the machine-pool label value of the pool's servers.
+	MachinePool MachinePoolLabel `json:"machinePool"`
+	// MachineClass of the pool's servers.
+	// +kubebuilder:default=baremetal-storage
+	// +optional
+	MachineClass MachineClass `json:"machineClass,omitempty"`
+}
+
+// DeviceClass is the Ceph device class of a storage pool's OSDs.
+// +kubebuilder:validation:Enum=hdd;ssd;nvme
+type DeviceClass string
+
+// Ceph is the Rook Ceph cluster of a storage pool.
+type Ceph struct {
+	// OSDCount is the number of OSDs per node.
+	// +kubebuilder:default=15
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	OSDCount int32 `json:"osdCount,omitempty"`
+
+	// DeviceClass of the OSDs.
+	// +kubebuilder:default=nvme
+	// +optional
+	DeviceClass DeviceClass `json:"deviceClass,omitempty"`
+
+	// TargetCapacity is the raw capacity the pool is sized for (for example
+	// 500Ti or 1Pi).
+	// +optional
+	TargetCapacity *resource.Quantity `json:"targetCapacity,omitempty"`
+
+	// ReplicationFactor is the default replica count of the pool's Ceph pools.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	// +optional
+	ReplicationFactor int32 `json:"replicationFactor,omitempty"`
+
+	// Encrypted OSDs encrypt data at rest (dm-crypt), for tenants whose
+	// compliance requires it. Immutable: OSDs cannot be re-encrypted in place.
+	// +kubebuilder:default=false
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.ceph.encrypted is immutable: OSDs cannot be re-encrypted in place"
+	// +optional
+	Encrypted bool `json:"encrypted"`
+}
+
+// StorageClusterParameters are the desired properties of a storage pool.
+// +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
+// +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
+type StorageClusterParameters struct {
+	// Region is the Gardener region the pool runs in. OpenStack clouds consume
+	// only pools of their own region.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
+	Region Region `json:"region"`
+
+	// Name is the pool's name, which tenants use to refer to it and which
+	// names its Shoot.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
+	Name PoolName `json:"name"`
+
+	// KubernetesVersion of the pool's Shoot.
+	// +kubebuilder:default="1.34"
+	// +optional
+	KubernetesVersion KubernetesVersion `json:"kubernetesVersion,omitempty"`
+
+	// Workers is the minimum node count of the pool. Ceph needs at least
+	// three nodes for its monitors.
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=3
+	// +kubebuilder:validation:Maximum=500
+	// +optional
+	Workers int32 `json:"workers,omitempty"`
+
+	// MaxWorkers is the node count the pool may grow to.
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=3
+	// +kubebuilder:validation:Maximum=500
+	// +optional
+	MaxWorkers int32 `json:"maxWorkers,omitempty"`
+
+	// IronCore selects the bare-metal servers of the pool.
+	IronCore StorageMachines `json:"ironcore"`
+
+	// Zones are the availability zones of the region the pool's nodes are
+	// spread over (the Ceph failure domains).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:items:MaxLength=63
+	// +listType=set
+	Zones []string `json:"zones"`
+
+	// Labels are scheduling labels of the pool; they are set on the Shoot and
+	// on every node of the pool.
+	// +kubebuilder:validation:MaxProperties=32
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// Ceph is the pool's Rook Ceph cluster.
+	// +kubebuilder:default={}
+	// +optional
+	Ceph Ceph `json:"ceph"`
+
+	// ArbiterCluster names the cluster that hosts the tie-breaking monitor of
+	// a stretched Ceph cluster (external arbiter). Empty for a pool in one
+	// site.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	ArbiterCluster string `json:"arbiterCluster,omitempty"`
+
+	PoolAccess `json:",inline"`
+}
+
+// StoragePoolPhase is the lifecycle phase of a storage pool.
+// +kubebuilder:validation:Enum=Provisioning;Ready;Expanding;Failed
+type StoragePoolPhase string
+
+// Storage pool phases.
+const (
+	StoragePoolPhaseProvisioning StoragePoolPhase = "Provisioning"
+	StoragePoolPhaseReady        StoragePoolPhase = "Ready"
+	StoragePoolPhaseExpanding    StoragePoolPhase = "Expanding"
+	StoragePoolPhaseFailed       StoragePoolPhase = "Failed"
+)
+
+// CephHealth is the health Ceph reports.
+// +kubebuilder:validation:Enum=HEALTH_OK;HEALTH_WARN;HEALTH_ERR
+type CephHealth string
+
+// StorageCapacity of a storage pool, as Ceph reports it.
+type StorageCapacity struct {
+	// Total raw capacity.
+	// +optional
+	Total string `json:"total,omitempty"`
+	// Available raw capacity.
+	// +optional
+	Available string `json:"available,omitempty"`
+	// Used raw capacity.
+	// +optional
+	Used string `json:"used,omitempty"`
+}
+
+// StorageClusterStatus is the observed state of a storage pool.
+type StorageClusterStatus struct {
+	// Phase of the pool.
+	// +optional
+	Phase StoragePoolPhase `json:"phase,omitempty"`
+	// ClusterName is Gardener's technical ID of the pool's Shoot.
+	// +optional
+	ClusterName string `json:"clusterName,omitempty"`
+	// Capacity of the pool.
+	// +optional
+	Capacity *StorageCapacity `json:"capacity,omitempty"`
+	// Health of the pool's Ceph cluster.
+	// +optional
+	Health CephHealth `json:"health,omitempty"`
+}
+
+// XStorageCluster is a pool of Ceph storage nodes on IronCore bare metal, run
+// as a Gardener Shoot with a Rook Ceph cluster. Platform engineers claim it as
+// a StorageCluster; OpenStack clouds then consume it by name.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,cobaltcore}
+// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
+// +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.name"
+// +kubebuilder:printcolumn:name="DEVICES",type=string,JSONPath=".spec.ceph.deviceClass"
+// +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".spec.ceph.targetCapacity"
+// +kubebuilder:printcolumn:name="HEALTH",type=string,JSONPath=".status.health"
+// +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=".status.phase"
+type XStorageCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   StorageClusterParameters `json:"spec"`
+	Status StorageClusterStatus     `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// XStorageClusterList is a list of XStorageCluster.
+type XStorageClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []XStorageCluster `json:"items"`
+}
