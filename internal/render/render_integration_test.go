@@ -33,14 +33,22 @@ func tools(t *testing.T) Tools {
 	return tl
 }
 
-func startFunctions(t *testing.T, ctx context.Context, cat *Catalog) *Functions {
+// setup loads the package's catalog and starts the functions it calls.
+func setup(t *testing.T) (context.Context, Tools, *Catalog, *Functions) {
 	t.Helper()
+	tl := tools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	cat, err := LoadCatalog(filepath.Join(root, "package"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	fns, err := StartFunctions(ctx, root, cat.FunctionNames())
 	t.Cleanup(fns.Stop)
 	if err != nil {
 		t.Fatalf("StartFunctions: %v", err)
 	}
-	return fns
+	return ctx, tl, cat, fns
 }
 
 // TestRenderExamplesIntegration validates every example claim offline with the
@@ -50,14 +58,7 @@ func startFunctions(t *testing.T, ctx context.Context, cat *Catalog) *Functions 
 // Composition calls a function this repository does not have yet are only
 // validated, and the test says which.
 func TestRenderExamplesIntegration(t *testing.T) {
-	tl := tools(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	cat, err := LoadCatalog(filepath.Join(root, "package"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, tl, cat, fns := setup(t)
 	claims, err := FindClaims(filepath.Join(root, "examples"), cat)
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +66,6 @@ func TestRenderExamplesIntegration(t *testing.T) {
 	if len(claims) == 0 {
 		t.Fatal("no example claims found below examples/")
 	}
-	fns := startFunctions(t, ctx, cat)
 
 	for _, cl := range claims {
 		rel, _ := filepath.Rel(filepath.Join(root, "examples"), cl.File)
@@ -97,15 +97,7 @@ func TestRenderExamplesIntegration(t *testing.T) {
 // TestRenderObservedIntegration renders later reconciles of a hypervisor pool:
 // once Gardener reports its Shoot healthy, and once the Shoot failed.
 func TestRenderObservedIntegration(t *testing.T) {
-	tl := tools(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	cat, err := LoadCatalog(filepath.Join(root, "package"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fns := startFunctions(t, ctx, cat)
+	ctx, tl, cat, fns := setup(t)
 	claim := filepath.Join(root, "examples", "infrastructure", "eu-de-1", "hypervisor-pools", "hv-pool-a.yaml")
 	objs, err := ReadObjects(claim)
 	if err != nil {

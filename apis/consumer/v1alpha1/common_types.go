@@ -85,3 +85,36 @@ type SecretReference struct {
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 }
+
+// PoolPlacement is where a pool runs and what it is called: the fields every
+// pool kind shares.
+type PoolPlacement struct {
+	// Region is the Gardener region the pool runs in. OpenStack clouds consume
+	// only pools of their own region.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
+	Region Region `json:"region"`
+
+	// Name is the pool's name, which tenants use to refer to it and which
+	// names its Shoot.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
+	Name PoolName `json:"name"`
+
+	// KubernetesVersion of the pool's Shoot.
+	// +kubebuilder:default="1.34"
+	// +optional
+	KubernetesVersion KubernetesVersion `json:"kubernetesVersion,omitempty"`
+
+	// Zones are the availability zones of the region the pool's nodes are
+	// spread over (for a storage pool, its Ceph failure domains).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:items:MaxLength=63
+	// +listType=set
+	Zones []string `json:"zones"`
+
+	// Labels are scheduling labels of the pool (for example hardware-gen or
+	// tier); they are set on the Shoot and on every node of the pool.
+	// +kubebuilder:validation:MaxProperties=32
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}

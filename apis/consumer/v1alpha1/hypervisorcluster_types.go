@@ -8,20 +8,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
 type HypervisorClusterParameters struct {
-	// Region is the Gardener region the pool runs in. OpenStack clouds consume
-	// only pools of their own region.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
-	Region Region `json:"region"`
-
-	// Name is the pool's name, which tenants use to refer to it and which
-	// names its Shoot.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
-	Name PoolName `json:"name"`
-
-	// KubernetesVersion of the pool's Shoot.
-	// +kubebuilder:default="1.34"
-	// +optional
-	KubernetesVersion KubernetesVersion `json:"kubernetesVersion,omitempty"`
+	PoolPlacement `json:",inline"`
+	PoolAccess    `json:",inline"`
 
 	// Workers is the minimum node count of the pool.
 	// +kubebuilder:default=20
@@ -39,22 +27,6 @@ type HypervisorClusterParameters struct {
 
 	// IronCore selects the bare-metal servers of the pool.
 	IronCore HypervisorMachines `json:"ironcore"`
-
-	// Zones are the availability zones of the region the pool's workers are
-	// spread over.
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=5
-	// +kubebuilder:validation:items:MaxLength=63
-	// +listType=set
-	Zones []string `json:"zones"`
-
-	// Labels are scheduling labels of the pool (for example hardware-gen or
-	// tier); they are set on the Shoot and on every node of the pool.
-	// +kubebuilder:validation:MaxProperties=32
-	// +optional
-	Labels map[string]string `json:"labels,omitempty"`
-
-	PoolAccess `json:",inline"`
 }
 
 // HypervisorMachines are the bare-metal servers of a hypervisor pool.

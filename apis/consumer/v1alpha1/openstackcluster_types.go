@@ -79,7 +79,7 @@ type Cortex struct {
 // TLS of the cloud's public endpoints.
 // The has() guards let the rule hold for the schema's own default ({}),
 // which the API server validates before nested defaults apply.
-// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || (has(self.issuerRef) && self.issuerRef != '')",message="spec.tls.issuerRef must name a cert-manager issuer when spec.tls.enabled is true"
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || (has(self.issuerRef) && size(self.issuerRef) > 0)",message="spec.tls.issuerRef must name a cert-manager issuer when spec.tls.enabled is true"
 type TLS struct {
 	// +kubebuilder:default=true
 	// +optional

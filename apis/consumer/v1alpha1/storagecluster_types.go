@@ -57,20 +57,8 @@ type Ceph struct {
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
 type StorageClusterParameters struct {
-	// Region is the Gardener region the pool runs in. OpenStack clouds consume
-	// only pools of their own region.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
-	Region Region `json:"region"`
-
-	// Name is the pool's name, which tenants use to refer to it and which
-	// names its Shoot.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
-	Name PoolName `json:"name"`
-
-	// KubernetesVersion of the pool's Shoot.
-	// +kubebuilder:default="1.34"
-	// +optional
-	KubernetesVersion KubernetesVersion `json:"kubernetesVersion,omitempty"`
+	PoolPlacement `json:",inline"`
+	PoolAccess    `json:",inline"`
 
 	// Workers is the minimum node count of the pool. Ceph needs at least
 	// three nodes for its monitors.
@@ -90,20 +78,6 @@ type StorageClusterParameters struct {
 	// IronCore selects the bare-metal servers of the pool.
 	IronCore StorageMachines `json:"ironcore"`
 
-	// Zones are the availability zones of the region the pool's nodes are
-	// spread over (the Ceph failure domains).
-	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=5
-	// +kubebuilder:validation:items:MaxLength=63
-	// +listType=set
-	Zones []string `json:"zones"`
-
-	// Labels are scheduling labels of the pool; they are set on the Shoot and
-	// on every node of the pool.
-	// +kubebuilder:validation:MaxProperties=32
-	// +optional
-	Labels map[string]string `json:"labels,omitempty"`
-
 	// Ceph is the pool's Rook Ceph cluster.
 	// +kubebuilder:default={}
 	// +optional
@@ -115,8 +89,6 @@ type StorageClusterParameters struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	ArbiterCluster string `json:"arbiterCluster,omitempty"`
-
-	PoolAccess `json:",inline"`
 }
 
 // StoragePoolPhase is the lifecycle phase of a storage pool.
