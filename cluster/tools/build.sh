@@ -64,6 +64,14 @@ fetch() { # module-dir
   return 1
 }
 
+# The heartbeat of the build in progress; killed on any exit.
+heartbeat=
+stop_heartbeat() {
+  if [[ -n $heartbeat ]]; then kill "$heartbeat" 2>/dev/null || true; fi
+  heartbeat=
+}
+trap stop_heartbeat EXIT
+
 # go build in a throwaway module, with a heartbeat so a 10-minute compile is
 # visibly alive. GOFLAGS from the caller (for example -mod=vendor) must not leak in.
 build() { # module-dir output package ldflags
@@ -73,13 +81,12 @@ build() { # module-dir output package ldflags
   log "building $pkg -> $out"
   # The heartbeat must not hold the lock (fd 9) should it outlive us.
   ( while sleep 60; do log "  ... still compiling $(basename "$out")"; done ) 9>&- &
-  local beat=$!
-  trap 'kill $beat 2>/dev/null' EXIT
+  heartbeat=$!
   if ! (cd "$here/$mod" && GOFLAGS= GOTOOLCHAIN=local CGO_ENABLED=0 \
         go build -trimpath -ldflags="$ldflags" -o "$tmp" "$pkg"); then
-    kill "$beat" 2>/dev/null; rm -f "$tmp"; log "FAILED: $pkg"; return 1
+    stop_heartbeat; rm -f "$tmp"; log "FAILED: $pkg"; return 1
   fi
-  kill "$beat" 2>/dev/null
+  stop_heartbeat
   mkdir -p "$(dirname "$out")"; mv -f "$tmp" "$out"
   log "built $(basename "$out") ($(du -h "$out" | cut -f1))"
 }
