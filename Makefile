@@ -11,6 +11,11 @@ TOOLS_ENV := $(shell cluster/tools/build.sh --env)
 $(foreach v,$(TOOLS_ENV),$(eval export $(v)))
 
 GO_PACKAGES := ./...
+
+# Modules whose CRDs the rendered output is validated against (and that the
+# local stack will run); their CRDs are copied from the module cache.
+PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
+ROOK := github.com/rook/rook@v1.17.8
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
 
@@ -25,23 +30,31 @@ help: ## List the targets.
 ##@ Development
 
 .PHONY: generate
-generate: ## Regenerate every generated file (deepcopy, XRDs, input CRDs, external schemas).
+generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider CRDs, external schemas).
 	go tool controller-gen object paths=./apis/...
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/consumer/... output:crd:dir=$(GENERATED_CRDS)
 	go run ./internal/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds
 	rm -rf $(GENERATED_CRDS)
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/input/... output:crd:dir=package/input
+	go tool controller-gen crd:crdVersions=v1 paths=./apis/gardener/... output:crd:dir=provider/package/crds
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
 	@# from the pinned Go types lets render output be validated offline.
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)
 	mkdir -p cluster/crds/gardener && cp $(GARDENER_CRDS)/core.gardener.cloud_shoots.yaml cluster/crds/gardener/
 	rm -rf $(GARDENER_CRDS)
+	@# provider-kubernetes places objects in Shoots; its ProviderConfig and Object schemas.
+	dir=$$(GOFLAGS= go mod download -json $(PROVIDER_KUBERNETES) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
+	  mkdir -p cluster/crds/provider-kubernetes && \
+	  for k in objects providerconfigs; do install -m 0644 $$dir/package/crds/kubernetes.crossplane.io_$$k.yaml cluster/crds/provider-kubernetes/; done
+	@# Rook's CRDs, for the CephCluster and pools the storage functions place in pool clusters.
+	dir=$$(GOFLAGS= go mod download -json $(ROOK) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
+	  mkdir -p cluster/crds/rook && install -m 0644 $$dir/deploy/examples/crds.yaml cluster/crds/rook/ceph.rook.io_crds.yaml
 
 .PHONY: check-generate
 check-generate: generate ## Fail when generated files differ from the committed ones.
-	@if [ -n "$$(git status --porcelain -- apis package cluster/crds)" ]; then \
+	@if [ -n "$$(git status --porcelain -- apis package provider/package cluster/crds)" ]; then \
 	  echo "generated files are stale; run 'make generate' and commit:"; \
-	  git status --porcelain -- apis package cluster/crds; git --no-pager diff --stat -- apis package cluster/crds; exit 1; fi
+	  git status --porcelain -- apis package provider/package cluster/crds; git --no-pager diff --stat -- apis package provider/package cluster/crds; exit 1; fi
 
 .PHONY: build
 build: ## Build every binary into bin/.

@@ -6,13 +6,10 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/resource"
-	"github.com/crossplane/function-sdk-go/response"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/structpb"
-	"k8s.io/utils/ptr"
+
+	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
 
 const xr = `{
@@ -84,6 +81,28 @@ const shootReady = `{
   }
 }`
 
+const kubeconfig = `{
+  "apiVersion": "gardener.provider.c5c3.io/v1alpha1",
+  "kind": "ShootKubeconfig",
+  "metadata": {"name": "hypervisor-hv-pool-a"},
+  "spec": {
+    "writeConnectionSecretToRef": {"name": "hypervisor-hv-pool-a-kubeconfig", "namespace": "crossplane-system"},
+    "forProvider": {"shootRef": {"name": "hv-pool-a", "namespace": "garden-c5c3"}}
+  }
+}`
+
+const providerConfig = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha1",
+  "kind": "ProviderConfig",
+  "metadata": {"name": "hypervisor-hv-pool-a"},
+  "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "hypervisor-hv-pool-a-kubeconfig", "key": "kubeconfig"}}}
+}`
+
+func observedKubeconfig(status string) string {
+	return `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "hypervisor-hv-pool-a"},
+	  "status": {"conditions": [{"type": "Ready", "status": "` + status + `", "reason": "r", "message": "no Shoot access yet", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
+}
+
 const shootFailed = `{
   "apiVersion": "core.gardener.cloud/v1beta1",
   "kind": "Shoot",
@@ -95,174 +114,127 @@ const shootFailed = `{
   }
 }`
 
+var (
+	shootCreating   = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")
+	shootAvailable  = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready")
+	accessNoShoot   = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for the Shoot")
+	accessAvailable = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig hypervisor-hv-pool-a reaches the cluster")
+)
+
+func worker(shoot map[string]any) map[string]any {
+	return fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any)
+}
+
 func TestRunFunction(t *testing.T) {
-	type args struct {
-		req *fnv1.RunFunctionRequest
-	}
-	type want struct {
-		rsp *fnv1.RunFunctionResponse
-	}
+	dedicatedShoot := fntest.Edit(shoot, func(m map[string]any) {
+		fntest.Map(m, "metadata", "labels")["c5c3.io/dedicated-pool"] = "hv-pool-a"
+		w := worker(m)
+		fntest.Map(w, "labels")["c5c3.io/dedicated-pool"] = "hv-pool-a"
+		fntest.Map(w, "providerConfig", "extraServerLabels")["c5c3.io/dedicated-pool"] = "hv-pool-a"
+		w["taints"] = []any{map[string]any{"key": "c5c3.io/dedicated", "value": "hv-pool-a", "effect": "NoSchedule"}}
+	})
 
 	cases := map[string]struct {
 		reason string
-		args   args
-		want   want
+		req    *fnv1.RunFunctionRequest
+		want   *fnv1.RunFunctionResponse
 	}{
 		"NewPool": {
-			reason: "A new pool composes its Shoot with the default settings and is Provisioning.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}},
-			}},
-			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status": {"phase": "Provisioning"}}`)},
-					Resources: map[string]*fnv1.Resource{"shoot": {Resource: resource.MustStructJSON(shoot)}},
-				},
-				Conditions: []*fnv1.Condition{{
-					Type: "ShootReady", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: "Creating",
-					Message: ptr.To("the Shoot is being created"), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
-				}},
-			}},
-		},
-		"ShootReady": {
-			reason: "A Shoot that Gardener reports healthy makes the Shoot and the pool Ready.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Observed: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)},
-					Resources: map[string]*fnv1.Resource{"shoot": {Resource: resource.MustStructJSON(shootReady)}},
-				},
-			}},
-			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status": {"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a"}}`)},
-					Resources: map[string]*fnv1.Resource{"shoot": {Resource: resource.MustStructJSON(shoot), Ready: fnv1.Ready_READY_TRUE}},
-				},
-				Conditions: []*fnv1.Condition{{
-					Type: "ShootReady", Status: fnv1.Status_STATUS_CONDITION_TRUE, Reason: "Available",
-					Message: ptr.To("Shoot is ready"), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
-				}},
-			}},
+			reason: "A new pool composes only its Shoot, with the default settings, and is Provisioning.",
+			req:    fntest.Request(xr, nil),
+			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, shootCreating, accessNoShoot),
 		},
 		"ShootFailed": {
-			reason: "A Shoot whose last operation failed makes the pool Failed, saying why.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Observed: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)},
-					Resources: map[string]*fnv1.Resource{"shoot": {Resource: resource.MustStructJSON(shootFailed)}},
-				},
-			}},
-			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status": {"phase": "Failed", "clusterName": "shoot--c5c3--hv-pool-a"}}`)},
-					Resources: map[string]*fnv1.Resource{"shoot": {Resource: resource.MustStructJSON(shoot)}},
-				},
-				Conditions: []*fnv1.Condition{{
-					Type: "ShootReady", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: "Failed",
-					Message: ptr.To("Shoot create failed: infrastructure failed; no server matches the machine pool labels"),
-					Target:  fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
-				}},
-			}},
+			reason: "A Shoot whose last operation failed makes the pool Failed, saying why, and composes no access.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootFailed}),
+			want: fntest.Response(`{"phase": "Failed", "clusterName": "shoot--c5c3--hv-pool-a"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
+				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Failed", "Shoot create failed: infrastructure failed; no server matches the machine pool labels"),
+				accessNoShoot),
+		},
+		"ShootReady": {
+			reason: "Once the Shoot is ready, access to it is composed; the pool waits for the kubeconfig.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootReady}),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a"}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the ShootKubeconfig is being created")),
+		},
+		"KubeconfigNotReady": {
+			reason: "A ShootKubeconfig that has not written its Secret yet keeps the pool Provisioning and says what it waits for.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootReady, "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig}),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a"}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, true)},
+				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+					"waiting for ShootKubeconfig hypervisor-hv-pool-a to write Secret crossplane-system/hypervisor-hv-pool-a-kubeconfig: no Shoot access yet")),
+		},
+		"AccessReady": {
+			reason: "With the Shoot ready and its kubeconfig kept fresh the pool is Ready.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootReady, "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a"}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
+				shootAvailable, accessAvailable),
 		},
 		"KeepsEarlierSteps": {
 			reason: "Resources that earlier pipeline steps desire are kept.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}},
-				Desired: &fnv1.State{Resources: map[string]*fnv1.Resource{
-					"earlier": {Resource: resource.MustStructJSON(`{"apiVersion": "v1", "kind": "ConfigMap"}`)},
-				}},
-			}},
-			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-				Desired: &fnv1.State{
-					Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status": {"phase": "Provisioning"}}`)},
-					Resources: map[string]*fnv1.Resource{
-						"earlier": {Resource: resource.MustStructJSON(`{"apiVersion": "v1", "kind": "ConfigMap"}`)},
-						"shoot":   {Resource: resource.MustStructJSON(shoot)},
-					},
-				},
-				Conditions: []*fnv1.Condition{{
-					Type: "ShootReady", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: "Creating",
-					Message: ptr.To("the Shoot is being created"), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
-				}},
-			}},
+			req: func() *fnv1.RunFunctionRequest {
+				r := fntest.Request(xr, nil)
+				r.Desired = &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": fntest.Composed(`{"apiVersion": "v1", "kind": "ConfigMap"}`, false)}}
+				return r
+			}(),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{
+				"earlier": fntest.Composed(`{"apiVersion": "v1", "kind": "ConfigMap"}`, false),
+				"shoot":   fntest.Composed(shoot, false),
+			}, shootCreating, accessNoShoot),
+		},
+		"DedicatedPool": {
+			reason: "A dedicated pool's servers need a label of their own and its nodes carry the pool's label and a NoSchedule taint.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				s["dedicated"] = true
+				s["allowedTenants"] = []any{"finance"}
+			}), nil),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(dedicatedShoot, false)}, shootCreating, accessNoShoot),
+		},
+		"DedicatedWithoutTenants": {
+			reason: "A dedicated pool that names no tenant is refused, naming the field.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["dedicated"] = true }), nil),
+			want:   fntest.Fatal("spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"),
 		},
 		"WorkersExceedMaxWorkers": {
 			reason: "A pool asking for more workers than it may grow to is refused, naming both fields, and composes nothing.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{
-					"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "metadata": {"name": "x"},
-					"spec": {"region": "eu-de-1", "name": "hv-pool-a", "workers": 120, "maxWorkers": 100,
-					         "zones": ["eu-de-1a"], "ironcore": {"machinePool": "hv-pool-a"}}}`)}},
-			}},
-			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-				Results: []*fnv1.Result{{
-					Severity: fnv1.Severity_SEVERITY_FATAL,
-					Message:  "spec.workers (120) must not exceed spec.maxWorkers (100)",
-					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
-				}},
-			}},
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["workers"] = 120 }), nil),
+			want:   fntest.Fatal("spec.workers (120) must not exceed spec.maxWorkers (100)"),
+		},
+		"NoZones": {
+			reason: "A pool without zones is refused, naming the field and the region.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { delete(s, "zones") }), nil),
+			want:   fntest.Fatal(`spec.zones must name at least one availability zone of region "eu-de-1"`),
 		},
 		"InvalidInput": {
 			reason: "Invalid ShootSettings in the Composition are refused, naming the input field and what is valid.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Input:    resource.MustStructJSON(`{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings", "purpose": "fun"}`),
-				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}},
-			}},
-			want: want{rsp: &fnv1.RunFunctionResponse{
-				Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-				Results: []*fnv1.Result{{
-					Severity: fnv1.Severity_SEVERITY_FATAL,
-					Message:  `invalid ShootSettings in the Composition: input.purpose "fun" is invalid: want one of evaluation, testing, development, production`,
-					Target:   fnv1.Target_TARGET_COMPOSITE.Enum(),
-				}},
-			}},
+			req:    fntest.WithInput(fntest.Request(xr, nil), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings", "purpose": "fun"}`),
+			want:   fntest.Fatal(`invalid ShootSettings in the Composition: input.purpose "fun" is invalid: want one of evaluation, testing, development, production`),
 		},
 		"InputOverridesDefaults": {
 			reason: "ShootSettings from the Composition replace the defaults they set.",
-			args: args{req: &fnv1.RunFunctionRequest{
-				Input: resource.MustStructJSON(`{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
-				  "projectNamespace": "garden-lab", "purpose": "development", "machineImage": {"name": "gardenlinux", "version": "1877.3"}}`),
-				Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}},
-			}},
-			want: want{rsp: func() *fnv1.RunFunctionResponse {
-				s := resource.MustStructJSON(shoot)
-				md := s.Fields["metadata"].GetStructValue()
-				md.Fields["namespace"] = structString("garden-lab")
-				spec := s.Fields["spec"].GetStructValue()
-				spec.Fields["purpose"] = structString("development")
-				w := spec.Fields["provider"].GetStructValue().Fields["workers"].GetListValue().Values[0].GetStructValue()
-				w.Fields["machine"].GetStructValue().Fields["image"].GetStructValue().Fields["version"] = structString("1877.3")
-				return &fnv1.RunFunctionResponse{
-					Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
-					Desired: &fnv1.State{
-						Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status": {"phase": "Provisioning"}}`)},
-						Resources: map[string]*fnv1.Resource{"shoot": {Resource: s}},
-					},
-					Conditions: []*fnv1.Condition{{
-						Type: "ShootReady", Status: fnv1.Status_STATUS_CONDITION_FALSE, Reason: "Creating",
-						Message: ptr.To("the Shoot is being created"), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
-					}},
-				}
-			}()},
+			req: fntest.WithInput(fntest.Request(xr, nil), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
+			  "projectNamespace": "garden-lab", "purpose": "development", "machineImage": {"name": "gardenlinux", "version": "1877.3"}}`),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+				fntest.Map(m, "metadata")["namespace"] = "garden-lab"
+				fntest.Map(m, "spec")["purpose"] = "development"
+				fntest.Map(worker(m), "machine", "image")["version"] = "1877.3"
+			}), false)}, shootCreating, accessNoShoot),
 		},
 	}
 
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			f := &Function{log: logging.NewNopLogger()}
-			rsp, err := f.RunFunction(context.Background(), tc.args.req)
+			got, err := f.RunFunction(context.Background(), tc.req)
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
 			}
-			if diff := cmp.Diff(tc.want.rsp, rsp, protocmp.Transform()); diff != "" {
+			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})
 	}
 }
-
-func structString(s string) *structpb.Value { return structpb.NewStringValue(s) }

@@ -1,25 +1,89 @@
 package function
 
 import (
+	"encoding/json"
+	stderrors "errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode"
+
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/response"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ObservedComposite decodes the observed composite resource into its Go type.
 // Fields Crossplane adds to every composite (compositionRef, resourceRefs…)
-// are not part of the Go types and are ignored.
+// are not part of the Go types and are ignored. A field of the wrong type is
+// reported by its path (spec.workers), which the API server would have
+// refused already; a render or an XRD out of step with the function is not.
 func ObservedComposite(req *fnv1.RunFunctionRequest, into any) error {
 	oxr, err := request.GetObservedCompositeResource(req)
 	if err != nil {
 		return errors.Wrap(err, "cannot get observed composite resource")
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(oxr.Resource.UnstructuredContent(), into); err != nil {
+	b, err := json.Marshal(oxr.Resource.UnstructuredContent())
+	if err != nil {
+		return errors.Wrapf(err, "cannot encode observed %s", oxr.Resource.GetKind())
+	}
+	if err := json.Unmarshal(b, into); err != nil {
+		var te *json.UnmarshalTypeError
+		if stderrors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("%s is %s; want %s", fieldPath(te.Field), article(te.Value), typeName(te.Type))
+		}
 		return errors.Wrapf(err, "cannot decode observed %s", oxr.Resource.GetKind())
 	}
 	return nil
+}
+
+// typeName says what JSON a Go type takes.
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Pointer:
+		return typeName(t.Elem())
+	default:
+		return "an object"
+	}
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	default: // string, bool, number, number 1.5 …
+		return "a " + jsonKind
+	}
+}
+
+// fieldPath drops the Go names of inlined structs from encoding/json's path
+// (spec.PoolPlacement.zones is spec.zones to the user): JSON field names of
+// the API are lowerCamelCase, Go type names are not.
+func fieldPath(p string) string {
+	segs := strings.Split(p, ".")
+	out := segs[:0]
+	for _, s := range segs {
+		if s != "" && unicode.IsUpper(rune(s[0])) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ".")
 }
 
 // Input decodes the function's input into a Go type. A Composition step
@@ -47,4 +111,25 @@ func Composed(o runtime.Object) (*composed.Unstructured, error) {
 func ObservedAs(cd *composed.Unstructured, into any) error {
 	return errors.Wrapf(runtime.DefaultUnstructuredConverter.FromUnstructured(cd.UnstructuredContent(), into),
 		"cannot decode observed %s %s", cd.GetKind(), cd.GetName())
+}
+
+// SetDesired sets the composite's status fields (empty ones are left out:
+// earlier pipeline steps may own them) and the desired composed resources.
+func SetDesired(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, status map[string]any, desired map[resource.Name]*resource.DesiredComposed) error {
+	dxr, err := request.GetDesiredCompositeResource(req)
+	if err != nil {
+		return errors.Wrap(err, "cannot get desired composite resource")
+	}
+	for k, v := range status {
+		if v == "" || v == nil {
+			continue
+		}
+		if err := dxr.Resource.SetValue("status."+k, v); err != nil {
+			return errors.Wrapf(err, "cannot set status.%s", k)
+		}
+	}
+	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+		return errors.Wrap(err, "cannot set desired composite resource")
+	}
+	return errors.Wrap(response.SetDesiredComposedResources(rsp, desired), "cannot set desired composed resources")
 }

@@ -27,6 +27,13 @@ const (
 	// LabelMachinePool is the metal-operator Server label that makes a set of
 	// bare-metal servers an IronCore machine pool.
 	LabelMachinePool = "c5c3.io/machine-pool"
+	// LabelDedicatedPool marks the servers and nodes of a dedicated pool with
+	// the pool's name. A dedicated pool's ServerClaims require it, so the pool
+	// only ever takes servers set aside for it, never a shared pool's.
+	LabelDedicatedPool = "c5c3.io/dedicated-pool"
+	// TaintDedicated keeps everything that does not tolerate it off the nodes
+	// of a dedicated pool.
+	TaintDedicated = "c5c3.io/dedicated"
 )
 
 // ironcoreMetalAPIVersion is the provider config group of the ironcore-metal
@@ -52,6 +59,8 @@ type Worker struct {
 	NodeLabels   map[string]string
 	ServerLabels map[string]string
 	Taints       []corev1.Taint
+	// VolumeSize of each worker's root volume; the CloudProfile's when empty.
+	VolumeSize string
 }
 
 // Cluster is what a pool asks of Gardener.
@@ -121,9 +130,17 @@ func NewShoot(s *input.ShootSettings, c Cluster) (*gardencorev1beta1.Shoot, erro
 			Labels:         w.NodeLabels,
 			Taints:         w.Taints,
 			ProviderConfig: &runtime.RawExtension{Raw: pc},
+			Volume:         volume(w.VolumeSize),
 		})
 	}
 	return shoot, nil
+}
+
+func volume(size string) *gardencorev1beta1.Volume {
+	if size == "" {
+		return nil
+	}
+	return &gardencorev1beta1.Volume{VolumeSize: size}
 }
 
 // Conditions a Shoot must report True before its cluster is usable.

@@ -16,6 +16,13 @@ var update = flag.Bool("update", false, "rewrite the render golden files with wh
 
 const root = "../.."
 
+// Where the schemas of everything the Compositions compose are.
+var schemas = []string{
+	filepath.Join(root, "package"),
+	filepath.Join(root, "cluster", "crds"),
+	filepath.Join(root, "provider", "package", "crds"),
+}
+
 // tools returns the real crossplane CLI and core, or skips when they are
 // absent and integration tests were not required.
 func tools(t *testing.T) Tools {
@@ -86,7 +93,7 @@ func TestRenderExamplesIntegration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out, err := tl.Validate(ctx, got, filepath.Join(root, "package"), filepath.Join(root, "cluster", "crds")); err != nil {
+			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
 				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
 			}
 			compareGolden(t, filepath.Join("testdata", "golden", "examples", name), got)
@@ -94,28 +101,40 @@ func TestRenderExamplesIntegration(t *testing.T) {
 	}
 }
 
-// TestRenderObservedIntegration renders later reconciles of a hypervisor pool:
-// once Gardener reports its Shoot healthy, and once the Shoot failed.
+// TestRenderObservedIntegration renders later reconciles of example claims,
+// with what Crossplane would observe then (testdata/observed), and validates
+// and compares them like the first.
 func TestRenderObservedIntegration(t *testing.T) {
 	ctx, tl, cat, fns := setup(t)
-	claim := filepath.Join(root, "examples", "infrastructure", "eu-de-1", "hypervisor-pools", "hv-pool-a.yaml")
-	objs, err := ReadObjects(claim)
-	if err != nil {
-		t.Fatal(err)
+	cases := map[string]string{ // observed state -> example claim
+		"hypervisorcluster-shoot-failed":   "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
+		"hypervisorcluster-shoot-ready":    "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
+		"hypervisorcluster-access-ready":   "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
+		"controlplanecluster-shoot-ready":  "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml",
+		"controlplanecluster-access-ready": "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml",
+		"storagecluster-access-ready":      "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml",
+		"storagecluster-ceph-ready":        "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml",
 	}
-	res, err := cat.Resolve(objs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	for _, observed := range []string{"hypervisorcluster-shoot-ready", "hypervisorcluster-shoot-failed"} {
+	for observed, example := range cases {
 		t.Run(observed, func(t *testing.T) {
+			claim := filepath.Join(root, "examples", example)
+			objs, err := ReadObjects(claim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := cat.Resolve(objs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, err := tl.Render(ctx, fns, Request{
 				File: claim, Resolution: res,
 				Observed: filepath.Join("testdata", "observed", observed+".yaml"),
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
+				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
 			}
 			compareGolden(t, filepath.Join("testdata", "golden", "observed", observed+".yaml"), got)
 		})

@@ -234,7 +234,7 @@ func (t Tools) Validate(ctx context.Context, rendered []byte, schemaDirs ...stri
 	}
 	defer os.RemoveAll(dir) //nolint:errcheck // best-effort cleanup
 	in := filepath.Join(dir, "rendered.yaml")
-	if err := os.WriteFile(in, withoutResults(rendered), 0o600); err != nil {
+	if err := os.WriteFile(in, validatable(rendered), 0o600); err != nil {
 		return nil, err
 	}
 	args := []string{"resource", "validate", strings.Join(schemaDirs, ","), in,
@@ -242,9 +242,11 @@ func (t Tools) Validate(ctx context.Context, rendered []byte, schemaDirs ...stri
 	return run(ctx, t.Crossplane, args...)
 }
 
-// withoutResults drops the function results (render.crossplane.io Result
-// objects), which have no schema to validate against.
-func withoutResults(rendered []byte) []byte {
+// validatable drops the function results (render.crossplane.io Result
+// objects), which have no schema, and adds the manifest of every
+// provider-kubernetes Object: the Object's schema takes any embedded object,
+// so what it will create in the remote cluster is validated on its own.
+func validatable(rendered []byte) []byte {
 	objs, err := ParseObjects(rendered)
 	if err != nil {
 		return rendered
@@ -254,11 +256,19 @@ func withoutResults(rendered []byte) []byte {
 		if strings.HasPrefix(o.GetAPIVersion(), "render.crossplane.io/") {
 			continue
 		}
-		b, err := yaml.Marshal(o.Object)
-		if err != nil {
-			return rendered
+		docs := []map[string]any{o.Object}
+		if strings.HasPrefix(o.GetAPIVersion(), "kubernetes.crossplane.io/") && o.GetKind() == "Object" {
+			if m, ok, _ := unstructured.NestedMap(o.Object, "spec", "forProvider", "manifest"); ok {
+				docs = append(docs, m)
+			}
 		}
-		out = append(out, b)
+		for _, d := range docs {
+			b, err := yaml.Marshal(d)
+			if err != nil {
+				return rendered
+			}
+			out = append(out, b)
+		}
 	}
 	return bytes.Join(out, []byte("---\n"))
 }

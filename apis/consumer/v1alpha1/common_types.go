@@ -29,6 +29,12 @@ type Region string
 // +kubebuilder:validation:Pattern=`^1\.(3[0-9]|[4-9][0-9])(\.[0-9]+)?$`
 type KubernetesVersion string
 
+// Quantity is a size such as 200Gi or 500Ti. It is a string, not a
+// resource.Quantity, so that a malformed one is reported by its field path.
+// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`
+// +kubebuilder:validation:MaxLength=32
+type Quantity string
+
 // MachinePoolLabel is the value of the c5c3.io/machine-pool label that marks
 // the bare-metal servers of an IronCore machine pool. IronCore has no
 // machine-pool object: a pool is the label set that the pool's Shoot worker

@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -46,7 +45,7 @@ type ControlPlaneClusterParameters struct {
 	// VolumeSize of each worker's root volume.
 	// +kubebuilder:default="200Gi"
 	// +optional
-	VolumeSize *resource.Quantity `json:"volumeSize,omitempty"`
+	VolumeSize Quantity `json:"volumeSize,omitempty"`
 
 	// HighAvailability spreads the cluster's control plane over zones
 	// (Gardener failure tolerance "zone").

@@ -291,8 +291,10 @@ type OpenStackClusterParameters struct {
 	// +listType=set
 	StorageClusters []PoolName `json:"storageClusters"`
 
-	// ControlPlaneCluster names the ControlPlaneCluster that hosts the cloud's
-	// control plane; "<region>-control-plane" when empty.
+	// ControlPlaneCluster names the ControlPlaneCluster (its claim) that hosts
+	// the cloud's control plane; "cp-<region>" when empty. (The design's
+	// "<region>-control-plane" exceeds Gardener's 21 characters for Shoot
+	// names in regions such as us-east-1.)
 	// +optional
 	ControlPlaneCluster ClusterName `json:"controlPlaneCluster,omitempty"`
 

@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -36,7 +35,7 @@ type Ceph struct {
 	// TargetCapacity is the raw capacity the pool is sized for (for example
 	// 500Ti or 1Pi).
 	// +optional
-	TargetCapacity *resource.Quantity `json:"targetCapacity,omitempty"`
+	TargetCapacity Quantity `json:"targetCapacity,omitempty"`
 
 	// ReplicationFactor is the default replica count of the pool's Ceph pools.
 	// +kubebuilder:default=3

@@ -19,6 +19,7 @@ const (
 	DefaultNodesCIDR              = "10.250.0.0/16"
 	DefaultMachineImageName       = "gardenlinux"
 	DefaultPurpose                = "production"
+	DefaultAccessSecretNamespace  = "crossplane-system"
 )
 
 // CloudProfileReference names the Gardener CloudProfile of the Shoots.
@@ -90,6 +91,11 @@ type ShootSettings struct {
 	// +kubebuilder:validation:Enum=evaluation;testing;development;production
 	// +optional
 	Purpose string `json:"purpose,omitempty"`
+
+	// AccessSecretNamespace is where the kubeconfig Secrets of the Shoots are
+	// kept, for the provider-kubernetes ProviderConfigs that read them.
+	// +optional
+	AccessSecretNamespace string `json:"accessSecretNamespace,omitempty"`
 }
 
 // Default fills every unset field with its default.
@@ -108,6 +114,7 @@ func (s *ShootSettings) Default() {
 	def(&s.Networking.Nodes, DefaultNodesCIDR)
 	def(&s.MachineImage.Name, DefaultMachineImageName)
 	def(&s.Purpose, DefaultPurpose)
+	def(&s.AccessSecretNamespace, DefaultAccessSecretNamespace)
 }
 
 // Validate reports the first invalid field of defaulted settings, naming its

@@ -21,7 +21,7 @@ import (
 type cli struct {
 	Examples string   `default:"examples" help:"Directory of example claims (searched recursively)." type:"existingdir"`
 	Package  string   `default:"package" help:"Directory of the Configuration package (XRDs, Compositions)." type:"existingdir"`
-	Schemas  []string `default:"cluster/crds" help:"Directories of CRDs of composed resources, for validation." type:"existingdir"`
+	Schemas  []string `default:"cluster/crds,provider/package/crds" help:"Directories of CRDs of composed resources, for validation." type:"existingdir"`
 	Out      string   `default:"_output/render" help:"Directory to write each rendered claim to." type:"path"`
 	Root     string   `default:"." help:"Repository root (where go.mod and functions/ are)." type:"existingdir"`
 }

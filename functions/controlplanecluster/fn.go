@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/response"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/gardener"
+	"github.com/c5c3/consumer-plane/internal/pool"
+)
+
+const (
+	workerName = "control-plane"
+
+	// labelClaimName is set by Crossplane on a claimed composite.
+	labelClaimName = "crossplane.io/claim-name"
+	// maxShootName is Gardener's limit for Shoot names.
+	maxShootName = 21
+)
+
+// Function composes an XControlPlaneCluster.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log logging.Logger
+}
+
+// RunFunction composes the cluster's Shoot, then access to it, and reports
+// the cluster's phase.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, response.DefaultTTL)
+
+	xr := &v1alpha1.XControlPlaneCluster{}
+	if err := function.ObservedComposite(req, xr); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	settings, err := pool.Settings(req)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	name, err := clusterName(xr)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if err := validate(&xr.Spec); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+
+	shoot, err := gardener.NewShoot(settings, cluster(name, &xr.Spec))
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot build the cluster's Shoot"))
+		return rsp, nil
+	}
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get desired composed resources"))
+		return rsp, nil
+	}
+	access := pool.Access{Kind: pool.KindControlPlane, Name: name, SecretNamespace: settings.AccessSecretNamespace}
+	st, err := pool.Compose(req, desired, shoot, access)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
+	if st.Shoot.Ready {
+		status["kubeconfig"] = map[string]any{"name": access.SecretName(), "namespace": access.SecretNamespace}
+	}
+	if err := function.SetDesired(req, rsp, status, desired); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	st.SetConditions(rsp)
+	f.log.Debug("composed control-plane cluster", "xr", xr.GetName(), "cluster", name, "phase", st.Phase())
+	return rsp, nil
+}
+
+// clusterName is what tenants' OpenStackClusters call the cluster
+// (spec.controlPlaneCluster): the claim's name, or the composite's when it is
+// not claimed. It names the Shoot, so Gardener's length limit applies.
+func clusterName(xr *v1alpha1.XControlPlaneCluster) (string, error) {
+	name := xr.GetLabels()[labelClaimName]
+	what := "the claim's metadata.name"
+	if name == "" {
+		name, what = xr.GetName(), "metadata.name"
+	}
+	if len(name) > maxShootName || len(validation.IsDNS1123Label(name)) > 0 {
+		return "", fmt.Errorf("%s %q names the cluster's Shoot: it must be a DNS label of at most %d characters", what, name, maxShootName)
+	}
+	return name, nil
+}
+
+// validate checks what the XRD's schema cannot see or what a render bypasses,
+// naming the field and what would be valid.
+func validate(s *v1alpha1.ControlPlaneClusterParameters) error {
+	if s.Workers > s.MaxWorkers {
+		return fmt.Errorf("spec.workers (%d) must not exceed spec.maxWorkers (%d)", s.Workers, s.MaxWorkers)
+	}
+	if s.HighAvailability && len(s.Zones) < 3 {
+		return fmt.Errorf("spec.zones names %d zone(s); spec.highAvailability needs at least 3 zones of region %q", len(s.Zones), s.Region)
+	}
+	if len(s.Zones) == 0 {
+		return fmt.Errorf("spec.zones must name at least one availability zone of region %q", s.Region)
+	}
+	if s.VolumeSize != "" {
+		if _, err := apiresource.ParseQuantity(string(s.VolumeSize)); err != nil {
+			return fmt.Errorf("spec.volumeSize %q is not a size such as 200Gi", s.VolumeSize)
+		}
+	}
+	return nil
+}
+
+// cluster says what the control-plane cluster asks of Gardener.
+func cluster(name string, s *v1alpha1.ControlPlaneClusterParameters) gardener.Cluster {
+	labels := map[string]string{gardener.LabelPool: name, gardener.LabelPoolKind: string(pool.KindControlPlane)}
+	var serverLabels map[string]string
+	if s.MachinePool != "" {
+		serverLabels = map[string]string{gardener.LabelMachinePool: string(s.MachinePool)}
+	}
+	w := gardener.Worker{
+		Name:         workerName,
+		MachineType:  string(s.MachineType),
+		Minimum:      s.Workers,
+		Maximum:      s.MaxWorkers,
+		Zones:        s.Zones,
+		NodeLabels:   labels,
+		ServerLabels: serverLabels,
+	}
+	if s.VolumeSize != "" {
+		w.VolumeSize = string(s.VolumeSize)
+	}
+	return gardener.Cluster{
+		Name:              name,
+		Region:            string(s.Region),
+		KubernetesVersion: string(s.KubernetesVersion),
+		Labels:            labels,
+		Workers:           []gardener.Worker{w},
+		HighAvailability:  s.HighAvailability,
+	}
+}

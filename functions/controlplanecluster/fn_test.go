@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/c5c3/consumer-plane/internal/function/fntest"
+)
+
+const xr = `{
+  "apiVersion": "crossplane.c5c3.io/v1alpha1",
+  "kind": "XControlPlaneCluster",
+  "metadata": {"name": "eu-de-1-control-plane-9xk2c", "labels": {"crossplane.io/claim-name": "eu-de-1-control-plane", "crossplane.io/claim-namespace": "infrastructure"}},
+  "spec": {
+    "region": "eu-de-1",
+    "kubernetesVersion": "1.34",
+    "workers": 5,
+    "maxWorkers": 10,
+    "machineType": "baremetal-control-plane",
+    "volumeSize": "200Gi",
+    "highAvailability": true,
+    "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"]
+  }
+}`
+
+// The Shoot the function composes for xr with the default ShootSettings.
+const shoot = `{
+  "apiVersion": "core.gardener.cloud/v1beta1",
+  "kind": "Shoot",
+  "metadata": {
+    "name": "eu-de-1-control-plane",
+    "namespace": "garden-c5c3",
+    "labels": {"c5c3.io/pool": "eu-de-1-control-plane", "c5c3.io/pool-kind": "control-plane"}
+  },
+  "spec": {
+    "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
+    "controlPlane": {"highAvailability": {"failureTolerance": {"type": "zone"}}},
+    "credentialsBindingName": "ironcore-metal",
+    "kubernetes": {"version": "1.34"},
+    "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
+    "provider": {
+      "type": "ironcore-metal",
+      "workers": [{
+        "name": "control-plane",
+        "machine": {"type": "baremetal-control-plane", "image": {"name": "gardenlinux"}},
+        "minimum": 5,
+        "maximum": 10,
+        "maxSurge": 1,
+        "maxUnavailable": 0,
+        "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"],
+        "labels": {"c5c3.io/pool": "eu-de-1-control-plane", "c5c3.io/pool-kind": "control-plane"},
+        "providerConfig": {"apiVersion": "ironcore-metal.provider.extensions.gardener.cloud/v1alpha1", "kind": "WorkerConfig"},
+        "volume": {"size": "200Gi"}
+      }]
+    },
+    "purpose": "production",
+    "region": "eu-de-1"
+  }
+}`
+
+const shootReady = `{
+  "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
+  "metadata": {"name": "eu-de-1-control-plane", "namespace": "garden-c5c3"},
+  "status": {
+    "technicalID": "shoot--c5c3--eu-de-1-control-plane",
+    "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100, "description": "done", "lastUpdateTime": "2026-11-22T08:00:00Z"},
+    "conditions": [
+      {"type": "APIServerAvailable", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
+      {"type": "ControlPlaneHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
+      {"type": "EveryNodeReady", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
+      {"type": "SystemComponentsHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"}
+    ]
+  }
+}`
+
+const kubeconfig = `{
+  "apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig",
+  "metadata": {"name": "controlplane-eu-de-1-control-plane"},
+  "spec": {
+    "writeConnectionSecretToRef": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"},
+    "forProvider": {"shootRef": {"name": "eu-de-1-control-plane", "namespace": "garden-c5c3"}}
+  }
+}`
+
+const providerConfig = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha1", "kind": "ProviderConfig",
+  "metadata": {"name": "controlplane-eu-de-1-control-plane"},
+  "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "controlplane-eu-de-1-control-plane-kubeconfig", "key": "kubeconfig"}}}
+}`
+
+const kubeconfigReady = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig",
+  "metadata": {"name": "controlplane-eu-de-1-control-plane"},
+  "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
+
+var (
+	shootCreating  = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")
+	shootAvailable = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready")
+	accessNoShoot  = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for the Shoot")
+)
+
+func worker(shoot map[string]any) map[string]any {
+	return fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any)
+}
+
+func TestRunFunction(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		req    *fnv1.RunFunctionRequest
+		want   *fnv1.RunFunctionResponse
+	}{
+		"NewCluster": {
+			reason: "A new cluster composes an HA Shoot named after its claim, with workers, machine type, volume and zones.",
+			req:    fntest.Request(xr, nil),
+			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, shootCreating, accessNoShoot),
+		},
+		"ShootReady": {
+			reason: "Once the Shoot is ready, the kubeconfig Secret it will be reached through is in status and access is composed.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootReady}),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--eu-de-1-control-plane",
+			    "kubeconfig": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"}}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the ShootKubeconfig is being created")),
+		},
+		"AccessReady": {
+			reason: "With its kubeconfig kept fresh the cluster is Ready, and OpenStack clouds can place their control planes through the ProviderConfig.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootReady, "kubeconfig": kubeconfigReady, "provider-config": providerConfig}),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--eu-de-1-control-plane",
+			    "kubeconfig": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"}}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
+				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig controlplane-eu-de-1-control-plane reaches the cluster")),
+		},
+		"NotHighlyAvailable": {
+			reason: "Without highAvailability the Shoot's control plane is not spread over zones, and one zone is enough.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				s["highAvailability"] = false
+				s["zones"] = []any{"eu-de-1a"}
+			}), nil),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+				delete(fntest.Map(m, "spec"), "controlPlane")
+				worker(m)["zones"] = []any{"eu-de-1a"}
+			}), false)}, shootCreating, accessNoShoot),
+		},
+		"MachinePool": {
+			reason: "A machine pool restricts the workers to its servers through extraServerLabels.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["machinePool"] = "cp-eu-de-1" }), nil),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+				fntest.Map(worker(m), "providerConfig")["extraServerLabels"] = map[string]any{"c5c3.io/machine-pool": "cp-eu-de-1"}
+			}), false)}, shootCreating, accessNoShoot),
+		},
+		"Unclaimed": {
+			reason: "A composite created without a claim is named after itself.",
+			req: fntest.Request(fntest.Edit(xr, func(m map[string]any) {
+				m["metadata"] = map[string]any{"name": "cp-lab"}
+			}), nil),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+				fntest.Map(m, "metadata")["name"] = "cp-lab"
+				labels := map[string]any{"c5c3.io/pool": "cp-lab", "c5c3.io/pool-kind": "control-plane"}
+				fntest.Map(m, "metadata")["labels"] = labels
+				worker(m)["labels"] = labels
+			}), false)}, shootCreating, accessNoShoot),
+		},
+		"NameTooLongForGardener": {
+			reason: "A claim name Gardener cannot use as a Shoot name is refused, naming the field.",
+			req: fntest.Request(fntest.Edit(xr, func(m map[string]any) {
+				fntest.Map(m, "metadata", "labels")["crossplane.io/claim-name"] = "eu-de-1-openstack-control-plane"
+			}), nil),
+			want: fntest.Fatal(`the claim's metadata.name "eu-de-1-openstack-control-plane" names the cluster's Shoot: it must be a DNS label of at most 21 characters`),
+		},
+		"HighAvailabilityNeedsThreeZones": {
+			reason: "highAvailability with fewer than 3 zones is refused, naming both fields.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["zones"] = []any{"eu-de-1a"} }), nil),
+			want:   fntest.Fatal(`spec.zones names 1 zone(s); spec.highAvailability needs at least 3 zones of region "eu-de-1"`),
+		},
+		"WorkersExceedMaxWorkers": {
+			reason: "More workers than the cluster may grow to is refused.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["workers"] = 11 }), nil),
+			want:   fntest.Fatal("spec.workers (11) must not exceed spec.maxWorkers (10)"),
+		},
+	}
+
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := &Function{log: logging.NewNopLogger()}
+			got, err := f.RunFunction(context.Background(), tc.req)
+			if err != nil {
+				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

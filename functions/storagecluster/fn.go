@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/response"
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/gardener"
+	"github.com/c5c3/consumer-plane/internal/pool"
+)
+
+// workerName names the pool's worker pool in its Shoot.
+const workerName = "storage"
+
+// Composed resources of the pool cluster, after those of internal/pool.
+const (
+	resourceCephCluster resource.Name = "ceph-cluster"
+	resourceMgrPool     resource.Name = "ceph-mgr-pool"
+)
+
+// conditionCephReady says whether the pool's Ceph cluster is up.
+const conditionCephReady = "CephReady"
+
+// Function composes an XStorageCluster.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log logging.Logger
+}
+
+// RunFunction composes the pool's Shoot, then access to its cluster, then the
+// Rook CephCluster in it, and reports the pool's phase, health and capacity.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, response.DefaultTTL)
+
+	xr := &v1alpha1.XStorageCluster{}
+	if err := function.ObservedComposite(req, xr); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	settings, err := pool.Settings(req)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if err := validate(&xr.Spec); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+
+	s := &xr.Spec
+	shoot, err := gardener.NewShoot(settings, pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
+		Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
+		Minimum: s.Workers, Maximum: s.MaxWorkers,
+	}))
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot build the pool's Shoot"))
+		return rsp, nil
+	}
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get desired composed resources"))
+		return rsp, nil
+	}
+	access := pool.Access{Kind: pool.KindStorage, Name: string(s.Name), SecretNamespace: settings.AccessSecretNamespace}
+	st, err := pool.Compose(req, desired, shoot, access)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+
+	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
+	ceph := cephState{Message: "waiting for access to the pool's cluster"}
+	if st.Ready() {
+		// Objects in the pool cluster only once it can be reached.
+		pc := access.ProviderConfigName()
+		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: object(pc+"-ceph-cluster", pc, cephCluster(s))}
+		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
+		if ceph, err = observeCeph(req, desired); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+		status["phase"] = string(v1alpha1.StoragePoolPhaseProvisioning)
+		if ceph.Ready {
+			status["phase"] = string(v1alpha1.StoragePoolPhaseReady)
+		}
+		status["health"] = ceph.Health
+		if ceph.Capacity != nil {
+			status["capacity"] = ceph.Capacity
+		}
+	}
+	if err := function.SetDesired(req, rsp, status, desired); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	st.SetConditions(rsp)
+	if ceph.Ready {
+		response.ConditionTrue(rsp, conditionCephReady, "Available").WithMessage(ceph.Message).TargetCompositeAndClaim()
+	} else {
+		response.ConditionFalse(rsp, conditionCephReady, "Waiting").WithMessage(ceph.Message).TargetCompositeAndClaim()
+	}
+	f.log.Debug("composed storage pool", "xr", xr.GetName(), "pool", s.Name, "phase", status["phase"])
+	return rsp, nil
+}
+
+// validate checks what the XRD's schema cannot see or what a render bypasses,
+// naming the field and what would be valid.
+func validate(s *v1alpha1.StorageClusterParameters) error {
+	if s.Workers > s.MaxWorkers {
+		return fmt.Errorf("spec.workers (%d) must not exceed spec.maxWorkers (%d)", s.Workers, s.MaxWorkers)
+	}
+	if len(s.Zones) == 0 {
+		return fmt.Errorf("spec.zones must name at least one availability zone of region %q", s.Region)
+	}
+	if s.IronCore.MachinePool == "" {
+		return errors.New("spec.ironcore.machinePool must name the IronCore machine pool (server label value) of the pool")
+	}
+	if s.Ceph.ReplicationFactor < 1 || s.Ceph.ReplicationFactor > 5 {
+		return fmt.Errorf("spec.ceph.replicationFactor (%d) must be between 1 and 5", s.Ceph.ReplicationFactor)
+	}
+	if s.Ceph.ReplicationFactor > s.Workers {
+		return fmt.Errorf("spec.ceph.replicationFactor (%d) needs as many nodes: spec.workers is %d", s.Ceph.ReplicationFactor, s.Workers)
+	}
+	if s.Ceph.TargetCapacity != "" {
+		if _, err := apiresource.ParseQuantity(string(s.Ceph.TargetCapacity)); err != nil {
+			return fmt.Errorf("spec.ceph.targetCapacity %q is not a size such as 500Ti", s.Ceph.TargetCapacity)
+		}
+	}
+	if s.ArbiterCluster != "" {
+		return errors.New("spec.arbiterCluster: stretched storage pools are not supported yet; leave it empty")
+	}
+	return pool.ValidateAccess(s.PoolAccess)
+}
+
+// cephState is what the pool's CephCluster reports.
+type cephState struct {
+	Ready    bool
+	Message  string
+	Health   string
+	Capacity *v1alpha1.StorageCapacity
+}
+
+// observeCeph reads the CephCluster as provider-kubernetes observed it
+// (status.atProvider.manifest) and marks the Objects that are ready.
+func observeCeph(req *fnv1.RunFunctionRequest, desired map[resource.Name]*resource.DesiredComposed) (cephState, error) {
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		return cephState{}, errors.Wrap(err, "cannot get observed composed resources")
+	}
+	if o, ok := observed[resourceMgrPool]; ok && o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+		desired[resourceMgrPool].Ready = resource.ReadyTrue
+	}
+	o, ok := observed[resourceCephCluster]
+	if !ok {
+		return cephState{Message: "the CephCluster is being created"}, nil
+	}
+	c := cephState{}
+	c.Health, _ = o.Resource.GetString("status.atProvider.manifest.status.ceph.health")
+	capacity := &v1alpha1.StorageCapacity{}
+	for field, into := range map[string]*string{"bytesTotal": &capacity.Total, "bytesAvailable": &capacity.Available, "bytesUsed": &capacity.Used} {
+		if b, err := o.Resource.GetInteger("status.atProvider.manifest.status.ceph.capacity." + field); err == nil {
+			*into = apiresource.NewQuantity(b, apiresource.BinarySI).String()
+			c.Capacity = capacity
+		}
+	}
+	ready := o.Resource.GetCondition(xpv2.TypeReady)
+	if ready.Status != corev1.ConditionTrue {
+		phase, _ := o.Resource.GetString("status.atProvider.manifest.status.phase")
+		c.Message = fmt.Sprintf("the CephCluster is not ready yet (phase %q)", phase)
+		return c, nil
+	}
+	desired[resourceCephCluster].Ready = resource.ReadyTrue
+	c.Ready = true
+	c.Message = fmt.Sprintf("Ceph reports %s", c.Health)
+	return c, nil
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/c5c3/consumer-plane/internal/function/fntest"
+)
+
+const xr = `{
+  "apiVersion": "crossplane.c5c3.io/v1alpha1",
+  "kind": "XStorageCluster",
+  "metadata": {"name": "st-pool-a-4hq8z"},
+  "spec": {
+    "region": "eu-de-1",
+    "name": "st-pool-a",
+    "kubernetesVersion": "1.34",
+    "workers": 5,
+    "maxWorkers": 30,
+    "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"],
+    "ironcore": {"machinePool": "st-pool-a", "machineClass": "baremetal-storage"},
+    "ceph": {"osdCount": 12, "deviceClass": "nvme", "targetCapacity": "500Ti", "replicationFactor": 3, "encrypted": false},
+    "dedicated": false
+  }
+}`
+
+const shoot = `{
+  "apiVersion": "core.gardener.cloud/v1beta1",
+  "kind": "Shoot",
+  "metadata": {"name": "st-pool-a", "namespace": "garden-c5c3", "labels": {"c5c3.io/pool": "st-pool-a", "c5c3.io/pool-kind": "storage"}},
+  "spec": {
+    "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
+    "credentialsBindingName": "ironcore-metal",
+    "kubernetes": {"version": "1.34"},
+    "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
+    "provider": {
+      "type": "ironcore-metal",
+      "workers": [{
+        "name": "storage",
+        "machine": {"type": "baremetal-storage", "image": {"name": "gardenlinux"}},
+        "minimum": 5, "maximum": 30, "maxSurge": 1, "maxUnavailable": 0,
+        "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"],
+        "labels": {"c5c3.io/pool": "st-pool-a", "c5c3.io/pool-kind": "storage"},
+        "providerConfig": {"apiVersion": "ironcore-metal.provider.extensions.gardener.cloud/v1alpha1", "kind": "WorkerConfig", "extraServerLabels": {"c5c3.io/machine-pool": "st-pool-a"}}
+      }]
+    },
+    "purpose": "production",
+    "region": "eu-de-1"
+  }
+}`
+
+const shootReady = `{
+  "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "metadata": {"name": "st-pool-a", "namespace": "garden-c5c3"},
+  "status": {
+    "technicalID": "shoot--c5c3--st-pool-a",
+    "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100, "description": "done", "lastUpdateTime": "2026-11-22T08:00:00Z"},
+    "conditions": [
+      {"type": "APIServerAvailable", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
+      {"type": "ControlPlaneHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
+      {"type": "EveryNodeReady", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
+      {"type": "SystemComponentsHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"}
+    ]
+  }
+}`
+
+const kubeconfig = `{
+  "apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a"},
+  "spec": {
+    "writeConnectionSecretToRef": {"name": "storage-st-pool-a-kubeconfig", "namespace": "crossplane-system"},
+    "forProvider": {"shootRef": {"name": "st-pool-a", "namespace": "garden-c5c3"}}
+  }
+}`
+
+const providerConfig = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "storage-st-pool-a"},
+  "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "storage-st-pool-a-kubeconfig", "key": "kubeconfig"}}}
+}`
+
+const kubeconfigReady = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a"},
+  "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
+
+// The Rook CephCluster of xr, in a provider-kubernetes Object.
+const cephClusterObject = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-cluster"},
+  "spec": {
+    "providerConfigRef": {"name": "storage-st-pool-a"},
+    "readiness": {"policy": "DeriveFromObject"},
+    "forProvider": {"manifest": {
+      "apiVersion": "ceph.rook.io/v1", "kind": "CephCluster",
+      "metadata": {"name": "st-pool-a", "namespace": "rook-ceph", "annotations": {"c5c3.io/expected-osds-per-node": "12"}},
+      "spec": {
+        "cephVersion": {"image": "quay.io/ceph/ceph:v19.2.3"},
+        "dataDirHostPath": "/var/lib/rook",
+        "mon": {"count": 3, "allowMultiplePerNode": false},
+        "mgr": {"count": 2, "allowMultiplePerNode": false},
+        "dashboard": {"enabled": true, "ssl": true},
+        "storage": {"useAllNodes": true, "useAllDevices": true, "config": {"deviceClass": "nvme", "osdsPerDevice": "1"}},
+        "placement": {"all": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+          {"matchExpressions": [{"key": "c5c3.io/pool", "operator": "In", "values": ["st-pool-a"]}]}]}}}}
+      }
+    }}
+  }
+}`
+
+const mgrPoolObject = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-mgr-pool"},
+  "spec": {
+    "providerConfigRef": {"name": "storage-st-pool-a"},
+    "readiness": {"policy": "DeriveFromObject"},
+    "forProvider": {"manifest": {
+      "apiVersion": "ceph.rook.io/v1", "kind": "CephBlockPool",
+      "metadata": {"name": "builtin-mgr", "namespace": "rook-ceph"},
+      "spec": {"name": ".mgr", "failureDomain": "zone", "replicated": {"size": 3, "requireSafeReplicaSize": true}, "parameters": {"compression_mode": "none"}}
+    }}
+  }
+}`
+
+func observedObject(name, ready, cephStatus string) string {
+	return `{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "` + name + `"},
+	  "status": {"conditions": [{"type": "Ready", "status": "` + ready + `", "reason": "r", "lastTransitionTime": "2026-11-22T08:00:00Z"}],
+	             "atProvider": {"manifest": {"status": ` + cephStatus + `}}}}`
+}
+
+var (
+	shootCreating  = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")
+	shootAvailable = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready")
+	accessNoShoot  = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for the Shoot")
+	accessReady    = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig storage-st-pool-a reaches the cluster")
+	cephNoAccess   = fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for access to the pool's cluster")
+)
+
+func manifest(o map[string]any) map[string]any {
+	return fntest.Map(o, "spec", "forProvider", "manifest")
+}
+
+func TestRunFunction(t *testing.T) {
+	accessible := map[string]string{"shoot": shootReady, "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
+	with := func(more map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range accessible {
+			m[k] = v
+		}
+		for k, v := range more {
+			m[k] = v
+		}
+		return m
+	}
+	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
+		m := map[string]*fnv1.Resource{
+			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+		}
+		for k, v := range more {
+			m[k] = v
+		}
+		return m
+	}
+	const healthy = `{"phase": "Ready", "ceph": {"health": "HEALTH_OK", "capacity": {"bytesTotal": 549755813888000, "bytesAvailable": 412316860416000, "bytesUsed": 137438953472000}}}`
+
+	cases := map[string]struct {
+		reason string
+		req    *fnv1.RunFunctionRequest
+		want   *fnv1.RunFunctionResponse
+	}{
+		"NewPool": {
+			reason: "A new pool composes only its Shoot: nothing is asked of a cluster that does not exist yet.",
+			req:    fntest.Request(xr, nil),
+			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, shootCreating, accessNoShoot, cephNoAccess),
+		},
+		"ShootReady": {
+			reason: "A ready Shoot gets access objects; Ceph still waits for access.",
+			req:    fntest.Request(xr, map[string]string{"shoot": shootReady}),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the ShootKubeconfig is being created"), cephNoAccess),
+		},
+		"AccessReady": {
+			reason: "Once the cluster can be reached, the CephCluster and the .mgr pool are placed in it.",
+			req:    fntest.Request(xr, accessible),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
+				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+		},
+		"CephCreating": {
+			reason: "A CephCluster Rook is still creating keeps the pool Provisioning, naming Rook's phase.",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-cluster": observedObject("storage-st-pool-a-ceph-cluster", "False", `{"phase": "Progressing"}`),
+			})),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
+				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`)),
+		},
+		"CephReady": {
+			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status.",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+			})),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true)}),
+				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
+		},
+		"EncryptedDedicatedPool": {
+			reason: "An encrypted pool's OSDs encrypt their devices; a dedicated pool's Ceph daemons tolerate its taint.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				fntest.Map(s, "ceph")["encrypted"] = true
+				s["dedicated"] = true
+				s["allowedTenants"] = []any{"finance"}
+			}), accessible),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				accessResources(map[string]*fnv1.Resource{
+					"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+						fntest.Map(m, "metadata", "labels")["c5c3.io/dedicated-pool"] = "st-pool-a"
+						w := fntest.Map(m, "spec", "provider")["workers"].([]any)[0].(map[string]any)
+						fntest.Map(w, "labels")["c5c3.io/dedicated-pool"] = "st-pool-a"
+						fntest.Map(w, "providerConfig", "extraServerLabels")["c5c3.io/dedicated-pool"] = "st-pool-a"
+						w["taints"] = []any{map[string]any{"key": "c5c3.io/dedicated", "value": "st-pool-a", "effect": "NoSchedule"}}
+					}), true),
+					"ceph-cluster": fntest.Composed(fntest.Edit(cephClusterObject, func(m map[string]any) {
+						fntest.Map(manifest(m), "spec", "storage", "config")["encryptedDevice"] = "true"
+						fntest.Map(manifest(m), "spec", "placement", "all")["tolerations"] = []any{map[string]any{
+							"key": "c5c3.io/dedicated", "operator": "Equal", "value": "st-pool-a", "effect": "NoSchedule"}}
+					}), false),
+					"ceph-mgr-pool": fntest.Composed(mgrPoolObject, false),
+				}),
+				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+		},
+		"HDDSingleZone": {
+			reason: "Device class reaches the OSDs; with fewer zones than replicas, replicas spread over hosts.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				fntest.Map(s, "ceph")["deviceClass"] = "hdd"
+				s["zones"] = []any{"eu-de-1a"}
+			}), accessible),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				accessResources(map[string]*fnv1.Resource{
+					"ceph-cluster": fntest.Composed(fntest.Edit(cephClusterObject, func(m map[string]any) {
+						fntest.Map(manifest(m), "spec", "storage", "config")["deviceClass"] = "hdd"
+					}), false),
+					"ceph-mgr-pool": fntest.Composed(fntest.Edit(mgrPoolObject, func(m map[string]any) {
+						fntest.Map(manifest(m), "spec")["failureDomain"] = "host"
+					}), false),
+					"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+						fntest.Map(m, "spec", "provider")["workers"].([]any)[0].(map[string]any)["zones"] = []any{"eu-de-1a"}
+					}), true),
+				}),
+				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+		},
+		"ReplicationAboveWorkers": {
+			reason: "More replicas than nodes can never be placed; the function says so.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				fntest.Map(s, "ceph")["replicationFactor"] = 5
+				s["workers"] = 4
+			}), nil),
+			want: fntest.Fatal("spec.ceph.replicationFactor (5) needs as many nodes: spec.workers is 4"),
+		},
+		"Stretched": {
+			reason: "A stretched pool is refused rather than composed half-way.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["arbiterCluster"] = "arbiter-eu-de-2" }), nil),
+			want:   fntest.Fatal("spec.arbiterCluster: stretched storage pools are not supported yet; leave it empty"),
+		},
+	}
+
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := &Function{log: logging.NewNopLogger()}
+			got, err := f.RunFunction(context.Background(), tc.req)
+			if err != nil {
+				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/crossplane/function-sdk-go/resource/composed"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/gardener"
+	"github.com/c5c3/consumer-plane/internal/pool"
+)
+
+// What the pool cluster runs: Rook's operator (installed with the pool's
+// agents) watches this namespace, and the Ceph release is pinned so that a
+// function upgrade never upgrades Ceph by surprise.
+const (
+	rookNamespace = "rook-ceph"
+	cephImage     = "quay.io/ceph/ceph:v19.2.3"
+	monCount      = 3
+	mgrCount      = 2
+)
+
+// cephCluster is the pool's Rook CephCluster (ceph.rook.io/v1, Rook v1.17).
+//
+// Rook makes one OSD of every device it may use (useAllDevices); the pool's
+// ceph.osdCount is how many devices each server of the machine pool has, which
+// the pool's capacity is derived from, not a setting Rook takes. Monitors go
+// to distinct nodes, and every Ceph daemon runs only on the pool's nodes.
+func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
+	config := map[string]any{
+		"deviceClass":   string(s.Ceph.DeviceClass),
+		"osdsPerDevice": "1",
+	}
+	if s.Ceph.Encrypted {
+		config["encryptedDevice"] = "true"
+	}
+	all := map[string]any{
+		"nodeAffinity": map[string]any{
+			"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+				"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{map[string]any{
+					"key": gardener.LabelPool, "operator": "In", "values": []any{string(s.Name)},
+				}}}},
+			},
+		},
+	}
+	if taints := pool.DedicatedTaints(s.PoolPlacement, s.PoolAccess); len(taints) > 0 {
+		all["tolerations"] = []any{map[string]any{
+			"key": taints[0].Key, "operator": "Equal", "value": taints[0].Value, "effect": string(taints[0].Effect),
+		}}
+	}
+	return map[string]any{
+		"apiVersion": "ceph.rook.io/v1",
+		"kind":       "CephCluster",
+		"metadata": map[string]any{
+			"name":      string(s.Name),
+			"namespace": rookNamespace,
+			"annotations": map[string]any{
+				"c5c3.io/expected-osds-per-node": strconv.Itoa(int(s.Ceph.OSDCount)),
+			},
+		},
+		"spec": map[string]any{
+			"cephVersion":     map[string]any{"image": cephImage},
+			"dataDirHostPath": "/var/lib/rook",
+			"mon":             map[string]any{"count": int64(monCount), "allowMultiplePerNode": false},
+			"mgr":             map[string]any{"count": int64(mgrCount), "allowMultiplePerNode": false},
+			"dashboard":       map[string]any{"enabled": true, "ssl": true},
+			"storage": map[string]any{
+				"useAllNodes":   true,
+				"useAllDevices": true,
+				"config":        config,
+			},
+			"placement": map[string]any{"all": all},
+		},
+	}
+}
+
+// mgrPool is Rook's pool for Ceph's own .mgr data, replicated like the
+// pool's default (ceph.replicationFactor) across the pool's zones.
+func mgrPool(s *v1alpha1.StorageClusterParameters) map[string]any {
+	return map[string]any{
+		"apiVersion": "ceph.rook.io/v1",
+		"kind":       "CephBlockPool",
+		"metadata":   map[string]any{"name": "builtin-mgr", "namespace": rookNamespace},
+		"spec": map[string]any{
+			"name":          ".mgr",
+			"failureDomain": failureDomain(s),
+			"replicated": map[string]any{
+				"size":                   int64(s.Ceph.ReplicationFactor),
+				"requireSafeReplicaSize": s.Ceph.ReplicationFactor > 1,
+			},
+			"parameters": map[string]any{"compression_mode": "none"},
+		},
+	}
+}
+
+// failureDomain spreads replicas over zones when the pool has enough of them
+// for every replica, else over hosts.
+func failureDomain(s *v1alpha1.StorageClusterParameters) string {
+	if len(s.Zones) >= int(s.Ceph.ReplicationFactor) && len(s.Zones) > 1 {
+		return "zone"
+	}
+	return "host"
+}
+
+// object wraps a manifest in a provider-kubernetes (v1.0, cluster scoped)
+// Object that applies it in the cluster a ProviderConfig reaches, and is
+// Ready when the manifest's own Ready condition is.
+func object(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
+	o := composed.New()
+	o.SetAPIVersion("kubernetes.crossplane.io/v1alpha2")
+	o.SetKind("Object")
+	o.SetName(name)
+	o.Object["spec"] = map[string]any{
+		"providerConfigRef": map[string]any{"name": providerConfig},
+		"forProvider":       map[string]any{"manifest": manifest},
+		"readiness":         map[string]any{"policy": "DeriveFromObject"},
+	}
+	return o
+}

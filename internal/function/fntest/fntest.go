@@ -1,0 +1,93 @@
+// Package fntest builds RunFunctionRequests and the responses the functions
+// are expected to answer with, for the functions' table tests.
+package fntest
+
+import (
+	"encoding/json"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/response"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"k8s.io/utils/ptr"
+)
+
+// Request observes the composite xr and the named composed resources (JSON).
+func Request(xr string, observed map[string]string) *fnv1.RunFunctionRequest {
+	req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: resource.MustStructJSON(xr)}}}
+	if len(observed) > 0 {
+		req.Observed.Resources = map[string]*fnv1.Resource{}
+		for name, r := range observed {
+			req.Observed.Resources[name] = &fnv1.Resource{Resource: resource.MustStructJSON(r)}
+		}
+	}
+	return req
+}
+
+// WithInput sets the function's input (JSON) on a request.
+func WithInput(req *fnv1.RunFunctionRequest, in string) *fnv1.RunFunctionRequest {
+	req.Input = resource.MustStructJSON(in)
+	return req
+}
+
+// Condition targeting the composite and its claim.
+func Condition(typ string, s fnv1.Status, reason, msg string) *fnv1.Condition {
+	return &fnv1.Condition{Type: typ, Status: s, Reason: reason, Message: ptr.To(msg), Target: fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum()}
+}
+
+// Composed is a desired composed resource (JSON).
+func Composed(j string, ready bool) *fnv1.Resource {
+	r := &fnv1.Resource{Resource: resource.MustStructJSON(j)}
+	if ready {
+		r.Ready = fnv1.Ready_READY_TRUE
+	}
+	return r
+}
+
+// Response of a run that set the composite's status (JSON) and composed
+// resources.
+func Response(status string, resources map[string]*fnv1.Resource, conds ...*fnv1.Condition) *fnv1.RunFunctionResponse {
+	return &fnv1.RunFunctionResponse{
+		Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
+		Desired: &fnv1.State{
+			Composite: &fnv1.Resource{Resource: resource.MustStructJSON(`{"status": ` + status + `}`)},
+			Resources: resources,
+		},
+		Conditions: conds,
+	}
+}
+
+// Fatal is the response of a run that refused its input and composed nothing.
+func Fatal(msg string) *fnv1.RunFunctionResponse {
+	return &fnv1.RunFunctionResponse{
+		Meta:    &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)},
+		Results: []*fnv1.Result{{Severity: fnv1.Severity_SEVERITY_FATAL, Message: msg, Target: fnv1.Target_TARGET_COMPOSITE.Enum()}},
+	}
+}
+
+// Edit returns JSON changed by mutate.
+func Edit(j string, mutate func(m map[string]any)) string {
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(j), &m); err != nil {
+		panic(err)
+	}
+	mutate(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// EditSpec returns a composite's JSON with its spec changed by mutate.
+func EditSpec(j string, mutate func(spec map[string]any)) string {
+	return Edit(j, func(m map[string]any) { mutate(m["spec"].(map[string]any)) })
+}
+
+// Map descends a path of object keys of decoded JSON.
+func Map(m map[string]any, path ...string) map[string]any {
+	for _, k := range path {
+		m = m[k].(map[string]any)
+	}
+	return m
+}

@@ -1,0 +1,70 @@
+package pool
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/gardener"
+)
+
+// Machines are the bare-metal servers a pool's single worker pool runs on.
+type Machines struct {
+	// Worker names the Shoot's worker pool.
+	Worker       string
+	MachinePool  v1alpha1.MachinePoolLabel
+	MachineClass v1alpha1.MachineClass
+	Minimum      int32
+	Maximum      int32
+}
+
+// Cluster says what a hypervisor or storage pool asks of Gardener. A
+// dedicated pool's servers carry a label of their own and its nodes a taint,
+// so that neither its servers nor its nodes are ever shared.
+func Cluster(k Kind, p v1alpha1.PoolPlacement, a v1alpha1.PoolAccess, m Machines) gardener.Cluster {
+	poolLabels := map[string]string{gardener.LabelPool: string(p.Name), gardener.LabelPoolKind: string(k)}
+	serverLabels := map[string]string{gardener.LabelMachinePool: string(m.MachinePool)}
+	if a.Dedicated {
+		poolLabels[gardener.LabelDedicatedPool] = string(p.Name)
+		serverLabels[gardener.LabelDedicatedPool] = string(p.Name)
+	}
+	nodeLabels := map[string]string{}
+	for k, v := range p.Labels {
+		nodeLabels[k] = v
+	}
+	for k, v := range poolLabels {
+		nodeLabels[k] = v
+	}
+	return gardener.Cluster{
+		Name:              string(p.Name),
+		Region:            string(p.Region),
+		KubernetesVersion: string(p.KubernetesVersion),
+		Labels:            nodeLabels,
+		Workers: []gardener.Worker{{
+			Name:         m.Worker,
+			MachineType:  string(m.MachineClass),
+			Minimum:      m.Minimum,
+			Maximum:      m.Maximum,
+			Zones:        p.Zones,
+			NodeLabels:   nodeLabels,
+			ServerLabels: serverLabels,
+			Taints:       DedicatedTaints(p, a),
+		}},
+	}
+}
+
+// DedicatedTaints are the taints of a dedicated pool's nodes; workloads that
+// belong there (the pool's agents, Rook) tolerate them.
+func DedicatedTaints(p v1alpha1.PoolPlacement, a v1alpha1.PoolAccess) []corev1.Taint {
+	if !a.Dedicated {
+		return nil
+	}
+	return []corev1.Taint{{Key: gardener.TaintDedicated, Value: string(p.Name), Effect: corev1.TaintEffectNoSchedule}}
+}
+
+// ValidateAccess checks a pool's access fields beyond the XRD's schema.
+func ValidateAccess(a v1alpha1.PoolAccess) error {
+	if a.Dedicated && len(a.AllowedTenants) == 0 {
+		return errDedicatedWithoutTenants
+	}
+	return nil
+}

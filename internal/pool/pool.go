@@ -1,0 +1,240 @@
+// Package pool composes what every cluster-backed composite needs, in order:
+// its Gardener Shoot; then, once Gardener reports the Shoot ready, access to
+// the Shoot's cluster — a ShootKubeconfig of our provider that keeps a fresh
+// admin kubeconfig in a Secret, and a provider-kubernetes ProviderConfig that
+// reads it, under a name other compositions can derive to place objects in
+// the cluster. A step is only composed once the step before it is observed
+// ready, so nothing is asked of a cluster that does not exist yet.
+package pool
+
+import (
+	"fmt"
+	"strings"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/errors"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/response"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/gardener"
+)
+
+func init() {
+	// composed.From looks up the GVKs of typed objects in this scheme.
+	for _, add := range []func(*runtime.Scheme) error{gardencorev1beta1.AddToScheme, gardenerv1alpha1.AddToScheme} {
+		if err := add(composed.Scheme); err != nil {
+			panic(err)
+		}
+	}
+}
+
+var errDedicatedWithoutTenants = errors.New("spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for")
+
+// Names of the composed resources, stable across releases: Crossplane matches
+// desired and observed resources by them.
+const (
+	ResourceShoot          resource.Name = "shoot"
+	ResourceKubeconfig     resource.Name = "kubeconfig"
+	ResourceProviderConfig resource.Name = "provider-config"
+)
+
+// Conditions the composite and its claim carry, in the order a cluster
+// reaches them.
+const (
+	ConditionShootReady  = "ShootReady"
+	ConditionAccessReady = "AccessReady"
+)
+
+// Kind of cluster, which prefixes the name of its access objects.
+type Kind string
+
+// Kinds of cluster.
+const (
+	KindControlPlane Kind = "control-plane"
+	KindHypervisor   Kind = "hypervisor"
+	KindStorage      Kind = "storage"
+)
+
+// ProviderConfigName is the name of the provider-kubernetes ProviderConfig
+// that places objects in a cluster: other compositions derive it from the
+// kind and name of the cluster they consume.
+func ProviderConfigName(k Kind, name string) string {
+	return fmt.Sprintf("%s-%s", strings.ReplaceAll(string(k), "-", ""), name)
+}
+
+// Access says where the access objects of a cluster go.
+type Access struct {
+	Kind Kind
+	// Name of the cluster (a pool's spec.name, a control-plane cluster's
+	// claim name).
+	Name string
+	// SecretNamespace holds the kubeconfig Secret.
+	SecretNamespace string
+}
+
+// ProviderConfigName of the cluster.
+func (a Access) ProviderConfigName() string { return ProviderConfigName(a.Kind, a.Name) }
+
+// SecretName of the kubeconfig Secret.
+func (a Access) SecretName() string { return a.ProviderConfigName() + "-kubeconfig" }
+
+// State is how far a cluster is.
+type State struct {
+	Shoot       gardener.Readiness
+	ClusterName string
+	// AccessReady is set once the kubeconfig Secret is kept fresh.
+	AccessReady   bool
+	AccessMessage string
+}
+
+// Ready reports whether the cluster exists and can be reached.
+func (s State) Ready() bool { return s.Shoot.Ready && s.AccessReady }
+
+// Compose adds the Shoot to the desired resources and, once the observed
+// Shoot is ready, the objects that give access to its cluster.
+func Compose(req *fnv1.RunFunctionRequest, desired map[resource.Name]*resource.DesiredComposed, shoot *gardencorev1beta1.Shoot, a Access) (State, error) {
+	cd, err := function.Composed(shoot)
+	if err != nil {
+		return State{}, err
+	}
+	desired[ResourceShoot] = &resource.DesiredComposed{Resource: cd}
+
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		return State{}, errors.Wrap(err, "cannot get observed composed resources")
+	}
+	o, ok := observed[ResourceShoot]
+	if !ok {
+		return State{
+			Shoot:         gardener.Readiness{Message: "the Shoot is being created"},
+			AccessMessage: "waiting for the Shoot",
+		}, nil
+	}
+	obs := &gardencorev1beta1.Shoot{}
+	if err := function.ObservedAs(o.Resource, obs); err != nil {
+		return State{}, err
+	}
+	st := State{Shoot: gardener.ReadinessOf(obs), ClusterName: obs.Status.TechnicalID}
+	if !st.Shoot.Ready {
+		st.AccessMessage = "waiting for the Shoot"
+		return st, nil
+	}
+	desired[ResourceShoot].Ready = resource.ReadyTrue
+
+	kc, err := function.Composed(kubeconfig(shoot, a))
+	if err != nil {
+		return State{}, err
+	}
+	desired[ResourceKubeconfig] = &resource.DesiredComposed{Resource: kc}
+	desired[ResourceProviderConfig] = &resource.DesiredComposed{Resource: providerConfig(a)}
+	// A ProviderConfig reports no readiness of its own: it is ready once it
+	// exists, and usable once the Secret it reads is.
+	if _, ok := observed[ResourceProviderConfig]; ok {
+		desired[ResourceProviderConfig].Ready = resource.ReadyTrue
+	}
+
+	okc, ok := observed[ResourceKubeconfig]
+	if !ok {
+		st.AccessMessage = "the ShootKubeconfig is being created"
+		return st, nil
+	}
+	c := okc.Resource.GetCondition(xpv2.TypeReady)
+	if c.Status != corev1.ConditionTrue {
+		st.AccessMessage = fmt.Sprintf("waiting for ShootKubeconfig %s to write Secret %s/%s", a.ProviderConfigName(), a.SecretNamespace, a.SecretName())
+		if c.Message != "" {
+			st.AccessMessage += ": " + c.Message
+		}
+		return st, nil
+	}
+	desired[ResourceKubeconfig].Ready = resource.ReadyTrue
+	st.AccessReady = true
+	st.AccessMessage = fmt.Sprintf("ProviderConfig %s reaches the cluster", a.ProviderConfigName())
+	return st, nil
+}
+
+// SetConditions reports the state on the composite and its claim.
+func (s State) SetConditions(rsp *fnv1.RunFunctionResponse) {
+	switch {
+	case s.Shoot.Ready:
+		response.ConditionTrue(rsp, ConditionShootReady, "Available").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
+	case s.Shoot.Failed:
+		response.ConditionFalse(rsp, ConditionShootReady, "Failed").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
+	default:
+		response.ConditionFalse(rsp, ConditionShootReady, "Creating").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
+	}
+	if s.AccessReady {
+		response.ConditionTrue(rsp, ConditionAccessReady, "Available").WithMessage(s.AccessMessage).TargetCompositeAndClaim()
+		return
+	}
+	response.ConditionFalse(rsp, ConditionAccessReady, "Waiting").WithMessage(s.AccessMessage).TargetCompositeAndClaim()
+}
+
+func kubeconfig(shoot *gardencorev1beta1.Shoot, a Access) *gardenerv1alpha1.ShootKubeconfig {
+	return &gardenerv1alpha1.ShootKubeconfig{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gardenerv1alpha1.SchemeGroupVersion.String(), Kind: gardenerv1alpha1.ShootKubeconfigKind},
+		ObjectMeta: metav1.ObjectMeta{Name: a.ProviderConfigName()},
+		Spec: gardenerv1alpha1.ShootKubeconfigSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{
+				WriteConnectionSecretToReference: &xpv2.SecretReference{Name: a.SecretName(), Namespace: a.SecretNamespace},
+			},
+			ForProvider: gardenerv1alpha1.ShootKubeconfigParameters{
+				ShootRef: gardenerv1alpha1.ShootReference{Name: shoot.GetName(), Namespace: shoot.GetNamespace()},
+			},
+		},
+	}
+}
+
+// providerConfig is a provider-kubernetes (v1.0, cluster scoped)
+// ProviderConfig that reads the kubeconfig Secret. It is unstructured: the
+// provider's module pins an older crossplane-runtime than this project.
+func providerConfig(a Access) *composed.Unstructured {
+	pc := composed.New()
+	pc.SetAPIVersion("kubernetes.crossplane.io/v1alpha1")
+	pc.SetKind("ProviderConfig")
+	pc.SetName(a.ProviderConfigName())
+	pc.Object["spec"] = map[string]any{
+		"credentials": map[string]any{
+			"source": "Secret",
+			"secretRef": map[string]any{
+				"namespace": a.SecretNamespace,
+				"name":      a.SecretName(),
+				"key":       gardenerv1alpha1.ConnectionSecretKeyKubeconfig,
+			},
+		},
+	}
+	return pc
+}
+
+// Phase of the cluster: Failed when Gardener gave up, Ready once it can be
+// reached, Provisioning until then.
+func (s State) Phase() string {
+	switch {
+	case s.Shoot.Failed:
+		return "Failed"
+	case s.Ready():
+		return "Ready"
+	default:
+		return "Provisioning"
+	}
+}
+
+// Settings decodes the function's ShootSettings input, defaulted and
+// validated.
+func Settings(req *fnv1.RunFunctionRequest) (*input.ShootSettings, error) {
+	s := &input.ShootSettings{}
+	if err := function.Input(req, s); err != nil {
+		return nil, err
+	}
+	s.Default()
+	return s, errors.Wrap(s.Validate(), "invalid ShootSettings in the Composition")
+}
