@@ -75,3 +75,11 @@ func TestResolve(t *testing.T) {
 		t.Errorf("FunctionNames(): -want, +got:\n%s", diff)
 	}
 }
+
+func TestSortResults(t *testing.T) {
+	in := "---\nkind: XPool\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\nmessage: b\n---\nkind: Shoot\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\nmessage: a\n"
+	want := "---\nkind: XPool\n---\nkind: Shoot\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\nmessage: a\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\nmessage: b\n"
+	if diff := cmp.Diff(want, string(sortResults([]byte(in)))); diff != "" {
+		t.Errorf("sortResults(...): -want, +got:\n%s", diff)
+	}
+}

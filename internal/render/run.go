@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,7 +215,29 @@ func (t Tools) Render(ctx context.Context, fns *Functions, r Request) ([]byte, e
 	if r.Observed != "" {
 		args = append(args, "--observed-resources="+r.Observed)
 	}
-	return run(ctx, t.Crossplane, args...)
+	out, err := run(ctx, t.Crossplane, args...)
+	if err != nil {
+		return out, err
+	}
+	return sortResults(out), nil
+}
+
+// sortResults orders the render.crossplane.io Result documents at the end of
+// a render by their text. Crossplane emits some of them (one per composed
+// resource that is not ready yet) in map order, which would make repeated
+// renders differ; every other document keeps its place and bytes.
+func sortResults(rendered []byte) []byte {
+	docs := strings.Split(string(rendered), "---\n")
+	var others, results []string
+	for _, d := range docs {
+		if strings.Contains(d, "apiVersion: render.crossplane.io/") && strings.Contains(d, "kind: Result\n") {
+			results = append(results, d)
+			continue
+		}
+		others = append(others, d)
+	}
+	slices.Sort(results)
+	return []byte(strings.Join(append(others, results...), "---\n"))
 }
 
 // ValidateFile checks the objects of a file against the XRDs and CRDs in
