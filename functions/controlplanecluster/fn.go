@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/response"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -40,41 +38,18 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	rsp := response.To(req, response.DefaultTTL)
 
 	xr := &v1alpha1.XControlPlaneCluster{}
-	if err := function.ObservedComposite(req, xr); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-	settings, err := pool.Settings(req)
+	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
+		name, err := clusterName(xr)
+		if err != nil {
+			return pool.Spec{}, err
+		}
+		return pool.Spec{Cluster: cluster(name, &xr.Spec), Kind: pool.KindControlPlane}, validate(&xr.Spec)
+	})
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	name, err := clusterName(xr)
-	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-	if err := validate(&xr.Spec); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-
-	shoot, err := gardener.NewShoot(settings, cluster(name, &xr.Spec))
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot build the cluster's Shoot"))
-		return rsp, nil
-	}
-	desired, err := request.GetDesiredComposedResources(req)
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get desired composed resources"))
-		return rsp, nil
-	}
-	access := pool.Access{Kind: pool.KindControlPlane, Name: name, SecretNamespace: settings.AccessSecretNamespace}
-	st, err := pool.Compose(req, desired, shoot, access)
-	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
+	st, desired, access := run.State, run.Desired, run.Access
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
 	if st.Shoot.Ready {
 		status["kubeconfig"] = map[string]any{"name": access.SecretName(), "namespace": access.SecretNamespace}
@@ -84,7 +59,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st.SetConditions(rsp)
-	f.log.Debug("composed control-plane cluster", "xr", xr.GetName(), "cluster", name, "phase", st.Phase())
+	f.log.Debug("composed control-plane cluster", "xr", xr.GetName(), "cluster", access.Name, "phase", st.Phase())
 	return rsp, nil
 }
 

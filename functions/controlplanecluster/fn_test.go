@@ -63,21 +63,6 @@ const shoot = `{
   }
 }`
 
-const shootReady = `{
-  "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-  "metadata": {"name": "eu-de-1-control-plane", "namespace": "garden-c5c3"},
-  "status": {
-    "technicalID": "shoot--c5c3--eu-de-1-control-plane",
-    "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100, "description": "done", "lastUpdateTime": "2026-11-22T08:00:00Z"},
-    "conditions": [
-      {"type": "APIServerAvailable", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "ControlPlaneHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "EveryNodeReady", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "SystemComponentsHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"}
-    ]
-  }
-}`
-
 const kubeconfig = `{
   "apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig",
   "metadata": {"name": "controlplane-eu-de-1-control-plane"},
@@ -97,12 +82,6 @@ const kubeconfigReady = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "k
   "metadata": {"name": "controlplane-eu-de-1-control-plane"},
   "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
 
-var (
-	shootCreating  = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")
-	shootAvailable = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready")
-	accessNoShoot  = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for the Shoot")
-)
-
 func worker(shoot map[string]any) map[string]any {
 	return fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any)
 }
@@ -116,23 +95,23 @@ func TestRunFunction(t *testing.T) {
 		"NewCluster": {
 			reason: "A new cluster composes an HA Shoot named after its claim, with workers, machine type, volume and zones.",
 			req:    fntest.Request(xr, nil),
-			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, shootCreating, accessNoShoot),
+			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"ShootReady": {
 			reason: "Once the Shoot is ready, the kubeconfig Secret it will be reached through is in status and access is composed.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootReady}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("eu-de-1-control-plane")}),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--eu-de-1-control-plane",
 			    "kubeconfig": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"}}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
-				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the ShootKubeconfig is being created")),
+				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"AccessReady": {
 			reason: "With its kubeconfig kept fresh the cluster is Ready, and OpenStack clouds can place their control planes through the ProviderConfig.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootReady, "kubeconfig": kubeconfigReady, "provider-config": providerConfig}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("eu-de-1-control-plane"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}),
 			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--eu-de-1-control-plane",
 			    "kubeconfig": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"}}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
-				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig controlplane-eu-de-1-control-plane reaches the cluster")),
+				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-eu-de-1-control-plane")),
 		},
 		"NotHighlyAvailable": {
 			reason: "Without highAvailability the Shoot's control plane is not spread over zones, and one zone is enough.",
@@ -143,14 +122,14 @@ func TestRunFunction(t *testing.T) {
 			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
 				delete(fntest.Map(m, "spec"), "controlPlane")
 				worker(m)["zones"] = []any{"eu-de-1a"}
-			}), false)}, shootCreating, accessNoShoot),
+			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"MachinePool": {
 			reason: "A machine pool restricts the workers to its servers through extraServerLabels.",
 			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["machinePool"] = "cp-eu-de-1" }), nil),
 			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
 				fntest.Map(worker(m), "providerConfig")["extraServerLabels"] = map[string]any{"c5c3.io/machine-pool": "cp-eu-de-1"}
-			}), false)}, shootCreating, accessNoShoot),
+			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"Unclaimed": {
 			reason: "A composite created without a claim is named after itself.",
@@ -162,7 +141,7 @@ func TestRunFunction(t *testing.T) {
 				labels := map[string]any{"c5c3.io/pool": "cp-lab", "c5c3.io/pool-kind": "control-plane"}
 				fntest.Map(m, "metadata")["labels"] = labels
 				worker(m)["labels"] = labels
-			}), false)}, shootCreating, accessNoShoot),
+			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"NameTooLongForGardener": {
 			reason: "A claim name Gardener cannot use as a Shoot name is refused, naming the field.",

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -14,31 +12,14 @@ import (
 // BenchmarkRunFunction measures a first reconcile of every example pool,
 // beside a no-op function's RunFunction as the floor (docs/benchmarks.md).
 func BenchmarkRunFunction(b *testing.B) {
-	fn := &Function{log: logging.NewNopLogger()}
-	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "infrastructure/*/hypervisor-pools/*.yaml"))
-	if err != nil || len(files) == 0 {
-		b.Fatalf("no example claims: %v", err)
-	}
-	b.Run("noop-floor", func(b *testing.B) {
-		fntest.Bench(b, fntest.Noop{}, fntest.Request(xr, nil))
-	})
-	for _, file := range files {
-		xr, err := fntest.CompositeOf(file, "XHypervisorCluster")
-		if err != nil {
-			b.Fatal(err)
-		}
-		region := filepath.Base(filepath.Dir(filepath.Dir(file)))
-		b.Run(region+"/"+strings.TrimSuffix(filepath.Base(file), ".yaml"), func(b *testing.B) {
-			fntest.Bench(b, fn, fntest.Request(xr, nil))
-		})
-	}
+	fntest.BenchExamples(b, "infrastructure/*/hypervisor-pools/*.yaml", "XHypervisorCluster", &Function{log: logging.NewNopLogger()})
 }
 
 // BenchmarkRunFunction1000Nodes measures a 1,000-node pool whose Shoot and
 // access are ready (the longest path through the function), beside a 20-node
 // pool on the same path and the no-op floor.
 func BenchmarkRunFunction1000Nodes(b *testing.B) {
-	observed := map[string]string{"shoot": shootReady, "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}
+	observed := map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}
 	pool := func(nodes int) *fnv1.RunFunctionRequest {
 		return fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
 			s["workers"] = nodes

@@ -7,7 +7,6 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/response"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -32,37 +31,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	rsp := response.To(req, response.DefaultTTL)
 
 	xr := &v1alpha1.XHypervisorCluster{}
-	if err := function.ObservedComposite(req, xr); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-	settings, err := pool.Settings(req)
-	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-	if err := validate(&xr.Spec); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-
-	shoot, err := gardener.NewShoot(settings, cluster(&xr.Spec))
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot build the pool's Shoot"))
-		return rsp, nil
-	}
-	desired, err := request.GetDesiredComposedResources(req)
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get desired composed resources"))
-		return rsp, nil
-	}
-	st, err := pool.Compose(req, desired, shoot, pool.Access{
-		Kind: pool.KindHypervisor, Name: string(xr.Spec.Name), SecretNamespace: settings.AccessSecretNamespace,
+	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
+		return pool.Spec{Cluster: cluster(&xr.Spec), Kind: pool.KindHypervisor}, validate(&xr.Spec)
 	})
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
+	st, desired := run.State, run.Desired
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {
 		response.Fatal(rsp, err)

@@ -65,22 +65,6 @@ const shoot = `{
   }
 }`
 
-const shootReady = `{
-  "apiVersion": "core.gardener.cloud/v1beta1",
-  "kind": "Shoot",
-  "metadata": {"name": "hv-pool-a", "namespace": "garden-c5c3"},
-  "status": {
-    "technicalID": "shoot--c5c3--hv-pool-a",
-    "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100, "description": "done", "lastUpdateTime": "2026-11-22T08:00:00Z"},
-    "conditions": [
-      {"type": "APIServerAvailable", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "ControlPlaneHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "EveryNodeReady", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "SystemComponentsHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"}
-    ]
-  }
-}`
-
 const kubeconfig = `{
   "apiVersion": "gardener.provider.c5c3.io/v1alpha1",
   "kind": "ShootKubeconfig",
@@ -114,13 +98,6 @@ const shootFailed = `{
   }
 }`
 
-var (
-	shootCreating   = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")
-	shootAvailable  = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready")
-	accessNoShoot   = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for the Shoot")
-	accessAvailable = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig hypervisor-hv-pool-a reaches the cluster")
-)
-
 func worker(shoot map[string]any) map[string]any {
 	return fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any)
 }
@@ -142,36 +119,36 @@ func TestRunFunction(t *testing.T) {
 		"NewPool": {
 			reason: "A new pool composes only its Shoot, with the default settings, and is Provisioning.",
 			req:    fntest.Request(xr, nil),
-			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, shootCreating, accessNoShoot),
+			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"ShootFailed": {
 			reason: "A Shoot whose last operation failed makes the pool Failed, saying why, and composes no access.",
 			req:    fntest.Request(xr, map[string]string{"shoot": shootFailed}),
 			want: fntest.Response(`{"phase": "Failed", "clusterName": "shoot--c5c3--hv-pool-a"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Failed", "Shoot create failed: infrastructure failed; no server matches the machine pool labels"),
-				accessNoShoot),
+				fntest.AccessNoShoot),
 		},
 		"ShootReady": {
 			reason: "Once the Shoot is ready, access to it is composed; the pool waits for the kubeconfig.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootReady}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a")}),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a"}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
-				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the ShootKubeconfig is being created")),
+				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"KubeconfigNotReady": {
 			reason: "A ShootKubeconfig that has not written its Secret yet keeps the pool Provisioning and says what it waits for.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootReady, "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig}),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a"}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, true)},
-				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+				fntest.ShootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"waiting for ShootKubeconfig hypervisor-hv-pool-a to write Secret crossplane-system/hypervisor-hv-pool-a-kubeconfig: no Shoot access yet")),
 		},
 		"AccessReady": {
 			reason: "With the Shoot ready and its kubeconfig kept fresh the pool is Ready.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootReady, "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}),
 			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a"}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
-				shootAvailable, accessAvailable),
+				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
 		},
 		"KeepsEarlierSteps": {
 			reason: "Resources that earlier pipeline steps desire are kept.",
@@ -183,7 +160,7 @@ func TestRunFunction(t *testing.T) {
 			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{
 				"earlier": fntest.Composed(`{"apiVersion": "v1", "kind": "ConfigMap"}`, false),
 				"shoot":   fntest.Composed(shoot, false),
-			}, shootCreating, accessNoShoot),
+			}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"DedicatedPool": {
 			reason: "A dedicated pool's servers need a label of their own and its nodes carry the pool's label and a NoSchedule taint.",
@@ -191,7 +168,7 @@ func TestRunFunction(t *testing.T) {
 				s["dedicated"] = true
 				s["allowedTenants"] = []any{"finance"}
 			}), nil),
-			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(dedicatedShoot, false)}, shootCreating, accessNoShoot),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(dedicatedShoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 		"DedicatedWithoutTenants": {
 			reason: "A dedicated pool that names no tenant is refused, naming the field.",
@@ -221,7 +198,7 @@ func TestRunFunction(t *testing.T) {
 				fntest.Map(m, "metadata")["namespace"] = "garden-lab"
 				fntest.Map(m, "spec")["purpose"] = "development"
 				fntest.Map(worker(m), "machine", "image")["version"] = "1877.3"
-			}), false)}, shootCreating, accessNoShoot),
+			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
 	}
 

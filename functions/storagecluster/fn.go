@@ -16,7 +16,6 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
-	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -45,41 +44,18 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	rsp := response.To(req, response.DefaultTTL)
 
 	xr := &v1alpha1.XStorageCluster{}
-	if err := function.ObservedComposite(req, xr); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-	settings, err := pool.Settings(req)
-	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-	if err := validate(&xr.Spec); err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-
 	s := &xr.Spec
-	shoot, err := gardener.NewShoot(settings, pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
-		Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
-		Minimum: s.Workers, Maximum: s.MaxWorkers,
-	}))
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot build the pool's Shoot"))
-		return rsp, nil
-	}
-	desired, err := request.GetDesiredComposedResources(req)
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get desired composed resources"))
-		return rsp, nil
-	}
-	access := pool.Access{Kind: pool.KindStorage, Name: string(s.Name), SecretNamespace: settings.AccessSecretNamespace}
-	st, err := pool.Compose(req, desired, shoot, access)
+	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
+		return pool.Spec{Kind: pool.KindStorage, Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
+			Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
+			Minimum: s.Workers, Maximum: s.MaxWorkers,
+		})}, validate(s)
+	})
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-
+	st, desired, access := run.State, run.Desired, run.Access
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	if st.Ready() {

@@ -54,20 +54,6 @@ const shoot = `{
   }
 }`
 
-const shootReady = `{
-  "apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "metadata": {"name": "st-pool-a", "namespace": "garden-c5c3"},
-  "status": {
-    "technicalID": "shoot--c5c3--st-pool-a",
-    "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100, "description": "done", "lastUpdateTime": "2026-11-22T08:00:00Z"},
-    "conditions": [
-      {"type": "APIServerAvailable", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "ControlPlaneHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "EveryNodeReady", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"},
-      {"type": "SystemComponentsHealthy", "status": "True", "lastTransitionTime": "2026-11-22T08:00:00Z", "lastUpdateTime": "2026-11-22T08:00:00Z", "reason": "r", "message": "m"}
-    ]
-  }
-}`
-
 const kubeconfig = `{
   "apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a"},
   "spec": {
@@ -127,11 +113,7 @@ func observedObject(name, ready, cephStatus string) string {
 }
 
 var (
-	shootCreating  = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")
-	shootAvailable = fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready")
-	accessNoShoot  = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for the Shoot")
-	accessReady    = fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig storage-st-pool-a reaches the cluster")
-	cephNoAccess   = fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for access to the pool's cluster")
+	cephNoAccess = fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for access to the pool's cluster")
 )
 
 func manifest(o map[string]any) map[string]any {
@@ -139,7 +121,7 @@ func manifest(o map[string]any) map[string]any {
 }
 
 func TestRunFunction(t *testing.T) {
-	accessible := map[string]string{"shoot": shootReady, "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
+	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
 	with := func(more map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range accessible {
@@ -169,21 +151,21 @@ func TestRunFunction(t *testing.T) {
 		"NewPool": {
 			reason: "A new pool composes only its Shoot: nothing is asked of a cluster that does not exist yet.",
 			req:    fntest.Request(xr, nil),
-			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, shootCreating, accessNoShoot, cephNoAccess),
+			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot, cephNoAccess),
 		},
 		"ShootReady": {
 			reason: "A ready Shoot gets access objects; Ceph still waits for access.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootReady}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a")}),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
-				shootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the ShootKubeconfig is being created"), cephNoAccess),
+				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess),
 		},
 		"AccessReady": {
 			reason: "Once the cluster can be reached, the CephCluster and the .mgr pool are placed in it.",
 			req:    fntest.Request(xr, accessible),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
 		},
 		"CephCreating": {
 			reason: "A CephCluster Rook is still creating keeps the pool Provisioning, naming Rook's phase.",
@@ -192,7 +174,7 @@ func TestRunFunction(t *testing.T) {
 			})),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`)),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`)),
 		},
 		"CephReady": {
 			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status.",
@@ -203,7 +185,7 @@ func TestRunFunction(t *testing.T) {
 			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true)}),
-				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
 		},
 		"EncryptedDedicatedPool": {
 			reason: "An encrypted pool's OSDs encrypt their devices; a dedicated pool's Ceph daemons tolerate its taint.",
@@ -228,7 +210,7 @@ func TestRunFunction(t *testing.T) {
 					}), false),
 					"ceph-mgr-pool": fntest.Composed(mgrPoolObject, false),
 				}),
-				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
 		},
 		"HDDSingleZone": {
 			reason: "Device class reaches the OSDs; with fewer zones than replicas, replicas spread over hosts.",
@@ -248,7 +230,7 @@ func TestRunFunction(t *testing.T) {
 						fntest.Map(m, "spec", "provider")["workers"].([]any)[0].(map[string]any)["zones"] = []any{"eu-de-1a"}
 					}), true),
 				}),
-				shootAvailable, accessReady, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
 		},
 		"ReplicationAboveWorkers": {
 			reason: "More replicas than nodes can never be placed; the function says so.",

@@ -238,3 +238,56 @@ func Settings(req *fnv1.RunFunctionRequest) (*input.ShootSettings, error) {
 	s.Default()
 	return s, errors.Wrap(s.Validate(), "invalid ShootSettings in the Composition")
 }
+
+// Spec is what a function derives from its composite's spec: the cluster to
+// ask Gardener for and whose access objects to compose.
+type Spec struct {
+	Cluster gardener.Cluster
+	Kind    Kind
+	// Name of the cluster for its access objects; the Shoot's name when empty.
+	Name string
+}
+
+// Run is the part every cluster function shares: it decodes the observed
+// composite into xr and the ShootSettings input, asks spec (which should
+// validate xr) for the cluster, and composes the Shoot and, once it is ready,
+// access to it. Any error is meant for a Fatal result: it names the field at
+// fault.
+func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Result, error) {
+	if err := function.ObservedComposite(req, xr); err != nil {
+		return nil, err
+	}
+	settings, err := Settings(req)
+	if err != nil {
+		return nil, err
+	}
+	s, err := spec()
+	if err != nil {
+		return nil, err
+	}
+	shoot, err := gardener.NewShoot(settings, s.Cluster)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot build the Shoot")
+	}
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot get desired composed resources")
+	}
+	name := s.Name
+	if name == "" {
+		name = s.Cluster.Name
+	}
+	access := Access{Kind: s.Kind, Name: name, SecretNamespace: settings.AccessSecretNamespace}
+	st, err := Compose(req, desired, shoot, access)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Desired: desired, State: st, Access: access}, nil
+}
+
+// Result of Run: what to set in the response, and how far the cluster is.
+type Result struct {
+	Desired map[resource.Name]*resource.DesiredComposed
+	State   State
+	Access  Access
+}

@@ -2,12 +2,13 @@ package fntest
 
 import (
 	"context"
-	"os"
+	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
-	"sigs.k8s.io/yaml"
 )
 
 // Noop is the cheapest function there is: it answers with the request's
@@ -39,23 +40,30 @@ func Bench(b *testing.B, fn fnv1.FunctionRunnerServiceServer, req *fnv1.RunFunct
 	}
 }
 
-// CompositeOf reads a claim file and returns it as the composite JSON the
-// function would observe, with kind the composite's and the claim's spec.
-func CompositeOf(file, kind string) (string, error) {
-	b, err := os.ReadFile(file) //nolint:gosec // test data
-	if err != nil {
-		return "", err
+// BenchExamples benchmarks a function's first reconcile of every example
+// claim matching glob (relative to Examples), as a composite of kind, beside
+// the no-op floor.
+func BenchExamples(b *testing.B, glob, kind string, fn fnv1.FunctionRunnerServiceServer) {
+	files, err := filepath.Glob(filepath.Join(Examples, glob))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no example claims match %s: %v", glob, err)
 	}
-	doc := map[string]any{}
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return "", err
+	for i, file := range files {
+		doc, err := readYAML(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc["kind"] = kind
+		doc["metadata"] = map[string]any{"name": doc["metadata"].(map[string]any)["name"]}
+		xr, err := json.Marshal(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := Request(string(xr), nil)
+		if i == 0 {
+			b.Run("noop-floor", func(b *testing.B) { Bench(b, Noop{}, req) })
+		}
+		region := filepath.Base(filepath.Dir(filepath.Dir(file)))
+		b.Run(region+"/"+strings.TrimSuffix(filepath.Base(file), ".yaml"), func(b *testing.B) { Bench(b, fn, req) })
 	}
-	doc["kind"] = kind
-	doc["metadata"] = map[string]any{"name": doc["metadata"].(map[string]any)["name"]}
-	j, err := yaml.Marshal(doc)
-	if err != nil {
-		return "", err
-	}
-	out, err := yaml.YAMLToJSON(j)
-	return string(out), err
 }

@@ -3,11 +3,14 @@ package fntest
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"google.golang.org/protobuf/types/known/structpb"
+	"sigs.k8s.io/yaml"
 )
 
 // FuzzSpec runs a function over arbitrary specs of a composite: it must never
@@ -48,12 +51,37 @@ func FuzzSpec(f *testing.F, apiVersion, kind string, fn fnv1.FunctionRunnerServi
 	})
 }
 
-// SpecOf returns the spec of a composite or claim YAML file read as JSON, for
-// fuzz seeds.
-func SpecOf(doc map[string]any) string {
-	b, err := json.Marshal(doc["spec"])
-	if err != nil {
-		panic(err)
+// Examples is where the example claims are, seen from a function's package.
+const Examples = "../../examples"
+
+// FuzzExamples fuzzes a function over specs of a composite kind, seeded with
+// a few malformed specs and the spec of every example claim matching glob
+// (relative to Examples).
+func FuzzExamples(f *testing.F, glob, kind string, fn fnv1.FunctionRunnerServiceServer) {
+	files, err := filepath.Glob(filepath.Join(Examples, glob))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no example claims match %s: %v", glob, err)
 	}
-	return string(b)
+	seeds := []string{`{}`, `{"workers": -1, "maxWorkers": 0}`, `{"zones": "eu-de-1a"}`, `{"name": 42}`}
+	for _, file := range files {
+		doc, err := readYAML(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := json.Marshal(doc["spec"])
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, string(b))
+	}
+	FuzzSpec(f, "crossplane.c5c3.io/v1alpha1", kind, fn, seeds...)
+}
+
+func readYAML(file string) (map[string]any, error) {
+	b, err := os.ReadFile(file) //nolint:gosec // test data
+	if err != nil {
+		return nil, err
+	}
+	doc := map[string]any{}
+	return doc, yaml.Unmarshal(b, &doc)
 }
