@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -39,7 +42,23 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st, desired := run.State, run.Desired
+	requireCloudProfile(rsp, run.Settings)
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
+	if st.Ready() && st.Shoot.Changing {
+		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
+	}
+	if st.Shoot.Ready {
+		// Until the pool's agents report more, every node Gardener reports
+		// Ready is one of the pool's minimum.
+		status["nodeCount"] = xr.Spec.Workers
+		c, err := capacity(req, run.Settings, &xr.Spec)
+		if err != nil {
+			response.Warning(rsp, err).TargetCompositeAndClaim()
+		}
+		if c != nil {
+			status["availableCapacity"] = c
+		}
+	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
@@ -47,6 +66,43 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st.SetConditions(rsp)
 	f.log.Debug("composed hypervisor pool", "xr", xr.GetName(), "pool", xr.Spec.Name, "phase", st.Phase())
 	return rsp, nil
+}
+
+// requirementCloudProfile is the CloudProfile the pool's machine class is a
+// machine type of; the pool's capacity is derived from it.
+const requirementCloudProfile = "cloud-profile"
+
+func requireCloudProfile(rsp *fnv1.RunFunctionResponse, s *input.ShootSettings) {
+	ns := ""
+	if s.CloudProfile.Kind == "NamespacedCloudProfile" {
+		ns = s.ProjectNamespace
+	}
+	function.Require(rsp, requirementCloudProfile, gardencorev1beta1.SchemeGroupVersion.String(), s.CloudProfile.Kind, s.CloudProfile.Name, ns)
+}
+
+// capacity is the pool's minimum node count times what one machine of its
+// machine class offers, or nil while Crossplane has not supplied the
+// CloudProfile.
+func capacity(req *fnv1.RunFunctionRequest, settings *input.ShootSettings, s *v1alpha1.HypervisorClusterParameters) (*v1alpha1.Capacity, error) {
+	cps, err := function.Required(req, requirementCloudProfile)
+	if err != nil || len(cps) == 0 {
+		return nil, err
+	}
+	b, err := json.Marshal(cps[0].Resource.Object)
+	if err != nil {
+		return nil, err
+	}
+	cp := &gardencorev1beta1.CloudProfile{}
+	if err := json.Unmarshal(b, cp); err != nil {
+		return nil, errors.Wrapf(err, "cannot decode %s %s", settings.CloudProfile.Kind, settings.CloudProfile.Name)
+	}
+	mc, ok := gardener.MachineCapacityOf(cp, string(s.IronCore.MachineClass))
+	if !ok {
+		return nil, fmt.Errorf("spec.ironcore.machineClass %q is not a machine type of %s %s: the pool's capacity is unknown",
+			s.IronCore.MachineClass, settings.CloudProfile.Kind, settings.CloudProfile.Name)
+	}
+	nodes := int64(s.Workers)
+	return &v1alpha1.Capacity{VCPUs: mc.CPUs * nodes, MemoryGB: mc.MemoryBytes * nodes / (1 << 30)}, nil
 }
 
 // validate checks what the XRD's schema cannot see or what a render bypasses,

@@ -102,7 +102,20 @@ func worker(shoot map[string]any) map[string]any {
 	return fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any)
 }
 
+// cloudProfile is a CloudProfile with one machine type of 128 CPUs and 1 TiB.
+func cloudProfile(machineType string) string {
+	return `{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "ironcore-metal"},
+	  "spec": {"type": "ironcore-metal", "kubernetes": {"versions": [{"version": "1.34.2"}]},
+	    "machineImages": [{"name": "gardenlinux", "versions": [{"version": "1877.3"}]}],
+	    "machineTypes": [{"name": "` + machineType + `", "cpu": "128", "gpu": "0", "memory": "1Ti", "usable": true}]}}`
+}
+
 func TestRunFunction(t *testing.T) {
+	accessReady := map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}
+	readyResources := map[string]*fnv1.Resource{
+		"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+	}
+
 	dedicatedShoot := fntest.Edit(shoot, func(m map[string]any) {
 		fntest.Map(m, "metadata", "labels")["c5c3.io/dedicated-pool"] = "hv-pool-a"
 		w := worker(m)
@@ -129,16 +142,16 @@ func TestRunFunction(t *testing.T) {
 				fntest.AccessNoShoot),
 		},
 		"ShootReady": {
-			reason: "Once the Shoot is ready, access to it is composed; the pool waits for the kubeconfig.",
+			reason: "Once the Shoot is ready, access to it is composed and its minimum counts as the pool's nodes; the pool waits for the kubeconfig.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a")}),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a"}`,
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"KubeconfigNotReady": {
 			reason: "A ShootKubeconfig that has not written its Secret yet keeps the pool Provisioning and says what it waits for.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig}),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a"}`,
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, true)},
 				fntest.ShootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"waiting for ShootKubeconfig hypervisor-hv-pool-a to write Secret crossplane-system/hypervisor-hv-pool-a-kubeconfig: no Shoot access yet")),
@@ -146,9 +159,44 @@ func TestRunFunction(t *testing.T) {
 		"AccessReady": {
 			reason: "With the Shoot ready and its kubeconfig kept fresh the pool is Ready.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a"}`,
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
 				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+		},
+		"Capacity": {
+			reason: "With the CloudProfile supplied (Crossplane 2.x), the capacity is the node count times the machine class's CPUs and memory.",
+			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm")),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
+				readyResources, fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+		},
+		"CapacityLegacy": {
+			reason: "Crossplane 1.x supplies the CloudProfile as an extra resource.",
+			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", true, cloudProfile("baremetal-kvm")),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
+				readyResources, fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+		},
+		"UnknownMachineClass": {
+			reason: "A machine class the CloudProfile lacks leaves the capacity unknown, with a warning naming the field; the pool stays composed.",
+			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm-g7")),
+			want: func() *fnv1.RunFunctionResponse {
+				r := fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
+					readyResources, fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"))
+				r.Results = []*fnv1.Result{{
+					Severity: fnv1.Severity_SEVERITY_WARNING,
+					Message:  `spec.ironcore.machineClass "baremetal-kvm" is not a machine type of CloudProfile ironcore-metal: the pool's capacity is unknown`,
+					Target:   fnv1.Target_TARGET_COMPOSITE_AND_CLAIM.Enum(),
+				}}
+				return r
+			}(),
+		},
+		"Scaling": {
+			reason: "A ready pool whose Shoot Gardener is changing stays usable and is Scaling.",
+			req: fntest.Request(xr, map[string]string{
+				"shoot": fntest.ShootReconciling("hv-pool-a", 50), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig,
+			}),
+			want: fntest.Response(`{"phase": "Scaling", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`, readyResources,
+				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (50%)"),
+				fntest.AccessAvailable("hypervisor-hv-pool-a")),
 		},
 		"KeepsEarlierSteps": {
 			reason: "Resources that earlier pipeline steps desire are kept.",
@@ -209,7 +257,13 @@ func TestRunFunction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
 			}
-			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+			want := tc.want
+			if want.GetDesired() != nil {
+				// Every run that composes asks for the CloudProfile, so that
+				// Crossplane supplies it by the time the pool is ready.
+				want = fntest.Requiring(want, "cloud-profile", "core.gardener.cloud/v1beta1", "CloudProfile", "ironcore-metal")
+			}
+			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})

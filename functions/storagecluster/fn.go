@@ -68,7 +68,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			return rsp, nil
 		}
 		status["phase"] = string(v1alpha1.StoragePoolPhaseProvisioning)
-		if ceph.Ready {
+		switch {
+		case ceph.Ready && st.Shoot.Changing:
+			status["phase"] = string(v1alpha1.StoragePoolPhaseExpanding)
+		case ceph.Ready:
 			status["phase"] = string(v1alpha1.StoragePoolPhaseReady)
 		}
 		status["health"] = ceph.Health

@@ -187,6 +187,19 @@ func TestRunFunction(t *testing.T) {
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true)}),
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
 		},
+		"Expanding": {
+			reason: "A healthy Ceph pool whose Shoot Gardener is changing (new nodes) is Expanding.",
+			req: fntest.Request(xr, map[string]string{
+				"shoot": fntest.ShootReconciling("st-pool-a", 30), "kubeconfig": kubeconfigReady, "provider-config": providerConfig,
+				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+			}),
+			want: fntest.Response(`{"phase": "Expanding", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true)}),
+				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (30%)"),
+				fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
+		},
 		"EncryptedDedicatedPool": {
 			reason: "An encrypted pool's OSDs encrypt their devices; a dedicated pool's Ceph daemons tolerate its taint.",
 			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {

@@ -154,14 +154,20 @@ var readyConditions = []gardencorev1beta1.ConditionType{
 // Readiness is what a Shoot's status says about its cluster.
 type Readiness struct {
 	Ready bool
+	// Changing is set while Gardener applies a change to a ready cluster
+	// (a reconcile in progress): the cluster stays usable.
+	Changing bool
 	// Failed is set when Gardener gave up on the last operation.
 	Failed bool
 	// Message says what the Shoot waits for or why it failed.
 	Message string
 }
 
-// ReadinessOf reads a Shoot's status the way gardenctl and the dashboard do:
-// the last operation succeeded and every health condition is True.
+// ReadinessOf reads a Shoot's status the way gardenctl and the dashboard do.
+// A Shoot being created or deleted is not ready. An existing Shoot is ready
+// while every health condition is True, also while Gardener reconciles it:
+// routine reconciles (maintenance, a new worker count) must not take a pool
+// away from the clouds that use it.
 func ReadinessOf(shoot *gardencorev1beta1.Shoot) Readiness {
 	op := shoot.Status.LastOperation
 	if op == nil {
@@ -174,14 +180,22 @@ func ReadinessOf(shoot *gardencorev1beta1.Shoot) Readiness {
 		}
 		return Readiness{Failed: true, Message: msg}
 	}
-	if op.State != gardencorev1beta1.LastOperationStateSucceeded {
-		return Readiness{Message: fmt.Sprintf("Shoot %s %s (%d%%)", strings.ToLower(string(op.Type)), strings.ToLower(string(op.State)), op.Progress)}
+	inProgress := op.State != gardencorev1beta1.LastOperationStateSucceeded
+	progress := fmt.Sprintf("Shoot %s %s (%d%%)", strings.ToLower(string(op.Type)), strings.ToLower(string(op.State)), op.Progress)
+	if inProgress && op.Type != gardencorev1beta1.LastOperationTypeReconcile {
+		return Readiness{Message: progress}
 	}
 	for _, t := range readyConditions {
 		c := condition(shoot.Status.Conditions, t)
 		if c == nil || c.Status != gardencorev1beta1.ConditionTrue {
+			if inProgress {
+				return Readiness{Message: progress}
+			}
 			return Readiness{Message: fmt.Sprintf("Shoot condition %s is not True", t)}
 		}
+	}
+	if inProgress {
+		return Readiness{Ready: true, Changing: true, Message: "Shoot is ready; Gardener is applying a change: " + progress}
 	}
 	return Readiness{Ready: true, Message: "Shoot is ready"}
 }
@@ -193,4 +207,20 @@ func condition(cs []gardencorev1beta1.Condition, t gardencorev1beta1.ConditionTy
 		}
 	}
 	return nil
+}
+
+// MachineCapacity is what one machine of a CloudProfile machine type offers.
+type MachineCapacity struct {
+	CPUs        int64
+	MemoryBytes int64
+}
+
+// MachineCapacityOf looks a machine type up in a CloudProfile.
+func MachineCapacityOf(cp *gardencorev1beta1.CloudProfile, machineType string) (MachineCapacity, bool) {
+	for _, mt := range cp.Spec.MachineTypes {
+		if mt.Name == machineType {
+			return MachineCapacity{CPUs: mt.CPU.Value(), MemoryBytes: mt.Memory.Value()}, true
+		}
+	}
+	return MachineCapacity{}, false
 }

@@ -16,8 +16,11 @@ func healthy() []gardencorev1beta1.Condition {
 }
 
 func TestReadinessOf(t *testing.T) {
+	opOf := func(t gardencorev1beta1.LastOperationType, s gardencorev1beta1.LastOperationState, progress int32) *gardencorev1beta1.LastOperation {
+		return &gardencorev1beta1.LastOperation{Type: t, State: s, Progress: progress, Description: "flow failed"}
+	}
 	op := func(s gardencorev1beta1.LastOperationState, progress int32) *gardencorev1beta1.LastOperation {
-		return &gardencorev1beta1.LastOperation{Type: gardencorev1beta1.LastOperationTypeReconcile, State: s, Progress: progress, Description: "flow failed"}
+		return opOf(gardencorev1beta1.LastOperationTypeReconcile, s, progress)
 	}
 	cases := map[string]struct {
 		reason string
@@ -28,8 +31,23 @@ func TestReadinessOf(t *testing.T) {
 			reason: "A Shoot Gardener has not touched yet waits.",
 			want:   Readiness{Message: "Gardener has not started to reconcile the Shoot"},
 		},
-		"Processing": {
-			reason: "A running operation reports its progress.",
+		"Creating": {
+			reason: "A Shoot being created is not ready, whatever its conditions say; it reports its progress.",
+			status: gardencorev1beta1.ShootStatus{LastOperation: opOf(gardencorev1beta1.LastOperationTypeCreate, gardencorev1beta1.LastOperationStateProcessing, 42), Conditions: healthy()},
+			want:   Readiness{Message: "Shoot create processing (42%)"},
+		},
+		"Deleting": {
+			reason: "A Shoot being deleted is not ready.",
+			status: gardencorev1beta1.ShootStatus{LastOperation: opOf(gardencorev1beta1.LastOperationTypeDelete, gardencorev1beta1.LastOperationStateProcessing, 10), Conditions: healthy()},
+			want:   Readiness{Message: "Shoot delete processing (10%)"},
+		},
+		"ReconcilingHealthy": {
+			reason: "A healthy Shoot that Gardener reconciles (maintenance, a new worker count) stays ready, and is changing.",
+			status: gardencorev1beta1.ShootStatus{LastOperation: op(gardencorev1beta1.LastOperationStateProcessing, 42), Conditions: healthy()},
+			want:   Readiness{Ready: true, Changing: true, Message: "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (42%)"},
+		},
+		"ReconcilingUnhealthy": {
+			reason: "A reconcile of an unhealthy Shoot reports its progress.",
 			status: gardencorev1beta1.ShootStatus{LastOperation: op(gardencorev1beta1.LastOperationStateProcessing, 42)},
 			want:   Readiness{Message: "Shoot reconcile processing (42%)"},
 		},

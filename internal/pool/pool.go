@@ -282,12 +282,13 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Desired: desired, State: st, Access: access}, nil
+	return &Result{Desired: desired, State: st, Access: access, Settings: settings}, nil
 }
 
 // Result of Run: what to set in the response, and how far the cluster is.
 type Result struct {
-	Desired map[resource.Name]*resource.DesiredComposed
-	State   State
-	Access  Access
+	Desired  map[resource.Name]*resource.DesiredComposed
+	State    State
+	Access   Access
+	Settings *input.ShootSettings
 }

@@ -129,6 +129,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 			got, err := tl.Render(ctx, fns, Request{
 				File: claim, Resolution: res,
 				Observed: filepath.Join("testdata", "observed", observed+".yaml"),
+				Required: filepath.Join("testdata", "required", "cloudprofile.yaml"),
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -184,6 +184,9 @@ type Request struct {
 	// Observed is an optional file of observed composed resources, to render
 	// a later reconcile than the first.
 	Observed string
+	// Required is an optional file of resources the functions require
+	// (Crossplane would fetch them from the cluster).
+	Required string
 }
 
 // Render runs `crossplane composition render` and returns what it prints:
@@ -214,6 +217,9 @@ func (t Tools) Render(ctx context.Context, fns *Functions, r Request) ([]byte, e
 		"--crossplane-binary=" + t.Core, "--xrd=" + r.XRD, "--include-function-results", "--include-full-xr"}
 	if r.Observed != "" {
 		args = append(args, "--observed-resources="+r.Observed)
+	}
+	if r.Required != "" {
+		args = append(args, "--required-resources="+r.Required)
 	}
 	out, err := run(ctx, t.Crossplane, args...)
 	if err != nil {

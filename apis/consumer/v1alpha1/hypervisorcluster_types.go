@@ -39,7 +39,9 @@ type HypervisorMachines struct {
 	MachineClass MachineClass `json:"machineClass,omitempty"`
 }
 
-// HypervisorPoolPhase is the lifecycle phase of a hypervisor pool.
+// HypervisorPoolPhase is the lifecycle phase of a hypervisor pool. Scaling:
+// the pool is usable while Gardener applies a change to it (its size, its
+// Kubernetes version, maintenance).
 // +kubebuilder:validation:Enum=Provisioning;Ready;Scaling;Failed
 type HypervisorPoolPhase string
 
@@ -69,10 +71,13 @@ type HypervisorClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
-	// NodeCount is the number of ready nodes of the pool.
+	// NodeCount is the number of ready nodes of the pool: its minimum while
+	// only Gardener's view is observed (every node Ready); the pool's agents
+	// report the exact count.
 	// +optional
 	NodeCount int32 `json:"nodeCount,omitempty"`
-	// AvailableCapacity of the pool.
+	// AvailableCapacity of the pool: its node count times the CPUs and memory
+	// of its machine class in the Gardener CloudProfile.
 	// +optional
 	AvailableCapacity *Capacity `json:"availableCapacity,omitempty"`
 }

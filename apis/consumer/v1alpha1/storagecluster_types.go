@@ -90,7 +90,9 @@ type StorageClusterParameters struct {
 	ArbiterCluster string `json:"arbiterCluster,omitempty"`
 }
 
-// StoragePoolPhase is the lifecycle phase of a storage pool.
+// StoragePoolPhase is the lifecycle phase of a storage pool. Expanding: Ceph
+// is healthy while Gardener applies a change to the pool (new nodes, an
+// upgrade).
 // +kubebuilder:validation:Enum=Provisioning;Ready;Expanding;Failed
 type StoragePoolPhase string
 

@@ -91,3 +91,36 @@ func Map(m map[string]any, path ...string) map[string]any {
 	}
 	return m
 }
+
+// WithRequired supplies required resources (JSON) to a request, in the field
+// Crossplane 2.x fills (required_resources), or in extra_resources as 1.x
+// does when legacy is set.
+func WithRequired(req *fnv1.RunFunctionRequest, key string, legacy bool, items ...string) *fnv1.RunFunctionRequest {
+	rs := &fnv1.Resources{}
+	for _, i := range items {
+		rs.Items = append(rs.Items, &fnv1.Resource{Resource: resource.MustStructJSON(i)})
+	}
+	if legacy {
+		if req.ExtraResources == nil { //nolint:staticcheck // Crossplane 1.x
+			req.ExtraResources = map[string]*fnv1.Resources{} //nolint:staticcheck // Crossplane 1.x
+		}
+		req.ExtraResources[key] = rs //nolint:staticcheck // Crossplane 1.x
+		return req
+	}
+	if req.RequiredResources == nil {
+		req.RequiredResources = map[string]*fnv1.Resources{}
+	}
+	req.RequiredResources[key] = rs
+	return req
+}
+
+// Requiring adds the requirement of a resource by name to an expected
+// response, in both the 1.x and 2.x fields.
+func Requiring(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string) *fnv1.RunFunctionResponse {
+	sel := &fnv1.ResourceSelector{ApiVersion: apiVersion, Kind: kind, Match: &fnv1.ResourceSelector_MatchName{MatchName: name}}
+	rsp.Requirements = &fnv1.Requirements{
+		ExtraResources: map[string]*fnv1.ResourceSelector{key: sel},
+		Resources:      map[string]*fnv1.ResourceSelector{key: sel},
+	}
+	return rsp
+}

@@ -32,3 +32,14 @@ var (
 func AccessAvailable(providerConfig string) *fnv1.Condition {
 	return Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig "+providerConfig+" reaches the cluster")
 }
+
+// ShootReconciling is a healthy Shoot named name that Gardener is
+// reconciling (a change to an existing cluster) at progress percent.
+func ShootReconciling(name string, progress int) string {
+	return Edit(ShootReady(name), func(m map[string]any) {
+		Map(m, "status")["lastOperation"] = map[string]any{
+			"type": "Reconcile", "state": "Processing", "progress": progress,
+			"description": "reconciling", "lastUpdateTime": "2026-11-22T09:00:00Z",
+		}
+	})
+}
