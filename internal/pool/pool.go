@@ -240,12 +240,10 @@ func Settings(req *fnv1.RunFunctionRequest) (*input.ShootSettings, error) {
 }
 
 // Spec is what a function derives from its composite's spec: the cluster to
-// ask Gardener for and whose access objects to compose.
+// ask Gardener for, whose name also names its access objects.
 type Spec struct {
 	Cluster gardener.Cluster
 	Kind    Kind
-	// Name of the cluster for its access objects; the Shoot's name when empty.
-	Name string
 }
 
 // Run is the part every cluster function shares: it decodes the observed
@@ -273,11 +271,7 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot get desired composed resources")
 	}
-	name := s.Name
-	if name == "" {
-		name = s.Cluster.Name
-	}
-	access := Access{Kind: s.Kind, Name: name, SecretNamespace: settings.AccessSecretNamespace}
+	access := Access{Kind: s.Kind, Name: s.Cluster.Name, SecretNamespace: settings.AccessSecretNamespace}
 	st, err := Compose(req, desired, shoot, access)
 	if err != nil {
 		return nil, err
