@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/crossplane/function-sdk-go/errors"
@@ -88,13 +87,9 @@ func capacity(req *fnv1.RunFunctionRequest, settings *input.ShootSettings, s *v1
 	if err != nil || len(cps) == 0 {
 		return nil, err
 	}
-	b, err := json.Marshal(cps[0].Resource.Object)
-	if err != nil {
-		return nil, err
-	}
 	cp := &gardencorev1beta1.CloudProfile{}
-	if err := json.Unmarshal(b, cp); err != nil {
-		return nil, errors.Wrapf(err, "cannot decode %s %s", settings.CloudProfile.Kind, settings.CloudProfile.Name)
+	if err := function.FromObject(cps[0].Resource.Object, settings.CloudProfile.Kind+" "+settings.CloudProfile.Name, cp); err != nil {
+		return nil, err
 	}
 	mc, ok := gardener.MachineCapacityOf(cp, string(s.IronCore.MachineClass))
 	if !ok {

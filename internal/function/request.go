@@ -27,16 +27,23 @@ func ObservedComposite(req *fnv1.RunFunctionRequest, into any) error {
 	if err != nil {
 		return errors.Wrap(err, "cannot get observed composite resource")
 	}
-	b, err := json.Marshal(oxr.Resource.UnstructuredContent())
+	return FromObject(oxr.Resource.UnstructuredContent(), oxr.Resource.GetKind(), into)
+}
+
+// FromObject decodes an unstructured object (observed, required) of the
+// named kind into its Go type. A field of the wrong type is reported by its
+// path; any other failure names the kind.
+func FromObject(obj map[string]any, kind string, into any) error {
+	b, err := json.Marshal(obj)
 	if err != nil {
-		return errors.Wrapf(err, "cannot encode observed %s", oxr.Resource.GetKind())
+		return errors.Wrapf(err, "cannot encode %s", kind)
 	}
 	if err := json.Unmarshal(b, into); err != nil {
 		var te *json.UnmarshalTypeError
 		if stderrors.As(err, &te) && te.Field != "" {
 			return fmt.Errorf("%s is %s; want %s", fieldPath(te.Field), article(te.Value), typeName(te.Type))
 		}
-		return errors.Wrapf(err, "cannot decode observed %s", oxr.Resource.GetKind())
+		return errors.Wrapf(err, "cannot decode %s", kind)
 	}
 	return nil
 }
@@ -105,12 +112,6 @@ func Composed(o runtime.Object) (*composed.Unstructured, error) {
 	}
 	delete(cd.Object, "status")
 	return cd, nil
-}
-
-// ObservedAs decodes an observed composed resource into its Go type.
-func ObservedAs(cd *composed.Unstructured, into any) error {
-	return errors.Wrapf(runtime.DefaultUnstructuredConverter.FromUnstructured(cd.UnstructuredContent(), into),
-		"cannot decode observed %s %s", cd.GetKind(), cd.GetName())
 }
 
 // SetDesired sets the composite's status fields (empty ones are left out:

@@ -121,7 +121,7 @@ func Compose(req *fnv1.RunFunctionRequest, desired map[resource.Name]*resource.D
 		}, nil
 	}
 	obs := &gardencorev1beta1.Shoot{}
-	if err := function.ObservedAs(o.Resource, obs); err != nil {
+	if err := function.FromObject(o.Resource.UnstructuredContent(), "Shoot "+o.Resource.GetName(), obs); err != nil {
 		return State{}, err
 	}
 	st := State{Shoot: gardener.ReadinessOf(obs), ClusterName: obs.Status.TechnicalID}

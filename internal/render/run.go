@@ -247,15 +247,15 @@ func sortResults(rendered []byte) []byte {
 }
 
 // ValidateFile checks the objects of a file against the XRDs and CRDs in
-// schemaDirs, offline, like Validate.
+// schemaDirs with `crossplane resource validate`, offline, and fails on any
+// invalid object or on an object it has no schema for.
 func (t Tools) ValidateFile(ctx context.Context, file string, schemaDirs ...string) ([]byte, error) {
 	return run(ctx, t.Crossplane, "resource", "validate", strings.Join(schemaDirs, ","), file,
 		"--cache-dir="+t.ValidateCache, "--error-on-missing-schemas")
 }
 
-// Validate checks rendered objects against the XRDs and CRDs in schemaDirs
-// with `crossplane resource validate`, offline, and fails on any invalid
-// object or on an object it has no schema for.
+// Validate checks rendered objects like ValidateFile, with the manifests of
+// provider-kubernetes Objects as objects of their own (see validatable).
 func (t Tools) Validate(ctx context.Context, rendered []byte, schemaDirs ...string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "render-validate-")
 	if err != nil {
@@ -266,9 +266,7 @@ func (t Tools) Validate(ctx context.Context, rendered []byte, schemaDirs ...stri
 	if err := os.WriteFile(in, validatable(rendered), 0o600); err != nil {
 		return nil, err
 	}
-	args := []string{"resource", "validate", strings.Join(schemaDirs, ","), in,
-		"--cache-dir=" + t.ValidateCache, "--error-on-missing-schemas"}
-	return run(ctx, t.Crossplane, args...)
+	return t.ValidateFile(ctx, in, schemaDirs...)
 }
 
 // validatable drops the function results (render.crossplane.io Result
