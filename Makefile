@@ -16,6 +16,7 @@ GO_PACKAGES := ./...
 # local stack will run); their CRDs are copied from the module cache.
 PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
 ROOK := github.com/rook/rook@v1.17.8
+PROVIDER_API_GROUPS := gardener openstack keystone nova cinder neutron ceph
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
 
@@ -36,7 +37,10 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	go run ./internal/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds
 	rm -rf $(GENERATED_CRDS)
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/input/... output:crd:dir=package/input
-	go tool controller-gen crd:crdVersions=v1 paths=./apis/gardener/... output:crd:dir=provider/package/crds
+	@# The provider's managed resources and ProviderConfigs. (apis/controlplane
+	@# mirrors an external CRD and gets none.)
+	rm -rf provider/package/crds
+	go tool controller-gen crd:crdVersions=v1 $(foreach g,$(PROVIDER_API_GROUPS),paths=./apis/$(g)/...) output:crd:dir=provider/package/crds
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
 	@# from the pinned Go types lets render output be validated offline.
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)

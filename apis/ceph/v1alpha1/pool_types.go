@@ -1,0 +1,119 @@
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CompressionMode of a pool (Ceph's compression_mode).
+// +kubebuilder:validation:Enum=none;passive;aggressive;force
+type CompressionMode string
+
+// Application of a pool (ceph osd pool application enable).
+// +kubebuilder:validation:Enum=rbd;cephfs;rgw
+type Application string
+
+// PoolParameters are the desired properties of a Pool.
+// +kubebuilder:validation:XValidation:rule="!(has(self.deviceClass) && has(self.crushRule))",message="spec.forProvider sets either deviceClass or crushRule"
+type PoolParameters struct {
+	// Name of the pool in Ceph. A pool of that name that this resource did
+	// not create is refused, not adopted.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.forProvider.name is immutable"
+	Name string `json:"name"`
+
+	// Size is the replica count.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	Size int32 `json:"size,omitempty"`
+
+	// CompressionMode of the pool.
+	// +kubebuilder:default=none
+	// +optional
+	CompressionMode CompressionMode `json:"compressionMode,omitempty"`
+
+	// QuotaMaxBytes caps the pool's data; 0 is unlimited.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	QuotaMaxBytes *int64 `json:"quotaMaxBytes,omitempty"`
+
+	// QuotaMaxObjects caps the pool's objects; 0 is unlimited.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	QuotaMaxObjects *int64 `json:"quotaMaxObjects,omitempty"`
+
+	// Application enabled on the pool.
+	// +kubebuilder:default=rbd
+	// +optional
+	Application Application `json:"application,omitempty"`
+
+	// DeviceClass places the pool on OSDs of one device class (a CRUSH rule
+	// replicated_<class> is made for it); CrushRule names a rule instead.
+	// +optional
+	DeviceClass string `json:"deviceClass,omitempty"`
+
+	// CrushRule of the pool.
+	// +optional
+	CrushRule string `json:"crushRule,omitempty"`
+}
+
+// PoolObservation is the observed state of a Pool.
+type PoolObservation struct {
+	// PoolID in the cluster.
+	// +optional
+	PoolID int64 `json:"poolID,omitempty"`
+	// UsedBytes stored in the pool (ceph df: stored).
+	// +optional
+	UsedBytes int64 `json:"usedBytes,omitempty"`
+	// AvailableBytes the pool can still take (ceph df: max_avail).
+	// +optional
+	AvailableBytes int64 `json:"availableBytes,omitempty"`
+	// Objects in the pool.
+	// +optional
+	Objects int64 `json:"objects,omitempty"`
+}
+
+// PoolSpec is the desired state of a Pool.
+type PoolSpec struct {
+	xpv2.ClusterManagedResourceSpec `json:",inline"`
+	ForProvider                     PoolParameters `json:"forProvider"`
+}
+
+// PoolStatus is the observed state of a Pool.
+type PoolStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 PoolObservation `json:"atProvider,omitempty"`
+}
+
+// Pool is a Ceph pool (RBD by default) with replication, compression and
+// quotas, and its usage in status.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,managed,ceph}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.forProvider.name"
+// +kubebuilder:printcolumn:name="SIZE",type=integer,JSONPath=".spec.forProvider.size"
+// +kubebuilder:printcolumn:name="USED",type=integer,JSONPath=".status.atProvider.usedBytes",priority=1
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
+type Pool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   PoolSpec   `json:"spec"`
+	Status PoolStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// PoolList is a list of Pool.
+type PoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Pool `json:"items"`
+}
