@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
+	"github.com/c5c3/consumer-plane/internal/remote"
 )
 
 // workerName names the pool's worker pool in its Shoot.
@@ -61,8 +62,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() {
 		// Objects in the pool cluster only once it can be reached.
 		pc := access.ProviderConfigName()
-		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: object(pc+"-ceph-cluster", pc, cephCluster(s))}
-		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
+		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
+		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
 		if ceph, err = observeCeph(req, desired); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil

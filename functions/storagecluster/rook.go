@@ -3,8 +3,6 @@ package main
 import (
 	"strconv"
 
-	"github.com/crossplane/function-sdk-go/resource/composed"
-
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -100,20 +98,4 @@ func failureDomain(s *v1alpha1.StorageClusterParameters) string {
 		return "zone"
 	}
 	return "host"
-}
-
-// object wraps a manifest in a provider-kubernetes (v1.0, cluster scoped)
-// Object that applies it in the cluster a ProviderConfig reaches, and is
-// Ready when the manifest's own Ready condition is.
-func object(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
-	o := composed.New()
-	o.SetAPIVersion("kubernetes.crossplane.io/v1alpha2")
-	o.SetKind("Object")
-	o.SetName(name)
-	o.Object["spec"] = map[string]any{
-		"providerConfigRef": map[string]any{"name": providerConfig},
-		"forProvider":       map[string]any{"manifest": manifest},
-		"readiness":         map[string]any{"policy": "DeriveFromObject"},
-	}
-	return o
 }

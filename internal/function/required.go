@@ -16,6 +16,28 @@ func Require(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name, namespa
 	if namespace != "" {
 		sel.Namespace = &namespace
 	}
+	require(rsp, key, sel)
+}
+
+// RequireAll asks Crossplane for every cluster-scoped resource of a kind
+// (an empty label selector matches all of them).
+func RequireAll(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind string) {
+	require(rsp, key, &fnv1.ResourceSelector{ApiVersion: apiVersion, Kind: kind,
+		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{}}}})
+}
+
+// Supplied reports whether Crossplane answered a requirement (perhaps with
+// nothing): before it has, a function cannot tell "none exist" from "not
+// asked yet".
+func Supplied(req *fnv1.RunFunctionRequest, key string) bool {
+	if _, ok := req.GetRequiredResources()[key]; ok {
+		return true
+	}
+	_, ok := req.GetExtraResources()[key] //nolint:staticcheck // Crossplane 1.x supplies these
+	return ok
+}
+
+func require(rsp *fnv1.RunFunctionResponse, key string, sel *fnv1.ResourceSelector) {
 	if rsp.Requirements == nil {
 		rsp.Requirements = &fnv1.Requirements{}
 	}

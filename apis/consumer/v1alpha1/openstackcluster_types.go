@@ -372,6 +372,9 @@ type ConsumedStoragePool struct {
 	Status string `json:"status,omitempty"`
 	// +optional
 	AvailableCapacity string `json:"availableCapacity,omitempty"`
+	// Health of the pool's Ceph cluster.
+	// +optional
+	Health string `json:"health,omitempty"`
 }
 
 // ConsumedPools of the cloud.
@@ -385,6 +388,14 @@ type ConsumedPools struct {
 // CephPoolStatus is the state of one of the tenant's Ceph pools.
 // +kubebuilder:validation:Enum=Creating;Ready;Degraded;Failed
 type CephPoolStatus string
+
+// States of the tenant's Ceph pools.
+const (
+	CephPoolCreating CephPoolStatus = "Creating"
+	CephPoolReady    CephPoolStatus = "Ready"
+	CephPoolDegraded CephPoolStatus = "Degraded"
+	CephPoolFailed   CephPoolStatus = "Failed"
+)
 
 // CephPool is the observed state of one of the tenant's Ceph pools.
 type CephPool struct {
@@ -409,7 +420,7 @@ type CephFilesystemStatus struct {
 }
 
 // CephClient is the tenant's CephX client. Its key is only ever in the
-// referenced Secret.
+// referenced Secret, in the cloud's namespace of the control-plane cluster.
 type CephClient struct {
 	// +optional
 	Name string `json:"name,omitempty"`
@@ -417,8 +428,10 @@ type CephClient struct {
 	SecretRef *SecretReference `json:"secretRef,omitempty"`
 }
 
-// CephResources of the cloud.
+// CephResources of the cloud in one storage pool.
 type CephResources struct {
+	// StorageCluster is the storage pool (its spec.name).
+	StorageCluster string `json:"storageCluster"`
 	// +optional
 	VolumePool *CephPool `json:"volumePool,omitempty"`
 	// +optional
@@ -427,6 +440,8 @@ type CephResources struct {
 	EphemeralPool *CephPool `json:"ephemeralPool,omitempty"`
 	// +optional
 	Filesystem *CephFilesystemStatus `json:"filesystem,omitempty"`
+	// +optional
+	ObjectStore *CephPool `json:"objectStore,omitempty"`
 	// +optional
 	Client *CephClient `json:"client,omitempty"`
 }
@@ -439,12 +454,17 @@ type OpenStackClusterStatus struct {
 	Endpoints *Endpoints `json:"endpoints,omitempty"`
 	// +optional
 	ConsumedPools *ConsumedPools `json:"consumedPools,omitempty"`
+	// CephResources of the cloud, per storage pool it consumes.
 	// +optional
-	CephResources *CephResources `json:"cephResources,omitempty"`
+	CephResources []CephResources `json:"cephResources,omitempty"`
 	// UnsupportedServices are enabled services the control plane cannot run
 	// yet; they are listed instead of being silently dropped.
 	// +optional
 	UnsupportedServices []string `json:"unsupportedServices,omitempty"`
+	// UnsupportedSettings are spec fields the ControlPlane cannot carry yet
+	// (by field path); they take effect once the c5c3-operator supports them.
+	// +optional
+	UnsupportedSettings []string `json:"unsupportedSettings,omitempty"`
 }
 
 // XOpenStackCluster is a tenant's OpenStack cloud: a control plane in the

@@ -111,6 +111,11 @@ func (in *CephResources) DeepCopyInto(out *CephResources) {
 		*out = new(CephFilesystemStatus)
 		**out = **in
 	}
+	if in.ObjectStore != nil {
+		in, out := &in.ObjectStore, &out.ObjectStore
+		*out = new(CephPool)
+		**out = **in
+	}
 	if in.Client != nil {
 		in, out := &in.Client, &out.Client
 		*out = new(CephClient)
@@ -563,11 +568,18 @@ func (in *OpenStackClusterStatus) DeepCopyInto(out *OpenStackClusterStatus) {
 	}
 	if in.CephResources != nil {
 		in, out := &in.CephResources, &out.CephResources
-		*out = new(CephResources)
-		(*in).DeepCopyInto(*out)
+		*out = make([]CephResources, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
 	}
 	if in.UnsupportedServices != nil {
 		in, out := &in.UnsupportedServices, &out.UnsupportedServices
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.UnsupportedSettings != nil {
+		in, out := &in.UnsupportedSettings, &out.UnsupportedSettings
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}

@@ -33,4 +33,28 @@ type CloudSettings struct {
 	// +kubebuilder:validation:Enum=small;medium;large;xlarge
 	// +optional
 	MaxSize string `json:"maxSize,omitempty"`
+
+	// SecretNamespace is where the management cluster keeps the clouds'
+	// credentials (the CephX client keys and the admin clouds.yaml that
+	// the provider's ProviderConfigs read); crossplane-system when empty.
+	// +optional
+	SecretNamespace string `json:"secretNamespace,omitempty"`
+
+	// EndpointDomain is the DNS domain of the clouds' public endpoints:
+	// a cloud's Keystone is https://keystone.<composite name>.<domain>.
+	// Without it the ControlPlane keeps the operator's default endpoints.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	EndpointDomain string `json:"endpointDomain,omitempty"`
+}
+
+// DefaultSecretNamespace is where credentials are kept when SecretNamespace
+// is empty.
+const DefaultSecretNamespace = "crossplane-system"
+
+// Default fills every unset field with its default.
+func (s *CloudSettings) Default() {
+	if s.SecretNamespace == "" {
+		s.SecretNamespace = DefaultSecretNamespace
+	}
 }

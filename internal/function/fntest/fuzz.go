@@ -18,6 +18,13 @@ import (
 // must name the field at fault.
 // Seeds are spec JSON documents, for example those of the examples.
 func FuzzSpec(f *testing.F, apiVersion, kind string, fn fnv1.FunctionRunnerServiceServer, seeds ...string) {
+	FuzzSpecWith(f, apiVersion, kind, fn, nil, seeds...)
+}
+
+// FuzzSpecWith is FuzzSpec with a prepare step that completes each request,
+// for example with the required resources a function needs before it gets
+// to its checks.
+func FuzzSpecWith(f *testing.F, apiVersion, kind string, fn fnv1.FunctionRunnerServiceServer, prepare func(*fnv1.RunFunctionRequest), seeds ...string) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
@@ -35,6 +42,9 @@ func FuzzSpec(f *testing.F, apiVersion, kind string, fn fnv1.FunctionRunnerServi
 			t.Skip("not representable as a protobuf Struct")
 		}
 		req := &fnv1.RunFunctionRequest{Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: xr}}}
+		if prepare != nil {
+			prepare(req)
+		}
 		rsp, err := fn.RunFunction(context.Background(), req)
 		if err != nil {
 			t.Fatalf("RunFunction returned a Go error instead of a result: %v", err)
@@ -57,7 +67,8 @@ const Examples = "../../examples"
 // FuzzExamples fuzzes a function over specs of a composite kind, seeded with
 // a few malformed specs and the spec of every example claim matching glob
 // (relative to Examples).
-func FuzzExamples(f *testing.F, glob, kind string, fn fnv1.FunctionRunnerServiceServer) {
+// An optional prepare step completes each request (see FuzzSpecWith).
+func FuzzExamples(f *testing.F, glob, kind string, fn fnv1.FunctionRunnerServiceServer, prepare ...func(*fnv1.RunFunctionRequest)) {
 	files, err := filepath.Glob(filepath.Join(Examples, glob))
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no example claims match %s: %v", glob, err)
@@ -74,7 +85,11 @@ func FuzzExamples(f *testing.F, glob, kind string, fn fnv1.FunctionRunnerService
 		}
 		seeds = append(seeds, string(b))
 	}
-	FuzzSpec(f, "crossplane.c5c3.io/v1alpha1", kind, fn, seeds...)
+	var p func(*fnv1.RunFunctionRequest)
+	if len(prepare) > 0 {
+		p = prepare[0]
+	}
+	FuzzSpecWith(f, "crossplane.c5c3.io/v1alpha1", kind, fn, p, seeds...)
 }
 
 func readYAML(file string) (map[string]any, error) {

@@ -1,0 +1,260 @@
+package main
+
+// Storage isolation uses this provider's Ceph resources (ceph.provider.c5c3.io
+// Pool and Client), not Rook's CephBlockPool and CephClient Objects, because:
+//   - the Pool reports its usage (ceph df) in status, which the cloud's
+//     status shows; Rook's CephBlockPool reports none;
+//   - the Client publishes its key only as a connection secret in the
+//     management cluster, from where an Object copies it into the
+//     control-plane cluster (remote.PatchFrom): the key never passes through
+//     this function, a status or an event. Rook's CephClient writes the key
+//     into a Secret of the pool cluster, which would have to be observed
+//     through an Object whose status carries the Secret;
+//   - the same resources serve a Ceph cluster that Rook does not run (the
+//     local stack's, or an existing one), and the provider refuses a pool
+//     name it did not create instead of adopting another tenant's pool.
+// The storage pool composes the Ceph ProviderConfig (named like its
+// kubernetes ProviderConfig) once its CephCluster is up. A CephFS or an
+// object store needs daemons (MDS, RGW), which only Rook can run in the pool
+// cluster, so those are Rook objects placed there.
+
+import (
+	"fmt"
+	"strings"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/resource"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/pool"
+	"github.com/c5c3/consumer-plane/internal/remote"
+)
+
+// Uses of the tenant's Ceph pools.
+const (
+	useVolumes   = "volumes"
+	useImages    = "images"
+	useEphemeral = "ephemeral"
+)
+
+// rookNamespace is where the storage pool's Rook runs (see the
+// StorageCluster function).
+const rookNamespace = "rook-ceph"
+
+// gib is a gibibyte, the unit of spec.storage.ceph.volumePool.quotaGB.
+const gib = int64(1) << 30
+
+// storageState is how far the tenant's storage in one pool is.
+type storageState struct {
+	status v1alpha1.CephResources
+	// ready: every pool and the client are ready and the key has reached
+	// the control-plane cluster.
+	ready   bool
+	waiting []string
+}
+
+// composeStorage composes the tenant's Ceph pools and client in a storage
+// pool, and once the client's key exists, its Secret in the control-plane
+// cluster.
+func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
+	s := &c.xr.Spec.Storage.Ceph
+	access := pool.ProviderConfigName(pool.KindStorage, st)
+	res := storageState{status: v1alpha1.CephResources{StorageCluster: st}, ready: true}
+
+	type cephPool struct {
+		use         string
+		replication int32
+		compression v1alpha1.Compression
+		quotaBytes  int64
+		into        **v1alpha1.CephPool
+	}
+	pools := []cephPool{
+		{useVolumes, s.VolumePool.Replication, s.VolumePool.Compression, s.VolumePool.QuotaGB * gib, &res.status.VolumePool},
+		{useImages, s.ImagePool.Replication, s.ImagePool.Compression, 0, &res.status.ImagePool},
+	}
+	if s.EphemeralPool.Enabled {
+		pools = append(pools, cephPool{useEphemeral, s.EphemeralPool.Replication, "none", 0, &res.status.EphemeralPool})
+	}
+	osdCaps := make([]string, 0, len(pools))
+	for _, p := range pools {
+		name := c.cephPool(p.use)
+		osdCaps = append(osdCaps, "profile rbd pool="+name)
+		mr := &cephv1alpha1.Pool{
+			TypeMeta:   metav1.TypeMeta{APIVersion: cephv1alpha1.SchemeGroupVersion.String(), Kind: "Pool"},
+			ObjectMeta: metav1.ObjectMeta{Name: c.name + "-" + st + "-" + p.use, Labels: c.labels()},
+			Spec: cephv1alpha1.PoolSpec{
+				ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: access}},
+				ForProvider: cephv1alpha1.PoolParameters{
+					Name: name, Size: p.replication, CompressionMode: cephv1alpha1.CompressionMode(p.compression),
+					Application: "rbd",
+				},
+			},
+		}
+		if p.quotaBytes > 0 {
+			mr.Spec.ForProvider.QuotaMaxBytes = ptr.To(p.quotaBytes)
+		}
+		key := resource.Name("ceph-" + st + "-" + p.use)
+		status, err := addManaged(key, mr, observed, desired)
+		if err != nil {
+			return res, err
+		}
+		cp := &v1alpha1.CephPool{Name: name, Status: status}
+		if o, ok := observed[key]; ok {
+			cp.UsedBytes, _ = o.Resource.GetInteger("status.atProvider.usedBytes")
+			cp.AvailableBytes, _ = o.Resource.GetInteger("status.atProvider.availableBytes")
+		}
+		*p.into = cp
+		if status != v1alpha1.CephPoolReady {
+			res.ready = false
+			res.waiting = append(res.waiting, fmt.Sprintf("Ceph pool %s in %s is %s", name, st, status))
+		}
+	}
+
+	// The client may use exactly the tenant's pools of this cluster.
+	client := &cephv1alpha1.Client{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cephv1alpha1.SchemeGroupVersion.String(), Kind: "Client"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.name + "-" + st + "-client", Labels: c.labels()},
+		Spec: cephv1alpha1.ClientSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{
+				ProviderConfigReference:          &xpv2.Reference{Name: access},
+				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.cephClientSecret(st)},
+			},
+			ForProvider: cephv1alpha1.ClientParameters{
+				Entity: c.cephEntity(),
+				Caps:   map[string]string{"mon": "profile rbd", "mgr": "profile rbd", "osd": strings.Join(osdCaps, ", ")},
+			},
+		},
+	}
+	clientKey := resource.Name("ceph-" + st + "-client")
+	clientStatus, err := addManaged(clientKey, client, observed, desired)
+	if err != nil {
+		return res, err
+	}
+	res.status.Client = &v1alpha1.CephClient{Name: "client." + c.cephEntity()}
+	switch {
+	case clientStatus != v1alpha1.CephPoolReady:
+		res.ready = false
+		res.waiting = append(res.waiting, fmt.Sprintf("CephX client %s in %s is %s", c.cephEntity(), st, clientStatus))
+	case !namespaceReady && !exists(observed, resource.Name("ceph-"+st+"-client-secret")):
+		res.ready = false
+		res.waiting = append(res.waiting, fmt.Sprintf("the key of %s waits for namespace %s", c.cephEntity(), c.namespace()))
+	default:
+		// The key exists only now; the Object copies it from the client's
+		// connection secret into the cloud's namespace.
+		secretKey := resource.Name("ceph-" + st + "-client-secret")
+		o := remote.Object(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": cephClientSecretRemote(st), "namespace": c.namespace(), "labels": anyMap(c.labels())},
+			"type":       "Opaque",
+			"stringData": map[string]any{cephv1alpha1.ConnectionSecretKeyEntity: "client." + c.cephEntity()},
+		})
+		from := func(key string) remote.Patch {
+			return remote.Patch{APIVersion: "v1", Kind: "Secret", Namespace: c.in.SecretNamespace, Name: c.cephClientSecret(st),
+				FieldPath: "data." + key, ToFieldPath: "data." + key}
+		}
+		remote.PatchFrom(o, from(cephv1alpha1.ConnectionSecretKeyKey), from(cephv1alpha1.ConnectionSecretKeyMonHost))
+		desired[secretKey] = &resource.DesiredComposed{Resource: o}
+		if ready(observed, secretKey) {
+			desired[secretKey].Ready = resource.ReadyTrue
+			res.status.Client.SecretRef = &v1alpha1.SecretReference{Name: cephClientSecretRemote(st), Namespace: c.namespace()}
+		} else {
+			res.ready = false
+			res.waiting = append(res.waiting, fmt.Sprintf("the key of %s is being copied to Secret %s/%s", c.cephEntity(), c.namespace(), cephClientSecretRemote(st)))
+		}
+	}
+
+	if s.Filesystem.Enabled {
+		key := resource.Name("ceph-" + st + "-filesystem")
+		name := c.cephPool("cephfs")
+		desired[key] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-"+st+"-cephfs", access, map[string]any{
+			"apiVersion": "ceph.rook.io/v1", "kind": "CephFilesystem",
+			"metadata": map[string]any{"name": name, "namespace": rookNamespace, "labels": anyMap(c.labels())},
+			"spec": map[string]any{
+				"metadataPool":   map[string]any{"replicated": map[string]any{"size": int64(s.Filesystem.MetadataPoolReplication)}},
+				"dataPools":      []any{map[string]any{"name": "data0", "replicated": map[string]any{"size": int64(s.Filesystem.DataPoolReplication)}}},
+				"metadataServer": map[string]any{"activeCount": int64(1), "activeStandby": true},
+			},
+		})}
+		fs := &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
+		if ready(observed, key) {
+			desired[key].Ready = resource.ReadyTrue
+			fs.Status, fs.MDSActive = v1alpha1.CephPoolReady, 1
+		} else {
+			res.ready = false
+			res.waiting = append(res.waiting, fmt.Sprintf("CephFilesystem %s in %s is being created", name, st))
+		}
+		res.status.Filesystem = fs
+	}
+	if s.ObjectStore.Enabled {
+		key := resource.Name("ceph-" + st + "-object-store")
+		name := c.cephPool("rgw")
+		desired[key] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-"+st+"-rgw", access, map[string]any{
+			"apiVersion": "ceph.rook.io/v1", "kind": "CephObjectStore",
+			"metadata": map[string]any{"name": name, "namespace": rookNamespace, "labels": anyMap(c.labels())},
+			"spec": map[string]any{
+				"metadataPool": map[string]any{"replicated": map[string]any{"size": int64(3)}},
+				"dataPool":     map[string]any{"replicated": map[string]any{"size": int64(s.ObjectStore.DataPoolReplication)}},
+				"gateway":      map[string]any{"port": int64(80), "instances": int64(2)},
+			},
+		})}
+		os := &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
+		if ready(observed, key) {
+			desired[key].Ready = resource.ReadyTrue
+			os.Status = v1alpha1.CephPoolReady
+		} else {
+			res.ready = false
+			res.waiting = append(res.waiting, fmt.Sprintf("CephObjectStore %s in %s is being created", name, st))
+		}
+		res.status.ObjectStore = os
+	}
+	return res, nil
+}
+
+// addManaged composes a managed resource and returns its state: Creating
+// until it is observed Ready, Failed when the provider cannot sync it.
+func addManaged(key resource.Name, mr runtime.Object, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (v1alpha1.CephPoolStatus, error) {
+	cd, err := function.Composed(mr)
+	if err != nil {
+		return "", err
+	}
+	desired[key] = &resource.DesiredComposed{Resource: cd}
+	o, ok := observed[key]
+	if !ok {
+		return v1alpha1.CephPoolCreating, nil
+	}
+	switch {
+	case o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue:
+		desired[key].Ready = resource.ReadyTrue
+		return v1alpha1.CephPoolReady, nil
+	case o.Resource.GetCondition(xpv2.TypeSynced).Status == corev1.ConditionFalse:
+		return v1alpha1.CephPoolFailed, nil
+	default:
+		return v1alpha1.CephPoolCreating, nil
+	}
+}
+
+// exists reports whether a composed resource is observed.
+func exists(observed map[resource.Name]resource.ObservedComposed, key resource.Name) bool {
+	_, ok := observed[key]
+	return ok
+}
+
+// ready reports whether a composed resource is observed Ready.
+func ready(observed map[resource.Name]resource.ObservedComposed, key resource.Name) bool {
+	o, ok := observed[key]
+	return ok && o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

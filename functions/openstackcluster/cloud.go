@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/pool"
+)
+
+// Labels on what the function places in other clusters, so operators can
+// tell whose it is.
+const (
+	labelCloud  = "c5c3.io/openstack-cluster"
+	labelTenant = "c5c3.io/tenant"
+)
+
+// cloud is a tenant's cloud with the names of everything composed for it.
+type cloud struct {
+	xr *v1alpha1.XOpenStackCluster
+	in *input.CloudSettings
+	// name of the composite; it names the cloud everywhere, because it is
+	// unique where claim names are only unique per namespace.
+	name string
+	// tenant is the claim's namespace; empty for an unclaimed composite.
+	tenant string
+	// size after the Composition's cap.
+	size v1alpha1.Size
+	// controlPlaneCluster the cloud's control plane runs in.
+	controlPlaneCluster string
+}
+
+func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, error) {
+	c := &cloud{xr: xr, in: in, name: xr.GetName(), tenant: xr.GetLabels()[labelClaimNamespace]}
+	// The cloud's namespace is openstack-<name>, a DNS label.
+	if errs := validation.IsDNS1123Label(c.namespace()); len(errs) > 0 {
+		return nil, fmt.Errorf("metadata.name %q names the cloud's namespace %q in the control-plane cluster: it must be a DNS label of at most %d characters", c.name, c.namespace(), validation.DNS1123LabelMaxLength-len("openstack-"))
+	}
+	size, err := capSize(xr.Spec.Size, in.MaxSize)
+	if err != nil {
+		return nil, err
+	}
+	c.size = size
+	c.controlPlaneCluster = string(xr.Spec.ControlPlaneCluster)
+	if c.controlPlaneCluster == "" {
+		c.controlPlaneCluster = "cp-" + string(xr.Spec.Region)
+	}
+	return c, nil
+}
+
+// namespace of the cloud in the control-plane cluster.
+func (c *cloud) namespace() string { return "openstack-" + c.name }
+
+// labels of what is placed in other clusters for the cloud.
+func (c *cloud) labels() map[string]string {
+	l := map[string]string{labelCloud: c.name}
+	if c.tenant != "" {
+		l[labelTenant] = c.tenant
+	}
+	return l
+}
+
+// controlPlaneAccess is the provider-kubernetes ProviderConfig that reaches
+// the control-plane cluster (composed by its ControlPlaneCluster).
+func (c *cloud) controlPlaneAccess() string {
+	return pool.ProviderConfigName(pool.KindControlPlane, c.controlPlaneCluster)
+}
+
+// endpoint is a service's public URL, when the Composition sets a domain.
+func (c *cloud) endpoint(service string) string {
+	if c.in.EndpointDomain == "" {
+		return ""
+	}
+	return fmt.Sprintf("https://%s.%s.%s", service, c.name, c.in.EndpointDomain)
+}
+
+// adminSecret is the management-cluster Secret that holds the cloud's admin
+// clouds.yaml, which the cloud's ProviderConfig reads.
+func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }
+
+// cephEntity is the tenant's CephX user (without "client.").
+func (c *cloud) cephEntity() string { return "openstack-" + c.name }
+
+// cephPool names one of the tenant's pools in a Ceph cluster.
+func (c *cloud) cephPool(use string) string { return c.name + "-" + use }
+
+// cephClientSecret is the management-cluster Secret the CephX client of a
+// storage pool publishes its key to.
+func (c *cloud) cephClientSecret(storagePool string) string {
+	return c.name + "-" + storagePool + "-ceph-client"
+}
+
+// cephClientSecretRemote is the Secret with the key in the cloud's namespace
+// of the control-plane cluster.
+func cephClientSecretRemote(storagePool string) string { return "ceph-client-" + storagePool }
+
+// cinderBackend is the Cinder backend of a storage pool: by this project's
+// convention the c5c3-operator names a pool's RBD backend ceph-<pool>.
+func cinderBackend(storagePool string) string { return "ceph-" + storagePool }

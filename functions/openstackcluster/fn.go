@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/function-sdk-go/errors"
+	"github.com/crossplane/function-sdk-go/logging"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/response"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	cpv1alpha1 "github.com/c5c3/consumer-plane/apis/controlplane/v1alpha1"
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
+	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/remote"
+)
+
+func init() {
+	for _, add := range []func(*runtime.Scheme) error{
+		cephv1alpha1.AddToScheme, cinderv1alpha1.AddToScheme, cpv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme,
+		neutronv1alpha1.AddToScheme, novav1alpha1.AddToScheme, openstackv1alpha1.AddToScheme,
+	} {
+		if err := add(composed.Scheme); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// Composed resources in the control-plane cluster.
+const (
+	resourceNamespace    resource.Name = "namespace"
+	resourceControlPlane resource.Name = "control-plane"
+)
+
+// Conditions of the composite, one per stage, each saying what it waits on.
+const (
+	conditionPoolsReady        = "PoolsReady"
+	conditionStorageReady      = "StorageReady"
+	conditionControlPlaneReady = "ControlPlaneReady"
+	conditionCloudReady        = "CloudReady"
+	conditionSupported         = "Supported"
+)
+
+// Function composes an XOpenStackCluster.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+
+	log logging.Logger
+}
+
+// RunFunction resolves the cloud's pools and refuses what policy forbids;
+// once its pools are ready it composes the ControlPlane and the tenant's
+// Ceph pools and client; once the ControlPlane is ready and its admin
+// credential exists, the objects in the cloud's own APIs. Each stage is
+// added only when the one before it is observed ready.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, response.DefaultTTL)
+
+	xr := &v1alpha1.XOpenStackCluster{}
+	if err := function.ObservedComposite(req, xr); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	in := &input.CloudSettings{}
+	if err := function.Input(req, in); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	in.Default()
+	c, err := newCloud(xr, in)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	require(rsp)
+	land, ok, err := landscapeOf(req)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if !ok {
+		// Crossplane fetches the requirements and calls again.
+		return rsp, nil
+	}
+	plan, err := resolve(c, land)
+	if err != nil {
+		// Refused: nothing is composed or changed, and the message names
+		// the field and the pool.
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
+		return rsp, nil
+	}
+	desired := map[resource.Name]*resource.DesiredComposed{}
+	p, err := compose(c, plan, observed, desired)
+	if err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if err := function.SetDesired(req, rsp, p.status(c, plan), desired); err != nil {
+		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if ep := c.endpoint("keystone"); ep != "" && p.controlPlaneReady {
+		rsp.Desired.Composite.ConnectionDetails = map[string][]byte{"auth_url": []byte(ep + "/v3"), "region": []byte(c.xr.Spec.Region)}
+	}
+	p.setConditions(rsp, c, plan)
+	f.log.Debug("composed cloud", "xr", c.name, "tenant", c.tenant, "phase", p.phase)
+	return rsp, nil
+}
+
+// progress is how far the cloud is.
+type progress struct {
+	phase             v1alpha1.OpenStackClusterPhase
+	storage           []storageState
+	namespaceReady    bool
+	controlPlaneReady bool
+	controlPlaneWait  string
+	adminReady        bool
+	cloud             *cloudState
+}
+
+// compose adds what the observed state allows, stage by stage. A stage is
+// added when the one before it is ready, and kept once it exists: what a
+// function stops desiring, Crossplane deletes, so a pool that is briefly
+// not ready must never take a serving cloud's objects with it.
+func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (*progress, error) {
+	p := &progress{}
+	has := func(n resource.Name) bool { return exists(observed, n) }
+	if !plan.ready() && len(observed) == 0 {
+		p.phase = plan.phase(c)
+		return p, nil
+	}
+
+	// The cloud's namespace, then its ControlPlane in it.
+	desired[resourceNamespace] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-namespace", c.controlPlaneAccess(), map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": c.namespace(), "labels": anyMap(c.labels())},
+	})}
+	p.namespaceReady = ready(observed, resourceNamespace)
+	p.controlPlaneWait = fmt.Sprintf("namespace %s is being created in control-plane cluster %s", c.namespace(), c.controlPlaneCluster)
+	if p.namespaceReady {
+		desired[resourceNamespace].Ready = resource.ReadyTrue
+	}
+	if p.namespaceReady || has(resourceControlPlane) {
+		cp, err := function.Composed(controlPlane(c))
+		if err != nil {
+			return nil, err
+		}
+		desired[resourceControlPlane] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-control-plane", c.controlPlaneAccess(), cp.Object)}
+		p.controlPlaneReady = ready(observed, resourceControlPlane)
+		p.controlPlaneWait = controlPlaneWait(c, observed)
+		if p.controlPlaneReady {
+			desired[resourceControlPlane].Ready = resource.ReadyTrue
+		}
+	}
+
+	// The tenant's storage in every storage pool; its key Secrets need the
+	// namespace.
+	for _, sc := range c.xr.Spec.StorageClusters {
+		st, err := composeStorage(c, string(sc), p.namespaceReady, observed, desired)
+		if err != nil {
+			return nil, err
+		}
+		p.storage = append(p.storage, st)
+	}
+
+	// The cloud's own APIs, once it serves and its admin credential exists.
+	if p.controlPlaneReady || has(resourceAdminCredential) {
+		p.adminReady = composeAdminCredential(c, observed, desired)
+	}
+	if p.adminReady || has(resourceProviderConfig) {
+		cs, err := composeCloud(c, plan.allocated(), observed, desired)
+		if err != nil {
+			return nil, err
+		}
+		p.cloud = &cs
+	}
+	if !plan.ready() {
+		p.phase = plan.phase(c)
+	} else {
+		p.phase = p.phaseOf(c)
+	}
+	return p, nil
+}
+
+// controlPlaneWait says what the ControlPlane waits on, from the
+// condition chain the c5c3-operator reports (status.atProvider.manifest).
+func controlPlaneWait(c *cloud, observed map[resource.Name]resource.ObservedComposed) string {
+	where := fmt.Sprintf("ControlPlane %s/%s in control-plane cluster %s", c.namespace(), c.name, c.controlPlaneCluster)
+	o, ok := observed[resourceControlPlane]
+	if !ok {
+		return where + " is being created"
+	}
+	conds := []metav1.Condition{}
+	if err := o.Resource.GetValueInto("status.atProvider.manifest.status.conditions", &conds); err == nil {
+		for _, cd := range conds {
+			if cd.Status != metav1.ConditionTrue && cd.Type != cpv1alpha1.ConditionReady {
+				return fmt.Sprintf("%s waits on %s: %s", where, cd.Type, cd.Message)
+			}
+		}
+		if i := slices.IndexFunc(conds, func(cd metav1.Condition) bool { return cd.Type == cpv1alpha1.ConditionReady }); i >= 0 {
+			if conds[i].Status == metav1.ConditionTrue {
+				return where + " is ready"
+			}
+			return fmt.Sprintf("%s is not ready (%s): %s", where, conds[i].Reason, conds[i].Message)
+		}
+	}
+	return where + " has not reported its state yet"
+}
+
+// serving reports whether the cloud has been Ready: problems after that
+// make it Degraded rather than Pending or Failed.
+func serving(c *cloud) bool {
+	ph := c.xr.Status.Phase
+	return ph == v1alpha1.OpenStackClusterPhaseReady || ph == v1alpha1.OpenStackClusterPhaseDegraded
+}
+
+func (p *progress) phaseOf(c *cloud) v1alpha1.OpenStackClusterPhase {
+	all := p.controlPlaneReady && p.adminReady && p.cloud != nil && p.cloud.ready
+	for _, s := range p.storage {
+		all = all && s.ready
+	}
+	switch {
+	case all:
+		return v1alpha1.OpenStackClusterPhaseReady
+	case serving(c):
+		return v1alpha1.OpenStackClusterPhaseDegraded
+	default:
+		return v1alpha1.OpenStackClusterPhaseProvisioning
+	}
+}
+
+// status is the composite's status.
+func (p *progress) status(c *cloud, plan *plan) map[string]any {
+	s := map[string]any{"phase": string(p.phase), "consumedPools": plan.consumed()}
+	if len(p.storage) > 0 {
+		ceph := make([]v1alpha1.CephResources, 0, len(p.storage))
+		for _, st := range p.storage {
+			ceph = append(ceph, st.status)
+		}
+		s["cephResources"] = ceph
+	}
+	if p.controlPlaneReady {
+		ep := &v1alpha1.Endpoints{Keystone: c.endpoint("keystone")}
+		if c.xr.Spec.Services.Horizon {
+			ep.Horizon = c.endpoint("horizon")
+		}
+		if *ep != (v1alpha1.Endpoints{}) {
+			s["endpoints"] = ep
+		}
+	}
+	services, settings := unsupported(&c.xr.Spec)
+	if len(services) > 0 {
+		s["unsupportedServices"] = services
+	}
+	if len(settings) > 0 {
+		s["unsupportedSettings"] = settings
+	}
+	return s
+}
+
+// setConditions says, per stage, what is ready and what it waits on.
+func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *plan) {
+	cond := func(typ string, ok bool, reason, msg string) {
+		if ok {
+			response.ConditionTrue(rsp, typ, "Available").WithMessage(msg).TargetCompositeAndClaim()
+			return
+		}
+		response.ConditionFalse(rsp, typ, reason).WithMessage(msg).TargetCompositeAndClaim()
+	}
+	cond(conditionPoolsReady, plan.ready(), plan.reason(), plan.message())
+
+	storageOK, storageMsg := false, "waiting for the pools"
+	if len(p.storage) > 0 {
+		storageOK = true
+		var waiting []string
+		for _, s := range p.storage {
+			storageOK = storageOK && s.ready
+			waiting = append(waiting, s.waiting...)
+		}
+		storageMsg = fmt.Sprintf("the tenant's Ceph pools and CephX client are ready in %d storage pool(s)", len(p.storage))
+		if !storageOK {
+			storageMsg = strings.Join(waiting, "; ")
+		}
+	}
+	cond(conditionStorageReady, storageOK, "Waiting", storageMsg)
+
+	cpMsg := "waiting for the pools"
+	if p.controlPlaneWait != "" {
+		cpMsg = p.controlPlaneWait
+	}
+	cond(conditionControlPlaneReady, p.controlPlaneReady, "Waiting", cpMsg)
+
+	cloudOK, cloudMsg := false, "waiting for the ControlPlane"
+	switch {
+	case !p.controlPlaneReady && p.cloud == nil:
+	case !p.adminReady && p.cloud == nil:
+		cloudMsg = fmt.Sprintf("waiting for the admin credential Secret %s/%s in control-plane cluster %s", c.namespace(), adminCloudSecret, c.controlPlaneCluster)
+	case p.cloud.ready && p.adminReady:
+		cloudOK, cloudMsg = true, "the project, quotas, aggregates and volume types exist in the cloud"
+	default:
+		cloudMsg = strings.Join(p.cloud.waiting, "; ")
+	}
+	cond(conditionCloudReady, cloudOK, "Waiting", cloudMsg)
+
+	services, settings := unsupported(&c.xr.Spec)
+	if len(services)+len(settings) == 0 {
+		cond(conditionSupported, true, "", "the ControlPlane carries every enabled service and setting")
+		return
+	}
+	var what []string
+	if len(services) > 0 {
+		what = append(what, "services "+strings.Join(services, ", "))
+	}
+	if len(settings) > 0 {
+		what = append(what, "settings "+strings.Join(settings, ", "))
+	}
+	cond(conditionSupported, false, "NotInControlPlane", "the c5c3 ControlPlane cannot carry these yet, so they are not applied: "+strings.Join(what, "; "))
+}

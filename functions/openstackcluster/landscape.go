@@ -1,0 +1,262 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+)
+
+// The function requires every pool, control-plane cluster and cloud and
+// filters them itself: tenants name pools by spec.name, which no label
+// carries, and the shares of a shared pool can only be checked against
+// every cloud that consumes it.
+const (
+	requiredHypervisorPools = "hypervisor-pools"
+	requiredStoragePools    = "storage-pools"
+	requiredControlPlanes   = "control-plane-clusters"
+	requiredClouds          = "openstack-clusters"
+)
+
+// Labels Crossplane sets on a claimed composite.
+const (
+	labelClaimName      = "crossplane.io/claim-name"
+	labelClaimNamespace = "crossplane.io/claim-namespace"
+)
+
+// require asks for everything the landscape is made of.
+func require(rsp *fnv1.RunFunctionResponse) {
+	gv := v1alpha1.SchemeGroupVersion.String()
+	function.RequireAll(rsp, requiredHypervisorPools, gv, v1alpha1.XHypervisorClusterKind)
+	function.RequireAll(rsp, requiredStoragePools, gv, v1alpha1.XStorageClusterKind)
+	function.RequireAll(rsp, requiredControlPlanes, gv, v1alpha1.XControlPlaneClusterKind)
+	function.RequireAll(rsp, requiredClouds, gv, v1alpha1.XOpenStackClusterKind)
+}
+
+// landscape is what the cloud can consume: the region's pools and
+// control-plane clusters, and the other clouds that share them.
+type landscape struct {
+	hypervisorPools []*v1alpha1.XHypervisorCluster
+	storagePools    []*v1alpha1.XStorageCluster
+	controlPlanes   []*v1alpha1.XControlPlaneCluster
+	clouds          []*v1alpha1.XOpenStackCluster
+}
+
+// landscapeOf decodes the required resources; ok is false until Crossplane
+// has supplied all of them.
+func landscapeOf(req *fnv1.RunFunctionRequest) (l *landscape, ok bool, err error) {
+	for _, key := range []string{requiredHypervisorPools, requiredStoragePools, requiredControlPlanes, requiredClouds} {
+		if !function.Supplied(req, key) {
+			return nil, false, nil
+		}
+	}
+	l = &landscape{}
+	if l.hypervisorPools, err = decode[v1alpha1.XHypervisorCluster](req, requiredHypervisorPools); err != nil {
+		return nil, false, err
+	}
+	if l.storagePools, err = decode[v1alpha1.XStorageCluster](req, requiredStoragePools); err != nil {
+		return nil, false, err
+	}
+	if l.controlPlanes, err = decode[v1alpha1.XControlPlaneCluster](req, requiredControlPlanes); err != nil {
+		return nil, false, err
+	}
+	if l.clouds, err = decode[v1alpha1.XOpenStackCluster](req, requiredClouds); err != nil {
+		return nil, false, err
+	}
+	return l, true, nil
+}
+
+func decode[T any](req *fnv1.RunFunctionRequest, key string) ([]*T, error) {
+	rs, err := function.Required(req, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*T, 0, len(rs))
+	for _, r := range rs {
+		o := new(T)
+		if err := function.FromObject(r.Resource.UnstructuredContent(), r.Resource.GetKind()+" "+r.Resource.GetName(), o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// hypervisorPool returns the pool whose spec.name is name.
+func (l *landscape) hypervisorPool(name v1alpha1.PoolName) *v1alpha1.XHypervisorCluster {
+	for _, p := range l.hypervisorPools {
+		if p.Spec.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// storagePool returns the pool whose spec.name is name.
+func (l *landscape) storagePool(name v1alpha1.PoolName) *v1alpha1.XStorageCluster {
+	for _, p := range l.storagePools {
+		if p.Spec.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// controlPlane returns the control-plane cluster a cloud names: its claim's
+// name, or the composite's when it is not claimed (as the ControlPlaneCluster
+// function names its Shoot).
+func (l *landscape) controlPlane(name string) *v1alpha1.XControlPlaneCluster {
+	for _, c := range l.controlPlanes {
+		if n := c.GetLabels()[labelClaimName]; n == name || (n == "" && c.GetName() == name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// claimOf names a composite for people: its claim's namespace/name, or its
+// own name.
+func claimOf(labels map[string]string, name string) string {
+	if ns, n := labels[labelClaimNamespace], labels[labelClaimName]; ns != "" && n != "" {
+		return ns + "/" + n
+	}
+	return name
+}
+
+// share is one cloud's claim on a hypervisor pool.
+type share struct {
+	cloud string // the cloud's composite name
+	who   string // how people know it
+	// asked is what the cloud's spec asks for; held what its status
+	// records as allocated (0 if nothing yet).
+	asked, held int32
+	created     string
+}
+
+// sharesOf lists the claims of every cloud on a pool, this cloud's from
+// its observed composite (the required list may be older than it).
+func (l *landscape) sharesOf(self *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) []share {
+	var out []share
+	for _, c := range l.clouds {
+		if c.GetName() == self.GetName() {
+			continue
+		}
+		if s, ok := shareOf(c, pool); ok {
+			out = append(out, s)
+		}
+	}
+	if s, ok := shareOf(self, pool); ok {
+		out = append(out, s)
+	}
+	return out
+}
+
+func shareOf(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) (share, bool) {
+	for _, hc := range c.Spec.HypervisorClusters {
+		if hc.Name != pool.Spec.Name {
+			continue
+		}
+		s := share{cloud: c.GetName(), who: claimOf(c.GetLabels(), c.GetName()), asked: asked(hc, pool),
+			created: c.GetCreationTimestamp().UTC().Format("2006-01-02T15:04:05Z")}
+		if cp := c.Status.ConsumedPools; cp != nil {
+			for _, h := range cp.Hypervisor {
+				if h.Name == string(pool.Spec.Name) {
+					s.held = h.AllocatedNodes
+				}
+			}
+		}
+		return s, true
+	}
+	return share{}, false
+}
+
+// asked is the nodes a cloud asks of a pool: its share, or a dedicated
+// pool whole.
+func asked(hc v1alpha1.HypervisorPoolShare, pool *v1alpha1.XHypervisorCluster) int32 {
+	if hc.Nodes != nil {
+		return *hc.Nodes
+	}
+	return pool.Spec.Workers
+}
+
+// allocation is the outcome of a cloud's claim on a pool.
+type allocation struct {
+	nodes int32
+	// free is what the pool had left for this cloud.
+	free int32
+	// others are the other clouds' allocations, for the refusal message.
+	others []share
+}
+
+// allocate decides how many of a pool's nodes a cloud gets. Allocations
+// are stable: what a cloud's status records is never taken back when
+// another cloud arrives or leaves, so nodes never move between clouds.
+// Clouds without a record yet are admitted in the order of their creation
+// (then name), each only if it fits; every function run sees the same
+// order, so two clouds created at once cannot both take the last nodes.
+// A cloud that grows keeps its record and gets more only from what is free.
+func allocate(self string, capacity int32, shares []share) allocation {
+	committed := int32(0)
+	var mine share
+	var pending []share
+	for _, s := range shares {
+		switch {
+		case s.cloud == self:
+			mine = s
+		case s.held > 0:
+			committed += s.held
+		default:
+			pending = append(pending, s)
+		}
+	}
+	slices.SortFunc(pending, func(a, b share) int {
+		return cmp.Or(cmp.Compare(a.created, b.created), cmp.Compare(a.cloud, b.cloud))
+	})
+	others := []share{}
+	for _, s := range shares {
+		if s.cloud != self && s.held > 0 {
+			others = append(others, s)
+		}
+	}
+	for _, s := range pending {
+		// A pending cloud created after this one waits for it; one
+		// created before it is served first, if it fits.
+		if mine.held == 0 && cmp.Or(cmp.Compare(s.created, mine.created), cmp.Compare(s.cloud, mine.cloud)) > 0 {
+			break
+		}
+		if committed+s.asked <= capacity {
+			committed += s.asked
+			s.held = s.asked
+			others = append(others, s)
+		}
+	}
+	a := allocation{free: capacity - committed, others: others}
+	switch {
+	case mine.asked <= mine.held:
+		// Shrinking, or unchanged: always possible.
+		a.nodes = mine.asked
+	case mine.asked <= a.free:
+		a.nodes = mine.asked
+	default:
+		a.nodes = -1
+	}
+	return a
+}
+
+// describeShares lists allocations for a refusal message.
+func describeShares(ss []share) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(ss))
+	for _, s := range ss {
+		parts = append(parts, fmt.Sprintf("%s: %d", s.who, s.held))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
+	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/remote"
+)
+
+// Composed resources of the cloud's own APIs.
+const (
+	resourceAdminCredential resource.Name = "admin-credential"
+	resourceProviderConfig  resource.Name = "provider-config"
+	resourceProject         resource.Name = "project"
+	resourceComputeQuota    resource.Name = "compute-quota"
+	resourceVolumeQuota     resource.Name = "volume-quota"
+	resourceNetworkQuota    resource.Name = "network-quota"
+)
+
+// Metadata of a pool's aggregate, so operators can tell what it is.
+const (
+	metadataPool           = "c5c3.io_pool"
+	metadataAllocatedNodes = "c5c3.io_allocated_nodes"
+)
+
+// composeAdminCredential reads the admin clouds.yaml the c5c3-operator
+// mints in the cloud's namespace into the management cluster, where the
+// cloud's ProviderConfig reads it. It reports whether it is there.
+func composeAdminCredential(c *cloud, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) bool {
+	o := remote.Observed(c.name+"-admin-credential", c.controlPlaneAccess(), map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": adminCloudSecret, "namespace": c.namespace()},
+	})
+	remote.Publish(o, c.in.SecretNamespace, c.adminSecret(), remote.Detail{
+		APIVersion: "v1", Kind: "Secret", Namespace: c.namespace(), Name: adminCloudSecret,
+		FieldPath: "data[" + adminCloudKey + "]", Key: adminCloudKey,
+	})
+	desired[resourceAdminCredential] = &resource.DesiredComposed{Resource: o}
+	if ready(observed, resourceAdminCredential) {
+		desired[resourceAdminCredential].Ready = resource.ReadyTrue
+		return true
+	}
+	return false
+}
+
+// cloudState is how far the objects in the cloud's own APIs are.
+type cloudState struct {
+	ready   bool
+	waiting []string
+}
+
+// composeCloud composes what needs the cloud's APIs: its ProviderConfig,
+// the tenant's project and quotas, a Nova aggregate and availability zone
+// per hypervisor pool with the tenant filter, and a Cinder volume type per
+// storage pool bound to its backend.
+func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (cloudState, error) {
+	st := cloudState{ready: true}
+	add := func(key resource.Name, what string, mr runtime.Object) error {
+		status, err := addManaged(key, mr, observed, desired)
+		if err != nil {
+			return err
+		}
+		if status != v1alpha1.CephPoolReady {
+			st.ready = false
+			st.waiting = append(st.waiting, fmt.Sprintf("%s is %s", what, status))
+		}
+		return nil
+	}
+	// A ProviderConfig has no Ready condition: it is ready once it exists.
+	pc := &openstackv1alpha1.ProviderConfig{
+		TypeMeta:   metav1.TypeMeta{APIVersion: openstackv1alpha1.SchemeGroupVersion.String(), Kind: "ProviderConfig"},
+		ObjectMeta: metav1.ObjectMeta{Name: c.name, Labels: c.labels()},
+		Spec: openstackv1alpha1.ProviderConfigSpec{
+			Region: string(c.xr.Spec.Region),
+			Credentials: openstackv1alpha1.ProviderCredentials{
+				Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: adminCloudName,
+				CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{
+					SecretReference: xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.adminSecret()}, Key: adminCloudKey,
+				}},
+			},
+		},
+	}
+	if _, err := addManaged(resourceProviderConfig, pc, observed, desired); err != nil {
+		return st, err
+	}
+	if _, ok := observed[resourceProviderConfig]; ok {
+		desired[resourceProviderConfig].Ready = resource.ReadyTrue
+	}
+	managed := func() xpv2.ClusterManagedResourceSpec {
+		return xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: c.name}}
+	}
+	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Labels: c.labels()} }
+	projectName := c.tenant
+	if projectName == "" {
+		projectName = c.name
+	}
+	project := &keystonev1alpha1.Project{
+		TypeMeta:   metav1.TypeMeta{APIVersion: keystonev1alpha1.SchemeGroupVersion.String(), Kind: "Project"},
+		ObjectMeta: meta(c.name),
+		Spec: keystonev1alpha1.ProjectSpec{ClusterManagedResourceSpec: managed(), ForProvider: keystonev1alpha1.ProjectParameters{
+			Name: projectName, Description: "The default project of " + claimOf(c.xr.GetLabels(), c.name),
+		}},
+	}
+	if err := add(resourceProject, "Keystone project "+projectName, project); err != nil {
+		return st, err
+	}
+	projectRef := &xpv2.Reference{Name: c.name}
+
+	q := effectiveQuotas(c)
+	svc := c.xr.Spec.Services
+	if svc.Nova {
+		for _, hc := range c.xr.Spec.HypervisorClusters {
+			name := string(hc.Name)
+			agg := &novav1alpha1.Aggregate{
+				TypeMeta:   metav1.TypeMeta{APIVersion: novav1alpha1.SchemeGroupVersion.String(), Kind: "Aggregate"},
+				ObjectMeta: meta(c.name + "-" + name),
+				Spec: novav1alpha1.AggregateSpec{ClusterManagedResourceSpec: managed(), ForProvider: novav1alpha1.AggregateParameters{
+					Name: name, AvailabilityZone: name,
+					Metadata: map[string]string{
+						metadataPool: name, metadataAllocatedNodes: strconv.Itoa(int(allocated[name])),
+					},
+					FilterTenantIDRefs: []xpv2.Reference{*projectRef},
+				}},
+			}
+			if err := add(resource.Name("aggregate-"+name), "Nova aggregate "+name, agg); err != nil {
+				return st, err
+			}
+		}
+		cq := &novav1alpha1.QuotaSet{
+			TypeMeta:   metav1.TypeMeta{APIVersion: novav1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
+			ObjectMeta: meta(c.name + "-compute"),
+			Spec: novav1alpha1.QuotaSetSpec{ClusterManagedResourceSpec: managed(), ForProvider: novav1alpha1.QuotaSetParameters{
+				ProjectIDRef: projectRef, Cores: q.Compute.Cores, Instances: q.Compute.Instances, RAM: ptr.To(*q.Compute.RAMGB * 1024),
+			}},
+		}
+		if *q.Compute.RAMGB < 0 {
+			cq.Spec.ForProvider.RAM = ptr.To(int64(-1))
+		}
+		if err := add(resourceComputeQuota, "the compute quota", cq); err != nil {
+			return st, err
+		}
+	}
+	if svc.Cinder {
+		for _, sc := range c.xr.Spec.StorageClusters {
+			name := string(sc)
+			vt := &cinderv1alpha1.VolumeType{
+				TypeMeta:   metav1.TypeMeta{APIVersion: cinderv1alpha1.SchemeGroupVersion.String(), Kind: "VolumeType"},
+				ObjectMeta: meta(c.name + "-" + name),
+				Spec: cinderv1alpha1.VolumeTypeSpec{ClusterManagedResourceSpec: managed(), ForProvider: cinderv1alpha1.VolumeTypeParameters{
+					Name: name, BackendName: cinderBackend(name), Description: "RBD volumes in storage pool " + name,
+				}},
+			}
+			if err := add(resource.Name("volume-type-"+name), "Cinder volume type "+name, vt); err != nil {
+				return st, err
+			}
+		}
+		vq := &cinderv1alpha1.QuotaSet{
+			TypeMeta:   metav1.TypeMeta{APIVersion: cinderv1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
+			ObjectMeta: meta(c.name + "-volume"),
+			Spec: cinderv1alpha1.QuotaSetSpec{ClusterManagedResourceSpec: managed(), ForProvider: cinderv1alpha1.QuotaSetParameters{
+				ProjectIDRef: projectRef, Gigabytes: q.Volume.Gigabytes, Volumes: q.Volume.Volumes, Snapshots: q.Volume.Snapshots,
+			}},
+		}
+		if err := add(resourceVolumeQuota, "the volume quota", vq); err != nil {
+			return st, err
+		}
+	}
+	if svc.Neutron {
+		nq := &neutronv1alpha1.QuotaSet{
+			TypeMeta:   metav1.TypeMeta{APIVersion: neutronv1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
+			ObjectMeta: meta(c.name + "-network"),
+			Spec: neutronv1alpha1.QuotaSetSpec{ClusterManagedResourceSpec: managed(), ForProvider: neutronv1alpha1.QuotaSetParameters{
+				ProjectIDRef: projectRef, Networks: q.Network.Networks, Ports: q.Network.Ports, Routers: q.Network.Routers, FloatingIPs: q.Network.FloatingIPs,
+			}},
+		}
+		if err := add(resourceNetworkQuota, "the network quota", nq); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// effectiveQuotas are the size preset's quotas with spec.quotas laid over
+// them field by field.
+func effectiveQuotas(c *cloud) v1alpha1.Quotas {
+	base := presets[c.size].quotas
+	q := base.DeepCopy()
+	over := func(dst **int64, src *int64) {
+		if src != nil {
+			*dst = ptr.To(*src)
+		}
+	}
+	if s := c.xr.Spec.Quotas; s != nil {
+		if s.Compute != nil {
+			over(&q.Compute.Cores, s.Compute.Cores)
+			over(&q.Compute.RAMGB, s.Compute.RAMGB)
+			over(&q.Compute.Instances, s.Compute.Instances)
+		}
+		if s.Volume != nil {
+			over(&q.Volume.Gigabytes, s.Volume.Gigabytes)
+			over(&q.Volume.Volumes, s.Volume.Volumes)
+			over(&q.Volume.Snapshots, s.Volume.Snapshots)
+		}
+		if s.Network != nil {
+			over(&q.Network.Networks, s.Network.Networks)
+			over(&q.Network.Ports, s.Network.Ports)
+			over(&q.Network.Routers, s.Network.Routers)
+			over(&q.Network.FloatingIPs, s.Network.FloatingIPs)
+		}
+	}
+	return *q
+}

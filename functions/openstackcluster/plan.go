@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+)
+
+// plan is the cloud's pools and control-plane cluster as policy admits
+// them, with what each is waiting on.
+type plan struct {
+	hypervisor []hypervisorUse
+	storage    []storageUse
+	// controlPlane is nil while the cluster does not exist.
+	controlPlane *v1alpha1.XControlPlaneCluster
+	// controlPlaneName is what the cloud calls it.
+	controlPlaneName string
+	// missing, notReady and failed name what the cloud waits on.
+	missing, notReady, failed []string
+}
+
+type hypervisorUse struct {
+	name  string
+	pool  *v1alpha1.XHypervisorCluster // nil when missing
+	nodes int32
+}
+
+type storageUse struct {
+	name string
+	pool *v1alpha1.XStorageCluster // nil when missing
+}
+
+// resolve applies the policy of pools and tenants. A missing pool only
+// makes the cloud wait; a pool in another region, a dedicated pool not
+// open to the tenant or a shared pool without room is refused with an
+// error that names the field and the pool.
+func resolve(c *cloud, l *landscape) (*plan, error) {
+	p := &plan{controlPlaneName: c.controlPlaneCluster}
+	region := c.xr.Spec.Region
+	for i, hc := range c.xr.Spec.HypervisorClusters {
+		field := fmt.Sprintf("spec.hypervisorClusters[%d]", i)
+		use := hypervisorUse{name: string(hc.Name)}
+		pool := l.hypervisorPool(hc.Name)
+		if pool == nil {
+			p.missing = append(p.missing, "hypervisor pool "+use.name)
+			p.hypervisor = append(p.hypervisor, use)
+			continue
+		}
+		if err := admit(c, field, "hypervisor pool", pool.Spec.PoolPlacement, pool.Spec.PoolAccess, region); err != nil {
+			return nil, err
+		}
+		if hc.Nodes == nil && !pool.Spec.Dedicated {
+			return nil, fmt.Errorf("%s.nodes must say how many of the %d nodes of shared hypervisor pool %s the cloud needs", field, pool.Spec.Workers, hc.Name)
+		}
+		if hc.Nodes != nil && *hc.Nodes > pool.Spec.Workers {
+			return nil, fmt.Errorf("%s.nodes (%d) exceeds the %d nodes of hypervisor pool %s", field, *hc.Nodes, pool.Spec.Workers, hc.Name)
+		}
+		a := allocate(c.name, pool.Spec.Workers, l.sharesOf(c.xr, pool))
+		if a.nodes < 0 {
+			return nil, fmt.Errorf("%s.nodes: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d",
+				field, hc.Name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), asked(hc, pool))
+		}
+		use.pool, use.nodes = pool, a.nodes
+		p.hypervisor = append(p.hypervisor, use)
+		switch pool.Status.Phase {
+		case v1alpha1.HypervisorPoolPhaseReady, v1alpha1.HypervisorPoolPhaseScaling:
+		case v1alpha1.HypervisorPoolPhaseFailed:
+			p.failed = append(p.failed, "hypervisor pool "+use.name+" has failed")
+		default:
+			p.notReady = append(p.notReady, fmt.Sprintf("hypervisor pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
+		}
+	}
+	for i, sc := range c.xr.Spec.StorageClusters {
+		field := fmt.Sprintf("spec.storageClusters[%d]", i)
+		use := storageUse{name: string(sc)}
+		pool := l.storagePool(sc)
+		if pool == nil {
+			p.missing = append(p.missing, "storage pool "+use.name)
+			p.storage = append(p.storage, use)
+			continue
+		}
+		if err := admit(c, field, "storage pool", pool.Spec.PoolPlacement, pool.Spec.PoolAccess, region); err != nil {
+			return nil, err
+		}
+		use.pool = pool
+		p.storage = append(p.storage, use)
+		switch pool.Status.Phase {
+		case v1alpha1.StoragePoolPhaseReady, v1alpha1.StoragePoolPhaseExpanding:
+		case v1alpha1.StoragePoolPhaseFailed:
+			p.failed = append(p.failed, "storage pool "+use.name+" has failed")
+		default:
+			p.notReady = append(p.notReady, fmt.Sprintf("storage pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
+		}
+	}
+	cp := l.controlPlane(c.controlPlaneCluster)
+	switch {
+	case cp == nil:
+		p.missing = append(p.missing, "control-plane cluster "+c.controlPlaneCluster)
+	case cp.Spec.Region != region:
+		return nil, fmt.Errorf("spec.controlPlaneCluster: control-plane cluster %s is in region %s, the cloud in %s", c.controlPlaneCluster, cp.Spec.Region, region)
+	default:
+		p.controlPlane = cp
+		switch cp.Status.Phase {
+		case v1alpha1.ShootPhaseReady:
+		case v1alpha1.ShootPhaseFailed:
+			p.failed = append(p.failed, "control-plane cluster "+c.controlPlaneCluster+" has failed")
+		default:
+			p.notReady = append(p.notReady, fmt.Sprintf("control-plane cluster %s is %s", c.controlPlaneCluster, phaseOr(string(cp.Status.Phase))))
+		}
+	}
+	return p, nil
+}
+
+// admit checks a pool's region and, for a dedicated pool, the tenant.
+func admit(c *cloud, field, what string, pl v1alpha1.PoolPlacement, a v1alpha1.PoolAccess, region v1alpha1.Region) error {
+	if pl.Region != region {
+		return fmt.Errorf("%s.name: %s %s is in region %s, the cloud in %s", field, what, pl.Name, pl.Region, region)
+	}
+	if !a.Dedicated {
+		return nil
+	}
+	allowed := make([]string, 0, len(a.AllowedTenants))
+	for _, t := range a.AllowedTenants {
+		allowed = append(allowed, string(t))
+	}
+	if c.tenant == "" {
+		return fmt.Errorf("%s.name: %s %s is dedicated to tenants %s, and a composite without a claim belongs to none", field, what, pl.Name, strings.Join(allowed, ", "))
+	}
+	if !slices.Contains(allowed, c.tenant) {
+		return fmt.Errorf("%s.name: %s %s is dedicated to tenants %s; tenant %s may not use it", field, what, pl.Name, strings.Join(allowed, ", "), c.tenant)
+	}
+	return nil
+}
+
+func phaseOr(phase string) string {
+	if phase == "" {
+		return "not reporting a phase yet"
+	}
+	return phase
+}
+
+func orUnknown(phase string) string {
+	if phase == "" {
+		return "Unknown"
+	}
+	return phase
+}
+
+// ready reports whether every pool and the control-plane cluster are ready.
+func (p *plan) ready() bool { return len(p.missing)+len(p.notReady)+len(p.failed) == 0 }
+
+// phase of a cloud whose pools are not ready.
+func (p *plan) phase(c *cloud) v1alpha1.OpenStackClusterPhase {
+	switch {
+	case serving(c):
+		return v1alpha1.OpenStackClusterPhaseDegraded
+	case len(p.failed) > 0:
+		return v1alpha1.OpenStackClusterPhaseFailed
+	default:
+		return v1alpha1.OpenStackClusterPhasePending
+	}
+}
+
+func (p *plan) reason() string {
+	switch {
+	case len(p.failed) > 0:
+		return "PoolFailed"
+	case len(p.missing) > 0:
+		return "PoolNotFound"
+	default:
+		return "Waiting"
+	}
+}
+
+func (p *plan) message() string {
+	if p.ready() {
+		parts := make([]string, 0, len(p.hypervisor)+len(p.storage))
+		for _, h := range p.hypervisor {
+			parts = append(parts, fmt.Sprintf("hypervisor pool %s (%d of %d nodes for this cloud)", h.name, h.nodes, h.pool.Spec.Workers))
+		}
+		for _, s := range p.storage {
+			parts = append(parts, "storage pool "+s.name)
+		}
+		return strings.Join(parts, ", ") + " and control-plane cluster " + p.controlPlaneName + " are ready"
+	}
+	var parts []string
+	parts = append(parts, p.failed...)
+	for _, m := range p.missing {
+		parts = append(parts, m+" does not exist")
+	}
+	parts = append(parts, p.notReady...)
+	return "waiting: " + strings.Join(parts, "; ")
+}
+
+// consumed is status.consumedPools: each pool's phase and nodes, and the
+// nodes allocated to this cloud (recorded here, they never move).
+func (p *plan) consumed() *v1alpha1.ConsumedPools {
+	cp := &v1alpha1.ConsumedPools{}
+	for _, h := range p.hypervisor {
+		c := v1alpha1.ConsumedHypervisorPool{Name: h.name, Status: "NotFound"}
+		if h.pool != nil {
+			c.Status, c.NodeCount, c.AllocatedNodes = orUnknown(string(h.pool.Status.Phase)), h.pool.Status.NodeCount, h.nodes
+		}
+		cp.Hypervisor = append(cp.Hypervisor, c)
+	}
+	for _, s := range p.storage {
+		c := v1alpha1.ConsumedStoragePool{Name: s.name, Status: "NotFound"}
+		if s.pool != nil {
+			c.Status, c.Health = orUnknown(string(s.pool.Status.Phase)), string(s.pool.Status.Health)
+			if s.pool.Status.Capacity != nil {
+				c.AvailableCapacity = s.pool.Status.Capacity.Available
+			}
+		}
+		cp.Storage = append(cp.Storage, c)
+	}
+	return cp
+}
+
+// allocated maps each hypervisor pool to the nodes of this cloud.
+func (p *plan) allocated() map[string]int32 {
+	m := make(map[string]int32, len(p.hypervisor))
+	for _, h := range p.hypervisor {
+		m[h.name] = h.nodes
+	}
+	return m
+}

@@ -1,0 +1,95 @@
+// Package remote builds provider-kubernetes Objects: the way every function
+// of this project places objects in another cluster (a pool's, or the
+// control-plane cluster) through a ProviderConfig that reaches it.
+package remote
+
+import (
+	"github.com/crossplane/function-sdk-go/resource/composed"
+)
+
+// Object's API of provider-kubernetes v1.0 (cluster scoped, so legacy
+// composites on Crossplane 1.x and 2.x can compose it).
+const (
+	APIVersion = "kubernetes.crossplane.io/v1alpha2"
+	Kind       = "Object"
+)
+
+// Object wraps a manifest in an Object that applies it in the cluster the
+// ProviderConfig reaches, and is Ready when the manifest's own Ready
+// condition is.
+func Object(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
+	o := composed.New()
+	o.SetAPIVersion(APIVersion)
+	o.SetKind(Kind)
+	o.SetName(name)
+	o.Object["spec"] = map[string]any{
+		"providerConfigRef": map[string]any{"name": providerConfig},
+		"forProvider":       map[string]any{"manifest": manifest},
+		"readiness":         map[string]any{"policy": "DeriveFromObject"},
+	}
+	return o
+}
+
+// Observed wraps a manifest in an Object that only reads it: it is Ready as
+// soon as the object exists, and never changes or deletes it.
+func Observed(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
+	o := Object(name, providerConfig, manifest)
+	spec := o.Object["spec"].(map[string]any) //nolint:forcetypeassert // set just above
+	spec["managementPolicies"] = []any{"Observe"}
+	spec["readiness"] = map[string]any{"policy": "SuccessfulCreate"}
+	return o
+}
+
+// Detail is a value an Object publishes from the remote cluster into its
+// connection secret in the management cluster. Secret data is decoded by
+// provider-kubernetes, so the connection secret holds the plain value.
+type Detail struct {
+	APIVersion, Kind, Namespace, Name string
+	// FieldPath in the remote object, such as data[clouds.yaml].
+	FieldPath string
+	// Key of the connection secret.
+	Key string
+}
+
+// Publish makes the Object write details of remote objects into a Secret
+// of the management cluster. The values never appear in the Object's
+// status when provider-kubernetes runs with --sanitize-secrets (see the
+// README's installation notes), which redacts Secret data there.
+func Publish(o *composed.Unstructured, namespace, name string, details ...Detail) {
+	spec := o.Object["spec"].(map[string]any) //nolint:forcetypeassert // Objects of this package
+	spec["writeConnectionSecretToRef"] = map[string]any{"namespace": namespace, "name": name}
+	cds := make([]any, 0, len(details))
+	for _, d := range details {
+		cds = append(cds, map[string]any{
+			"apiVersion": d.APIVersion, "kind": d.Kind, "namespace": d.Namespace, "name": d.Name,
+			"fieldPath": d.FieldPath, "toConnectionSecretKey": d.Key,
+		})
+	}
+	spec["connectionDetails"] = cds
+}
+
+// Patch is a field the Object copies from an object of the management
+// cluster into its manifest before applying it.
+type Patch struct {
+	APIVersion, Kind, Namespace, Name string
+	FieldPath, ToFieldPath            string
+}
+
+// PatchFrom makes the Object copy fields of management-cluster objects into
+// its manifest; the Object waits until they exist. This is how a key kept
+// in a connection secret reaches a Secret in another cluster without
+// passing through a function, a log or a status.
+func PatchFrom(o *composed.Unstructured, patches ...Patch) {
+	spec := o.Object["spec"].(map[string]any) //nolint:forcetypeassert // Objects of this package
+	refs := make([]any, 0, len(patches))
+	for _, p := range patches {
+		refs = append(refs, map[string]any{
+			"patchesFrom": map[string]any{
+				"apiVersion": p.APIVersion, "kind": p.Kind, "namespace": p.Namespace, "name": p.Name,
+				"fieldPath": p.FieldPath,
+			},
+			"toFieldPath": p.ToFieldPath,
+		})
+	}
+	spec["references"] = refs
+}
