@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
@@ -439,4 +440,466 @@ func TestStages(t *testing.T) {
 			t.Errorf("PoolsReady = %s: %s", c.GetReason(), c.GetMessage())
 		}
 	})
+}
+
+// TestRefusals: every policy rule refuses with a Fatal result that names the
+// field and the pool, and composes nothing.
+func TestRefusals(t *testing.T) {
+	hv := func(entries ...any) func(map[string]any) {
+		return func(s map[string]any) { s["hypervisorClusters"] = entries }
+	}
+	cases := map[string]struct {
+		xr     string
+		mutate func(w *world)
+		want   string
+	}{
+		"hypervisor pool in another region": {
+			xr:   teamA(hv(map[string]any{"name": "hv-pool-us", "nodes": 5})),
+			want: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-us is in region us-east-1, the cloud in eu-de-1",
+		},
+		"storage pool in another region": {
+			xr:   teamA(func(s map[string]any) { s["storageClusters"] = []any{"st-pool-a", "st-pool-us"} }),
+			want: "spec.storageClusters[1].name: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1",
+		},
+		"control-plane cluster in another region": {
+			xr:   teamA(func(s map[string]any) { s["controlPlaneCluster"] = "cp-us-east-1" }),
+			want: "spec.controlPlaneCluster: control-plane cluster cp-us-east-1 is in region us-east-1, the cloud in eu-de-1",
+		},
+		"another tenant's dedicated hypervisor pool": {
+			xr:   teamA(hv(map[string]any{"name": "hv-pool-fin"})),
+			want: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
+		},
+		"another tenant's dedicated storage pool": {
+			xr:   teamA(func(s map[string]any) { s["storageClusters"] = []any{"st-pool-fin"} }),
+			want: "spec.storageClusters[0].name: storage pool st-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
+		},
+		"an unclaimed composite on a dedicated pool": {
+			xr: compositeJSON("XOpenStackCluster", "direct", "", "", "2026-11-10T00:00:00Z",
+				spec(hv(map[string]any{"name": "hv-pool-fin"})), map[string]any{}),
+			want: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-fin is dedicated to tenants finance, and a composite without a claim belongs to none",
+		},
+		"a shared pool without a share": {
+			xr:   teamA(hv(map[string]any{"name": "hv-pool-a"})),
+			want: "spec.hypervisorClusters[0].nodes must say how many of the 50 nodes of shared hypervisor pool hv-pool-a the cloud needs",
+		},
+		"a share larger than the pool": {
+			xr:   teamA(hv(map[string]any{"name": "hv-pool-b", "nodes": 10}, map[string]any{"name": "hv-pool-a", "nodes": 51})),
+			want: "spec.hypervisorClusters[1].nodes (51) exceeds the 50 nodes of hypervisor pool hv-pool-a",
+		},
+		"an over-committed shared pool": {
+			xr: teamA(hv(map[string]any{"name": "hv-pool-a", "nodes": 30})),
+			mutate: func(w *world) {
+				w.clouds = []string{
+					cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 15})), "Ready", map[string]int{"hv-pool-a": 15}),
+					cloudXR("internal-prod-1", "internal", "2026-11-03T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 10})), "Ready", map[string]int{"hv-pool-a": 10}),
+				}
+			},
+			want: "spec.hypervisorClusters[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (allocated: internal/internal-prod-1: 10, team-b/team-b-staging-1: 15), and the cloud asks for 30",
+		},
+		"a size above the Composition's cap in its input": {
+			xr: teamA(),
+			mutate: func(w *world) {
+				w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxSize": "huge"}`
+			},
+			want: `the Composition's input maxSize "huge" must be one of small, medium, large, xlarge`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := eu()
+			if tc.mutate != nil {
+				tc.mutate(&w)
+			}
+			rsp := run(t, w.request(tc.xr))
+			if got := fatal(rsp); got != tc.want {
+				t.Errorf("Fatal result:\n got %q\nwant %q", got, tc.want)
+			}
+			if n := resourceNames(rsp); len(n) != 0 {
+				t.Errorf("composed %v although refused", n)
+			}
+			if rsp.GetDesired().GetComposite() != nil {
+				t.Errorf("set the composite's status although refused: %v", rsp.GetDesired().GetComposite())
+			}
+		})
+	}
+}
+
+// TestMissingPoolWaits: a pool that does not exist is not a refusal: the
+// cloud waits, says which pool, and records the pools it could allocate.
+func TestMissingPoolWaits(t *testing.T) {
+	w := eu()
+	xr := teamA(func(s map[string]any) {
+		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4}}
+	})
+	rsp := run(t, w.request(xr))
+	mustNotFail(t, rsp)
+	c := condition(rsp, conditionPoolsReady)
+	if c.GetReason() != "PoolNotFound" || c.GetMessage() != "waiting: hypervisor pool hv-pool-new does not exist" {
+		t.Errorf("PoolsReady = %s: %s", c.GetReason(), c.GetMessage())
+	}
+	want := []any{
+		map[string]any{"name": "hv-pool-a", "status": "Ready", "nodeCount": float64(50), "allocatedNodes": float64(20)},
+		map[string]any{"name": "hv-pool-new", "status": "NotFound"},
+	}
+	if diff := cmp.Diff(want, get(status(rsp), "consumedPools", "hypervisor")); diff != "" {
+		t.Errorf("status.consumedPools.hypervisor (-want +got):\n%s", diff)
+	}
+}
+
+// TestSharedAndDedicatedPools is the docs' multi-tenant scenario: team-a and
+// team-b share hv-pool-a and st-pool-a, finance has its dedicated pools.
+func TestSharedAndDedicatedPools(t *testing.T) {
+	w := eu()
+	w.clouds = []string{cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z",
+		spec(func(s map[string]any) { s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 5}} }), "Ready", map[string]int{"hv-pool-a": 5})}
+
+	rsp := run(t, w.request(teamA(func(s map[string]any) {
+		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 45}}
+	})))
+	mustNotFail(t, rsp)
+	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != float64(45) {
+		t.Errorf("team-a's allocation = %v, want the 45 team-b left", got)
+	}
+
+	fin := cloudXR("finance-prod-1", "finance", "2026-11-05T00:00:00Z", spec(func(s map[string]any) {
+		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-fin"}}
+		s["storageClusters"] = []any{"st-pool-fin"}
+	}), "", nil)
+	rsp = run(t, w.request(fin))
+	mustNotFail(t, rsp)
+	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != float64(12) {
+		t.Errorf("finance's allocation of its dedicated pool = %v, want all 12 nodes", got)
+	}
+	if got := get(desired(t, rsp, "ceph-st-pool-fin-volumes"), "spec", "providerConfigRef", "name"); got != "storage-st-pool-fin" {
+		t.Errorf("finance's volumes pool is placed through %v, want storage-st-pool-fin", got)
+	}
+}
+
+// TestAllocationIsStable: what a cloud's status records is never moved, and
+// clouds without a record are served in creation order.
+func TestAllocationIsStable(t *testing.T) {
+	cases := map[string]struct {
+		capacity int32
+		shares   []share
+		want     int32 // -1: refused
+	}{
+		"a recorded allocation stays when an older cloud asks for more than is free": {
+			capacity: 50, want: 30,
+			shares: []share{{cloud: "me", asked: 30, held: 30, created: "2"}, {cloud: "older", asked: 40, created: "1"}},
+		},
+		"a newcomer does not take a recorded allocation": {
+			capacity: 50, want: -1,
+			shares: []share{{cloud: "me", asked: 25, created: "2"}, {cloud: "holder", asked: 30, held: 30, created: "3"}},
+		},
+		"of two newcomers the older is served first": {
+			capacity: 50, want: -1,
+			shares: []share{{cloud: "me", asked: 30, created: "2"}, {cloud: "older", asked: 30, created: "1"}},
+		},
+		"the older newcomer is served": {
+			capacity: 50, want: 30,
+			shares: []share{{cloud: "me", asked: 30, created: "1"}, {cloud: "younger", asked: 30, created: "2"}},
+		},
+		"a newcomer that does not fit does not block a younger one that does": {
+			capacity: 50, want: 20,
+			shares: []share{{cloud: "me", asked: 20, created: "3"}, {cloud: "big", asked: 60, created: "1"}, {cloud: "holder", asked: 30, held: 30, created: "0"}},
+		},
+		"shrinking is always possible": {
+			capacity: 10, want: 4,
+			shares: []share{{cloud: "me", asked: 4, held: 8, created: "1"}, {cloud: "other", asked: 2, held: 2, created: "0"}},
+		},
+		"growing takes only what is free": {
+			capacity: 10, want: -1,
+			shares: []share{{cloud: "me", asked: 9, held: 8, created: "1"}, {cloud: "other", asked: 2, held: 2, created: "0"}},
+		},
+		"same creation time: the name decides": {
+			capacity: 10, want: -1,
+			shares: []share{{cloud: "me-b", asked: 6, created: "1"}, {cloud: "me-a", asked: 6, created: "1"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			self := tc.shares[0].cloud
+			if got := allocate(self, tc.capacity, tc.shares).nodes; got != tc.want {
+				t.Errorf("allocate = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// allReady is a world where every stage of team-a's cloud is observed ready.
+func allReady() world {
+	w := eu()
+	w.namespaceReady()
+	w.storageReady()
+	w.keyCopied()
+	w.controlPlaneReady()
+	w.adminReady()
+	w.cloudReady()
+	return w
+}
+
+// manifestOf is the manifest an Object places.
+func manifestOf(o map[string]any) map[string]any {
+	m, _ := get(o, "spec", "forProvider", "manifest").(map[string]any)
+	return m
+}
+
+// TestSpecFields checks the effect of every field of the cloud's spec and
+// of the Composition's input on what is composed.
+func TestSpecFields(t *testing.T) {
+	cases := map[string]struct {
+		mutate func(map[string]any)
+		input  string
+		check  func(t *testing.T, rsp *fnv1.RunFunctionResponse)
+	}{
+		"size large: replicas of the docs' size map": {
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				cp := manifestOf(desired(t, rsp, "control-plane"))
+				for path, want := range map[string]float64{"infrastructure.database.replicas": 3, "infrastructure.cache.replicas": 3,
+					"services.keystone.replicas": 3, "services.glance.replicas": 5, "services.placement.replicas": 5, "services.horizon.replicas": 5} {
+					var p []any
+					for _, k := range strings.Split("spec."+path, ".") {
+						p = append(p, k)
+					}
+					if got := get(cp, p...); got != want {
+						t.Errorf("ControlPlane %s = %v, want %v", path, got, want)
+					}
+				}
+			},
+		},
+		"size xlarge capped by the Composition at medium": {
+			mutate: func(s map[string]any) { s["size"] = "xlarge" },
+			input:  `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxSize": "medium"}`,
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if got := get(manifestOf(desired(t, rsp, "control-plane")), "spec", "services", "keystone", "replicas"); got != float64(3) {
+					t.Errorf("keystone replicas = %v, want medium's 3", got)
+				}
+				if got := get(desired(t, rsp, "compute-quota"), "spec", "forProvider", "cores"); got != float64(400) {
+					t.Errorf("cores quota = %v, want medium's 400", got)
+				}
+			},
+		},
+		"openStackRelease and region reach the ControlPlane": {
+			mutate: func(s map[string]any) { s["openStackRelease"] = "2026.1" },
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				cp := manifestOf(desired(t, rsp, "control-plane"))
+				if get(cp, "spec", "openStackRelease") != "2026.1" || get(cp, "spec", "region") != "eu-de-1" {
+					t.Errorf("ControlPlane spec = %v", get(cp, "spec"))
+				}
+			},
+		},
+		"services: no Nova means no Placement, aggregates or compute quota; Barbican runs; Octavia is reported": {
+			mutate: func(s map[string]any) {
+				s["services"] = map[string]any{"nova": false, "neutron": true, "cinder": true, "glance": true, "horizon": false, "octavia": true, "manila": false, "barbican": true}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				svcs, _ := get(manifestOf(desired(t, rsp, "control-plane")), "spec", "services").(map[string]any)
+				if diff := cmp.Diff([]string{"barbican", "glance", "keystone"}, slices.Sorted(maps.Keys(svcs))); diff != "" {
+					t.Errorf("ControlPlane services (-want +got):\n%s", diff)
+				}
+				for _, n := range []string{"aggregate-hv-pool-a", "compute-quota"} {
+					if _, ok := rsp.GetDesired().GetResources()[n]; ok {
+						t.Errorf("composed %s without Nova", n)
+					}
+				}
+				if diff := cmp.Diff([]any{"neutron", "cinder", "octavia"}, get(status(rsp), "unsupportedServices")); diff != "" {
+					t.Errorf("status.unsupportedServices (-want +got):\n%s", diff)
+				}
+			},
+		},
+		"services: no Cinder and no Neutron means no volume types and no volume or network quota": {
+			mutate: func(s map[string]any) {
+				s["services"] = map[string]any{"nova": true, "neutron": false, "cinder": false, "glance": true, "horizon": true}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				for _, n := range []string{"volume-type-st-pool-a", "volume-quota", "network-quota"} {
+					if _, ok := rsp.GetDesired().GetResources()[n]; ok {
+						t.Errorf("composed %s", n)
+					}
+				}
+			},
+		},
+		"cortex, tls and the external network are reported, not emitted": {
+			mutate: func(s map[string]any) {
+				s["cortex"] = map[string]any{"enabled": true, "pipelines": []any{"nova"}}
+				s["tls"] = map[string]any{"enabled": true, "issuerRef": "letsencrypt"}
+				s["network"] = map[string]any{"externalNetwork": "public", "mtu": 9000}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if diff := cmp.Diff([]any{"spec.cortex", "spec.tls.issuerRef", "spec.network.externalNetwork"}, get(status(rsp), "unsupportedSettings")); diff != "" {
+					t.Errorf("status.unsupportedSettings (-want +got):\n%s", diff)
+				}
+				if c := condition(rsp, conditionSupported); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "NotInControlPlane" {
+					t.Errorf("Supported = %v %s", c.GetStatus(), c.GetReason())
+				}
+			},
+		},
+		"volume pool: replication, compression and quota": {
+			mutate: func(s map[string]any) {
+				get(s, "storage", "ceph").(map[string]any)["volumePool"] = map[string]any{"replication": 2, "compression": "force", "quotaGB": 5}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				want := map[string]any{"name": "team-a-prod-7xk2p-volumes", "size": float64(2), "compressionMode": "force", "quotaMaxBytes": float64(5 << 30), "application": "rbd"}
+				if diff := cmp.Diff(want, get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider")); diff != "" {
+					t.Errorf("volumes pool (-want +got):\n%s", diff)
+				}
+			},
+		},
+		"no quota: the volume pool is unlimited": {
+			mutate: func(s map[string]any) { get(s, "storage", "ceph", "volumePool").(map[string]any)["quotaGB"] = 0 },
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if got := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "quotaMaxBytes"); got != nil {
+					t.Errorf("quotaMaxBytes = %v, want none", got)
+				}
+			},
+		},
+		"ephemeral pool off: no pool and no caps for it": {
+			mutate: func(s map[string]any) { get(s, "storage", "ceph", "ephemeralPool").(map[string]any)["enabled"] = false },
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if _, ok := rsp.GetDesired().GetResources()["ceph-st-pool-a-ephemeral"]; ok {
+					t.Error("composed the ephemeral pool")
+				}
+				want := map[string]any{"mon": "profile rbd", "mgr": "profile rbd", "osd": "profile rbd pool=team-a-prod-7xk2p-volumes, profile rbd pool=team-a-prod-7xk2p-images"}
+				if diff := cmp.Diff(want, get(desired(t, rsp, "ceph-st-pool-a-client"), "spec", "forProvider", "caps")); diff != "" {
+					t.Errorf("client caps (-want +got):\n%s", diff)
+				}
+			},
+		},
+		"filesystem and object store are Rook objects in the storage pool": {
+			mutate: func(s map[string]any) {
+				get(s, "storage", "ceph").(map[string]any)["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 2, "metadataPoolReplication": 3}
+				get(s, "storage", "ceph").(map[string]any)["objectStore"] = map[string]any{"enabled": true, "dataPoolReplication": 3}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				fs := desired(t, rsp, "ceph-st-pool-a-filesystem")
+				if get(fs, "spec", "providerConfigRef", "name") != "storage-st-pool-a" || get(manifestOf(fs), "kind") != "CephFilesystem" ||
+					get(manifestOf(fs), "spec", "dataPools", 0, "replicated", "size") != float64(2) {
+					t.Errorf("filesystem Object = %v", fs)
+				}
+				if get(manifestOf(desired(t, rsp, "ceph-st-pool-a-object-store")), "kind") != "CephObjectStore" {
+					t.Error("no CephObjectStore")
+				}
+			},
+		},
+		"every storage pool gets the tenant's pools, client, key and volume type": {
+			mutate: func(s map[string]any) { s["storageClusters"] = []any{"st-pool-a", "st-pool-b"} },
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				for _, n := range []string{"ceph-st-pool-b-volumes", "ceph-st-pool-b-images", "ceph-st-pool-b-ephemeral", "ceph-st-pool-b-client", "volume-type-st-pool-b"} {
+					desired(t, rsp, n)
+				}
+				if got := get(desired(t, rsp, "volume-type-st-pool-b"), "spec", "forProvider", "backendName"); got != "ceph-st-pool-b" {
+					t.Errorf("st-pool-b's volume type backend = %v", got)
+				}
+				if got := len(get(status(rsp), "cephResources").([]any)); got != 2 {
+					t.Errorf("status.cephResources has %d entries, want 2", got)
+				}
+			},
+		},
+		"quotas override the preset field by field": {
+			mutate: func(s map[string]any) {
+				s["quotas"] = map[string]any{"compute": map[string]any{"cores": 7, "ramGB": -1}, "network": map[string]any{"floatingIPs": 3}}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				want := map[string]any{"projectIDRef": map[string]any{"name": "team-a-prod-7xk2p"}, "cores": float64(7), "ramMB": float64(-1), "instances": float64(500)}
+				if diff := cmp.Diff(want, get(desired(t, rsp, "compute-quota"), "spec", "forProvider")); diff != "" {
+					t.Errorf("compute quota (-want +got):\n%s", diff)
+				}
+				if got := get(desired(t, rsp, "network-quota"), "spec", "forProvider", "floatingIPs"); got != float64(3) {
+					t.Errorf("floating IP quota = %v", got)
+				}
+			},
+		},
+		"hypervisor pools: an aggregate and availability zone each, for the tenant's project": {
+			mutate: func(s map[string]any) {
+				s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-b", "nodes": 7}}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				want := map[string]any{"name": "hv-pool-b", "availabilityZone": "hv-pool-b",
+					"metadata":           map[string]any{"c5c3.io_pool": "hv-pool-b", "c5c3.io_allocated_nodes": "7"},
+					"filterTenantIDRefs": []any{map[string]any{"name": "team-a-prod-7xk2p"}}}
+				if diff := cmp.Diff(want, get(desired(t, rsp, "aggregate-hv-pool-b"), "spec", "forProvider")); diff != "" {
+					t.Errorf("hv-pool-b's aggregate (-want +got):\n%s", diff)
+				}
+				if got := get(desired(t, rsp, "project"), "spec", "forProvider", "name"); got != "team-a" {
+					t.Errorf("project name = %v, want the tenant", got)
+				}
+			},
+		},
+		"controlPlaneCluster places everything through its ProviderConfig": {
+			mutate: func(s map[string]any) { s["controlPlaneCluster"] = "cp-eu-de-1-b" },
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				for _, n := range []string{"namespace", "control-plane", "admin-credential", "ceph-st-pool-a-client-secret"} {
+					if got := get(desired(t, rsp, n), "spec", "providerConfigRef", "name"); got != "controlplane-cp-eu-de-1-b" {
+						t.Errorf("%s is placed through %v", n, got)
+					}
+				}
+			},
+		},
+		"endpointDomain sets the public endpoints": {
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if got := get(manifestOf(desired(t, rsp, "control-plane")), "spec", "services", "keystone", "publicEndpoint"); got != "https://keystone.team-a-prod-7xk2p.cloud.example" {
+					t.Errorf("keystone publicEndpoint = %v", got)
+				}
+			},
+		},
+		"secretNamespace keeps the credentials": {
+			input: `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "production", "secretNamespace": "cloud-secrets"}`,
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if got := get(desired(t, rsp, "ceph-st-pool-a-client"), "spec", "writeConnectionSecretToRef", "namespace"); got != "cloud-secrets" {
+					t.Errorf("client key namespace = %v", got)
+				}
+				if got := get(desired(t, rsp, "provider-config"), "spec", "credentials", "secretRef", "namespace"); got != "cloud-secrets" {
+					t.Errorf("ProviderConfig credentials namespace = %v", got)
+				}
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := allReady()
+			if tc.input != "" {
+				w.input = tc.input
+			}
+			w.cp = append(w.cp, cpCluster("cp-eu-de-1-b", "eu-de-1", "Ready"))
+			var mutate []func(map[string]any)
+			if tc.mutate != nil {
+				mutate = append(mutate, tc.mutate)
+			}
+			rsp := run(t, w.request(teamA(mutate...)))
+			mustNotFail(t, rsp)
+			tc.check(t, rsp)
+		})
+	}
+}
+
+// TestKeysNeverPassThrough: the CephX key and the admin clouds.yaml reach
+// the function only as observed connection details, and nothing of them
+// appears in what it answers (status, resources, conditions, results).
+func TestKeysNeverPassThrough(t *testing.T) {
+	w := allReady()
+	req := w.request(teamA())
+	const key, cloudsYAML = "AQBsecretkey==", "clouds: {admin: {auth: {password: s3cret}}}"
+	req.Observed.Resources["ceph-st-pool-a-client"].ConnectionDetails = map[string][]byte{"key": []byte(key)}
+	req.Observed.Resources["admin-credential"].ConnectionDetails = map[string][]byte{"clouds.yaml": []byte(cloudsYAML)}
+	rsp := run(t, req)
+	mustNotFail(t, rsp)
+	b, err := protojson.Marshal(rsp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{key, "s3cret"} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the response carries %q", secret)
+		}
+	}
+	// The key is copied by reference: the Object names the connection
+	// secret, never the value.
+	refs := get(desired(t, rsp, "ceph-st-pool-a-client-secret"), "spec", "references")
+	want := []any{
+		map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system", "name": "team-a-prod-7xk2p-st-pool-a-ceph-client", "fieldPath": "data.key"}, "toFieldPath": "data.key"},
+		map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system", "name": "team-a-prod-7xk2p-st-pool-a-ceph-client", "fieldPath": "data.mon_host"}, "toFieldPath": "data.mon_host"},
+	}
+	if diff := cmp.Diff(want, refs); diff != "" {
+		t.Errorf("key Secret references (-want +got):\n%s", diff)
+	}
 }
