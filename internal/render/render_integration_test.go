@@ -102,22 +102,46 @@ func TestRenderExamplesIntegration(t *testing.T) {
 }
 
 // TestRenderObservedIntegration renders later reconciles of example claims,
-// with what Crossplane would observe then (testdata/observed), and validates
-// and compares them like the first.
+// with what Crossplane would observe then (testdata/observed) and the
+// resources it would supply (testdata/required), and validates and compares
+// them like the first. A case with wantErr expects the render to fail with
+// the function's Fatal result.
 func TestRenderObservedIntegration(t *testing.T) {
 	ctx, tl, cat, fns := setup(t)
-	cases := map[string]string{ // observed state -> example claim
-		"hypervisorcluster-shoot-failed":   "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
-		"hypervisorcluster-shoot-ready":    "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
-		"hypervisorcluster-access-ready":   "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
-		"controlplanecluster-shoot-ready":  "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml",
-		"controlplanecluster-access-ready": "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml",
-		"storagecluster-access-ready":      "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml",
-		"storagecluster-ceph-ready":        "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml",
+	const (
+		cloudProfile = "cloudprofile.yaml"
+		landscape    = "landscape-eu-de-1.yaml"
+	)
+	cases := []struct {
+		name, claim, observed, required, wantErr string
+	}{
+		{name: "hypervisorcluster-shoot-failed", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-access-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
+		{name: "controlplanecluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
+		{name: "controlplanecluster-access-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
+		{name: "storagecluster-access-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
+		{name: "storagecluster-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
+		// The docs' multi-tenant scenario: team-a and team-b share hv-pool-a
+		// and st-pool-a (team-b-staging already holds 5 nodes in the
+		// landscape), finance runs on its dedicated pools.
+		{name: "openstackcluster-team-a-prod-pools-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
+		{name: "openstackcluster-team-a-prod-storage-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
+		{name: "openstackcluster-team-a-prod-control-plane-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
+		{name: "openstackcluster-team-a-prod-cloud-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
+		{name: "openstackcluster-team-a-prod-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
+		{name: "openstackcluster-team-a-staging-pools-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-staging.yaml", required: landscape},
+		{name: "openstackcluster-team-b-staging-pools-ready", claim: "examples/tenants/team-b/openstack-clusters/team-b-staging.yaml", required: landscape},
+		{name: "openstackcluster-finance-prod-pools-ready", claim: "examples/tenants/finance/openstack-clusters/finance-prod.yaml", required: landscape},
+		{name: "openstackcluster-internal-prod-pools-ready", claim: "examples/tenants/internal/openstack-clusters/internal-prod.yaml", required: landscape},
+		{
+			name: "openstackcluster-team-b-on-finance-pool", claim: "internal/render/testdata/claims/team-b-on-finance-pool.yaml", required: landscape,
+			wantErr: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it",
+		},
 	}
-	for observed, example := range cases {
-		t.Run(observed, func(t *testing.T) {
-			claim := filepath.Join(root, "examples", example)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			claim := filepath.Join(root, tc.claim)
 			objs, err := ReadObjects(claim)
 			if err != nil {
 				t.Fatal(err)
@@ -126,20 +150,31 @@ func TestRenderObservedIntegration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tl.Render(ctx, fns, Request{
-				File: claim, Resolution: res,
-				Observed: filepath.Join("testdata", "observed", observed+".yaml"),
-				Required: filepath.Join("testdata", "required", "cloudprofile.yaml"),
-			})
+			r := Request{File: claim, Resolution: res, Required: filepath.Join("testdata", "required", tc.required)}
+			if observed := filepath.Join("testdata", "observed", tc.name+".yaml"); exists(observed) {
+				r.Observed = observed
+			}
+			got, err := tl.Render(ctx, fns, r)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error()+string(got), tc.wantErr) {
+					t.Fatalf("render should fail with %q, got %v\n%s", tc.wantErr, err, got)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
 				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
 			}
-			compareGolden(t, filepath.Join("testdata", "golden", "observed", observed+".yaml"), got)
+			compareGolden(t, filepath.Join("testdata", "golden", "observed", tc.name+".yaml"), got)
 		})
 	}
+}
+
+func exists(file string) bool {
+	_, err := os.Stat(file)
+	return err == nil
 }
 
 // compareGolden fails with a line diff when got differs from the golden file,

@@ -66,6 +66,7 @@ type Service struct {
 // Keystone of the control plane.
 type Keystone struct {
 	// Mode is Managed (the operator runs Keystone) or External.
+	// +kubebuilder:validation:Enum=Managed;External
 	// +optional
 	Mode    string `json:"mode,omitempty"`
 	Service `json:",inline"`
@@ -104,6 +105,7 @@ type KORC struct {
 
 // ControlPlaneSpec is the desired state of a ControlPlane.
 type ControlPlaneSpec struct {
+	// +kubebuilder:validation:Pattern=`^\d{4}\.[12]$`
 	OpenStackRelease string         `json:"openStackRelease"`
 	Region           string         `json:"region,omitempty"`
 	Infrastructure   Infrastructure `json:"infrastructure"`
@@ -135,6 +137,7 @@ type ControlPlaneStatus struct {
 // namespace).
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 type ControlPlane struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
