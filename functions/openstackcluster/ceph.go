@@ -150,7 +150,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 		secretKey := resource.Name("ceph-" + st + "-client-secret")
 		o := remote.Object(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), map[string]any{
 			"apiVersion": "v1", "kind": "Secret",
-			"metadata": map[string]any{"name": cephClientSecretRemote(st), "namespace": c.namespace(), "labels": anyMap(c.labels())},
+			"metadata":   map[string]any{"name": cephClientSecretRemote(st), "namespace": c.namespace(), "labels": anyMap(c.labels())},
 			"type":       "Opaque",
 			"stringData": map[string]any{cephv1alpha1.ConnectionSecretKeyEntity: "client." + c.cephEntity()},
 		})

@@ -15,7 +15,7 @@ import (
 // spec.quotas overrides field by field.
 type preset struct {
 	database, cache, keystone, api int32
-	quotas                          v1alpha1.Quotas
+	quotas                         v1alpha1.Quotas
 }
 
 func quotas(cores, ramGB, instances, gigabytes, volumes, snapshots, networks, ports, routers, fips int64) v1alpha1.Quotas {

@@ -230,8 +230,10 @@ func readyManaged(apiVersion, kind, name string, atProvider map[string]any) stri
 
 const ceph = "ceph.provider.c5c3.io/v1alpha1"
 
-// stage applies the observed state of one more stage to w.
-func (w *world) namespaceReady() { w.observed["namespace"] = readyObject("team-a-prod-7xk2p-namespace", nil) }
+// The stages: each marks the observed state of one more stage ready.
+func (w *world) namespaceReady() {
+	w.observed["namespace"] = readyObject("team-a-prod-7xk2p-namespace", nil)
+}
 
 func (w *world) storageReady() {
 	for _, use := range []string{"volumes", "images", "ephemeral"} {
@@ -357,7 +359,7 @@ func TestStages(t *testing.T) {
 		}},
 		{"control plane ready", w.controlPlaneReady, want{
 			resources: append([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage...), phase: "Provisioning",
-			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
+			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 			message: map[string]string{conditionCloudReady: "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1"},
 		}},
 		{"admin credential copied", w.adminReady, want{
@@ -551,7 +553,9 @@ func TestMissingPoolWaits(t *testing.T) {
 func TestSharedAndDedicatedPools(t *testing.T) {
 	w := eu()
 	w.clouds = []string{cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z",
-		spec(func(s map[string]any) { s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 5}} }), "Ready", map[string]int{"hv-pool-a": 5})}
+		spec(func(s map[string]any) {
+			s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 5}}
+		}), "Ready", map[string]int{"hv-pool-a": 5})}
 
 	rsp := run(t, w.request(teamA(func(s map[string]any) {
 		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 45}}
