@@ -68,6 +68,16 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
+		if ceph.Ready {
+			observed, err := request.GetObservedComposedResources(req)
+			if err == nil {
+				err = composeCephAccess(access, observed, desired)
+			}
+			if err != nil {
+				response.Fatal(rsp, err)
+				return rsp, nil
+			}
+		}
 		status["phase"] = string(v1alpha1.StoragePoolPhaseProvisioning)
 		switch {
 		case ceph.Ready && st.Shoot.Changing:

@@ -112,6 +112,27 @@ func observedObject(name, ready, cephStatus string) string {
 	             "atProvider": {"manifest": {"status": ` + cephStatus + `}}}}`
 }
 
+// What gives the provider access to the pool's Ceph once it is up.
+const cephAdminObject = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-admin"},
+  "spec": {
+    "providerConfigRef": {"name": "storage-st-pool-a"},
+    "managementPolicies": ["Observe"],
+    "readiness": {"policy": "SuccessfulCreate"},
+    "forProvider": {"manifest": {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "rook-ceph-mon", "namespace": "rook-ceph"}}},
+    "writeConnectionSecretToRef": {"namespace": "crossplane-system", "name": "storage-st-pool-a-ceph"},
+    "connectionDetails": [
+      {"apiVersion": "v1", "kind": "Secret", "namespace": "rook-ceph", "name": "rook-ceph-mon", "fieldPath": "data[admin-secret]", "toConnectionSecretKey": "key"},
+      {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "rook-ceph", "name": "rook-ceph-mon-endpoints", "fieldPath": "data.data", "toConnectionSecretKey": "mon_host"}
+    ]
+  }
+}`
+
+const cephProviderConfig = `{
+  "apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "storage-st-pool-a"},
+  "spec": {"user": "admin", "credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "storage-st-pool-a-ceph", "key": "key"}}}
+}`
+
 var (
 	cephNoAccess = fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for access to the pool's cluster")
 )
@@ -177,14 +198,15 @@ func TestRunFunction(t *testing.T) {
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`)),
 		},
 		"CephReady": {
-			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status.",
+			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status, and gives the provider access to it.",
 			req: fntest.Request(xr, with(map[string]string{
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			})),
 			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
-				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true)}),
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
+					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
 		},
 		"Expanding": {
@@ -196,7 +218,8 @@ func TestRunFunction(t *testing.T) {
 			}),
 			want: fntest.Response(`{"phase": "Expanding", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
-				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true)}),
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
+					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (30%)"),
 				fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
 		},
