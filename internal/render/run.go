@@ -341,7 +341,39 @@ func describe(o *unstructured.Unstructured, cat *Catalog) string {
 			role = "claim"
 		}
 	}
-	return fmt.Sprintf("  %-9s %s %s (%s)", role, o.GetKind(), name, o.GetAPIVersion())
+	line := fmt.Sprintf("  %-9s %s %s (%s)", role, o.GetKind(), name, o.GetAPIVersion())
+	if role != "composite" {
+		return line
+	}
+	// What a composite's status says: its phase, and what it waits on.
+	if phase, ok, _ := unstructured.NestedString(o.Object, "status", "phase"); ok {
+		line += ", phase " + phase
+	}
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		typ, _ := m["type"].(string)
+		if m["status"] == "True" || typ == "Ready" || typ == "Synced" || m["message"] == nil {
+			continue
+		}
+		line += fmt.Sprintf("\n  %-9s %s=False: %s", "condition", typ, m["message"])
+	}
+	return line
+}
+
+// Composite returns the composite of a render (its first object of a kind
+// the catalog defines), or nil.
+func Composite(rendered []byte, cat *Catalog) *unstructured.Unstructured {
+	objs, err := ParseObjects(rendered)
+	if err != nil {
+		return nil
+	}
+	for _, o := range objs {
+		if _, ok := cat.xrds[o.GetKind()]; ok {
+			return o
+		}
+	}
+	return nil
 }
 
 // OutputName is where the render of a claim in file rel (relative to the

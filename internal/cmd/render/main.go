@@ -56,11 +56,22 @@ func (c *cli) Run() error {
 		fmt.Printf("not in this repository yet (claims that need them are validated, not rendered): %s\n", strings.Join(fns.Missing, ", "))
 	}
 
+	// The composites rendered so far are what a cluster would hold: they are
+	// supplied as required resources to the claims after them, so tenants'
+	// clouds (under tenants/, after infrastructure/) are checked against the
+	// example pools and against each other's allocations.
+	landscape, err := os.CreateTemp("", "landscape-*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(landscape.Name()) //nolint:errcheck // best-effort cleanup
+	defer landscape.Close()           //nolint:errcheck // best-effort cleanup
+
 	schemas := append([]string{c.Package}, c.Schemas...)
 	failed, validatedOnly := 0, 0
 	for _, cl := range claims {
 		fmt.Printf("\n%s: %s %s/%s\n", relative(cl.File), cl.Object.GetKind(), cl.Object.GetNamespace(), cl.Object.GetName())
-		out, err := renderOne(ctx, tools, cat, fns, cl, schemas)
+		out, err := renderOne(ctx, tools, cat, fns, cl, schemas, landscape.Name())
 		if err != nil {
 			failed++
 			fmt.Printf("  FAILED: %v\n", err)
@@ -73,6 +84,15 @@ func (c *cli) Run() error {
 		}
 		for _, l := range out.summary {
 			fmt.Println(l)
+		}
+		if xr := render.Composite(out.rendered, cat); xr != nil {
+			b, err := yaml.Marshal(xr.Object)
+			if err != nil {
+				return err
+			}
+			if _, err := landscape.Write(append([]byte("---\n"), b...)); err != nil {
+				return err
+			}
 		}
 		rel, _ := filepath.Rel(c.Examples, cl.File)
 		dst := filepath.Join(c.Out, render.OutputName(rel, cl.Object))
@@ -87,8 +107,11 @@ func (c *cli) Run() error {
 	if failed > 0 {
 		return fmt.Errorf("%d of %d claims failed to render or validate", failed, len(claims))
 	}
-	fmt.Printf("\n%d claims: %d rendered and validated, %d validated (their functions are not built yet)\n",
-		len(claims), len(claims)-validatedOnly, validatedOnly)
+	if validatedOnly > 0 {
+		fmt.Printf("\n%d claims: %d rendered and validated, %d only validated (their functions are not built yet)\n", len(claims), len(claims)-validatedOnly, validatedOnly)
+		return nil
+	}
+	fmt.Printf("\n%d claims rendered and validated\n", len(claims))
 	return nil
 }
 
@@ -97,7 +120,7 @@ type result struct {
 	summary  []string
 }
 
-func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns *render.Functions, cl render.Claim, schemas []string) (*result, error) {
+func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns *render.Functions, cl render.Claim, schemas []string, required string) (*result, error) {
 	res, err := cat.Resolve(cl.Object)
 	if err != nil {
 		return nil, err
@@ -124,7 +147,7 @@ func renderOne(ctx context.Context, tools render.Tools, cat *render.Catalog, fns
 	if missing := fns.Runs(cat.FunctionsOf(res.Composition)...); len(missing) > 0 {
 		return &result{summary: []string{fmt.Sprintf("%s calls %s, not built yet", relative(res.Composition), strings.Join(missing, ", "))}}, nil
 	}
-	rendered, err := tools.Render(ctx, fns, render.Request{File: f.Name(), Resolution: res})
+	rendered, err := tools.Render(ctx, fns, render.Request{File: f.Name(), Resolution: res, Required: required})
 	if err != nil {
 		return nil, err
 	}
