@@ -16,68 +16,23 @@ import (
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
 
-// The real kube-apiserver + etcd of this package's integration tests, started
-// once in TestMain; nil when the binaries are absent.
-var (
-	kube       client.Client
-	envSkipMsg string
-)
+// kube is the real kube-apiserver of this package's integration tests
+// (internal/kubetest), once requireKube has run.
+var kube client.Client
 
 func TestMain(m *testing.M) {
-	os.Exit(runWithEnvtest(m))
-}
-
-func runWithEnvtest(m *testing.M) int {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
-		envSkipMsg = fmt.Sprintf("needs kube-apiserver and etcd in KUBEBUILDER_ASSETS (%q): run `make test-integration`, which builds them with `make tools`", assets)
-		return m.Run()
-	}
-	if isShort() {
-		envSkipMsg = "integration test: skipped with -short"
-		return m.Run()
-	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cannot start kube-apiserver and etcd: %v\n", err)
-		return 1
-	}
-	defer env.Stop() //nolint:errcheck // best effort on the way out
-	kube, err = client.New(cfg, client.Options{})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cannot create a client: %v\n", err)
-		return 1
-	}
-	return m.Run()
-}
-
-// isShort reads -test.short before testing.Short may be called (flags are
-// parsed by m.Run).
-func isShort() bool {
-	for _, a := range os.Args {
-		if a == "-test.short" || a == "-test.short=true" {
-			return true
-		}
-	}
-	return false
+	os.Exit(kubetest.Main(m))
 }
 
 func requireKube(t *testing.T) {
 	t.Helper()
-	if kube != nil {
-		return
-	}
-	if os.Getenv("REQUIRE_INTEGRATION") != "" && !testing.Short() {
-		t.Fatal(envSkipMsg)
-	}
-	t.Skip(envSkipMsg)
+	kube = kubetest.Client(t)
 }
 
 // installAsCrossplaneWould creates the CRDs Crossplane derives from an XRD

@@ -1,0 +1,73 @@
+// Package kubetest starts the real kube-apiserver and etcd (from the tool
+// cache, see `make tools`) once per test binary, for integration tests that
+// need an API server: CRD schemas, CEL rules, printer columns.
+package kubetest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+var (
+	kube    client.Client
+	skipMsg string
+)
+
+// Main runs a package's tests with an API server that has the CRDs of
+// crdDirs installed. Call it from TestMain: os.Exit(kubetest.Main(m, dirs...)).
+// Without the binaries, or with -short, the tests run and Client skips them.
+func Main(m *testing.M, crdDirs ...string) int {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
+		skipMsg = fmt.Sprintf("needs kube-apiserver and etcd in KUBEBUILDER_ASSETS (%q): run `make test-integration`, which builds them with `make tools`", assets)
+		return m.Run()
+	}
+	if isShort() {
+		skipMsg = "integration test: skipped with -short"
+		return m.Run()
+	}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, ErrorIfCRDPathMissing: true, CRDDirectoryPaths: crdDirs}
+	cfg, err := env.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cannot start kube-apiserver and etcd: %v\n", err)
+		return 1
+	}
+	defer env.Stop() //nolint:errcheck // best effort on the way out
+	kube, err = client.New(cfg, client.Options{})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cannot create a client: %v\n", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// Client returns the API server's client, or skips the test when there is
+// none (and fails it instead when REQUIRE_INTEGRATION is set, as in
+// `make test-integration`, so CI never skips).
+func Client(t *testing.T) client.Client {
+	t.Helper()
+	if kube != nil {
+		return kube
+	}
+	if os.Getenv("REQUIRE_INTEGRATION") != "" && !testing.Short() {
+		t.Fatal(skipMsg)
+	}
+	t.Skip(skipMsg)
+	return nil
+}
+
+// isShort reads -test.short before testing.Short may be called (flags are
+// parsed by m.Run).
+func isShort() bool {
+	for _, a := range os.Args {
+		if a == "-test.short" || a == "-test.short=true" {
+			return true
+		}
+	}
+	return false
+}
