@@ -96,6 +96,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		// Crossplane fetches the requirements and calls again.
 		return rsp, nil
 	}
+	for _, s := range land.skipped {
+		response.Warning(rsp, errors.New("ignored a composite the function cannot read: "+s)).TargetComposite()
+	}
 	plan, err := resolve(c, land)
 	if err != nil {
 		// Refused: nothing is composed or changed, and the message names

@@ -548,6 +548,22 @@ func TestMissingPoolWaits(t *testing.T) {
 	}
 }
 
+// TestUnreadableCompositeIsSkipped: another composite that cannot be
+// decoded is left out with a warning; it does not stop this cloud.
+func TestUnreadableCompositeIsSkipped(t *testing.T) {
+	w := eu()
+	w.hv = append(w.hv, `{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "metadata": {"name": "broken"}, "spec": {"workers": "many"}}`)
+	rsp := run(t, w.request(teamA()))
+	mustNotFail(t, rsp)
+	want := "ignored a composite the function cannot read: XHypervisorCluster broken (spec.workers is a string; want an integer)"
+	if len(rsp.GetResults()) != 1 || rsp.GetResults()[0].GetMessage() != want || rsp.GetResults()[0].GetSeverity() != fnv1.Severity_SEVERITY_WARNING {
+		t.Errorf("results = %v, want one warning %q", rsp.GetResults(), want)
+	}
+	if got := get(status(rsp), "phase"); got != "Provisioning" {
+		t.Errorf("phase = %v, want Provisioning", got)
+	}
+}
+
 // TestSharedAndDedicatedPools is the docs' multi-tenant scenario: team-a and
 // team-b share hv-pool-a and st-pool-a, finance has its dedicated pools.
 func TestSharedAndDedicatedPools(t *testing.T) {

@@ -45,6 +45,9 @@ type landscape struct {
 	storagePools    []*v1alpha1.XStorageCluster
 	controlPlanes   []*v1alpha1.XControlPlaneCluster
 	clouds          []*v1alpha1.XOpenStackCluster
+	// skipped are objects that could not be decoded: another composite's
+	// mistake must not stop this cloud, so they are left out and reported.
+	skipped []string
 }
 
 // landscapeOf decodes the required resources; ok is false until Crossplane
@@ -56,31 +59,31 @@ func landscapeOf(req *fnv1.RunFunctionRequest) (l *landscape, ok bool, err error
 		}
 	}
 	l = &landscape{}
-	if l.hypervisorPools, err = decode[v1alpha1.XHypervisorCluster](req, requiredHypervisorPools); err != nil {
+	if l.hypervisorPools, err = decode[v1alpha1.XHypervisorCluster](req, requiredHypervisorPools, &l.skipped); err != nil {
 		return nil, false, err
 	}
-	if l.storagePools, err = decode[v1alpha1.XStorageCluster](req, requiredStoragePools); err != nil {
+	if l.storagePools, err = decode[v1alpha1.XStorageCluster](req, requiredStoragePools, &l.skipped); err != nil {
 		return nil, false, err
 	}
-	if l.controlPlanes, err = decode[v1alpha1.XControlPlaneCluster](req, requiredControlPlanes); err != nil {
+	if l.controlPlanes, err = decode[v1alpha1.XControlPlaneCluster](req, requiredControlPlanes, &l.skipped); err != nil {
 		return nil, false, err
 	}
-	if l.clouds, err = decode[v1alpha1.XOpenStackCluster](req, requiredClouds); err != nil {
+	if l.clouds, err = decode[v1alpha1.XOpenStackCluster](req, requiredClouds, &l.skipped); err != nil {
 		return nil, false, err
 	}
 	return l, true, nil
 }
 
-func decode[T any](req *fnv1.RunFunctionRequest, key string) ([]*T, error) {
-	rs, err := function.Required(req, key)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*T, 0, len(rs))
-	for _, r := range rs {
+func decode[T any](req *fnv1.RunFunctionRequest, key string, skipped *[]string) ([]*T, error) {
+	items := function.RequiredItems(req, key)
+	out := make([]*T, 0, len(items))
+	for _, r := range items {
 		o := new(T)
-		if err := function.FromObject(r.Resource.UnstructuredContent(), r.Resource.GetKind()+" "+r.Resource.GetName(), o); err != nil {
-			return nil, err
+		f := r.GetResource().GetFields()
+		what := f["kind"].GetStringValue() + " " + f["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+		if err := function.FromStruct(r.GetResource(), what, o); err != nil {
+			*skipped = append(*skipped, fmt.Sprintf("%s (%v)", what, err))
+			continue
 		}
 		out = append(out, o)
 	}

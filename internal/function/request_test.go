@@ -1,6 +1,7 @@
 package function
 
 import (
+	"fmt"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -35,6 +36,31 @@ func TestObservedComposite(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nObservedComposite(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestFromStruct: decoding straight from the request's protobuf Struct gives
+// what decoding through a map gives, field-named errors included.
+func TestFromStruct(t *testing.T) {
+	for name, spec := range map[string]string{
+		"Valid":        `{"region": "eu-de-1", "name": "hv-\"quoted\"-\u00e9", "workers": 3, "zones": ["a", "b"], "labels": {"k": "v"}, "dedicated": true, "allowedTenants": null}`,
+		"Fraction":     `{"workers": 1.5}`,
+		"WrongInteger": `{"workers": "twenty"}`,
+		"WrongObject":  `{"ironcore": []}`,
+		"Big":          `{"workers": 2147483648}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := resource.MustStructJSON(`{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "metadata": {"name": "x", "labels": {"a": "b"}}, "spec": ` + spec + `}`)
+			viaStruct, viaMap := &v1alpha1.XHypervisorCluster{}, &v1alpha1.XHypervisorCluster{}
+			errStruct := FromStruct(s, "XHypervisorCluster x", viaStruct)
+			errMap := FromObject(s.AsMap(), "XHypervisorCluster x", viaMap)
+			if fmt.Sprint(errStruct) != fmt.Sprint(errMap) {
+				t.Errorf("FromStruct error %v, FromObject error %v", errStruct, errMap)
+			}
+			if diff := cmp.Diff(viaMap, viaStruct); diff != "" {
+				t.Errorf("FromStruct differs from FromObject (-map +struct):\n%s", diff)
 			}
 		})
 	}

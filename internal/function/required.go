@@ -26,6 +26,18 @@ func RequireAll(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind string) {
 		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{}}}})
 }
 
+// RequiredItems returns the raw resources Crossplane supplied for one
+// requirement, from required_resources (2.x) or extra_resources (1.x),
+// without converting the other requirements' resources as Required does:
+// for a function that requires whole lists, that conversion is most of its
+// work.
+func RequiredItems(req *fnv1.RunFunctionRequest, key string) []*fnv1.Resource {
+	if rs, ok := req.GetRequiredResources()[key]; ok {
+		return rs.GetItems()
+	}
+	return req.GetExtraResources()[key].GetItems() //nolint:staticcheck // Crossplane 1.x supplies these
+}
+
 // Supplied reports whether Crossplane answered a requirement (perhaps with
 // nothing): before it has, a function cannot tell "none exist" from "not
 // asked yet".
