@@ -142,7 +142,7 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 			TypeMeta:   metav1.TypeMeta{APIVersion: novav1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
 			ObjectMeta: meta(c.name + "-compute"),
 			Spec: novav1alpha1.QuotaSetSpec{ClusterManagedResourceSpec: managed(), ForProvider: novav1alpha1.QuotaSetParameters{
-				ProjectIDRef: projectRef, Cores: q.Compute.Cores, Instances: q.Compute.Instances, RAM: ptr.To(*q.Compute.RAMGB * 1024),
+				ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: projectRef}, Cores: q.Compute.Cores, Instances: q.Compute.Instances, RAM: ptr.To(*q.Compute.RAMGB * 1024),
 			}},
 		}
 		if *q.Compute.RAMGB < 0 {
@@ -170,7 +170,7 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 			TypeMeta:   metav1.TypeMeta{APIVersion: cinderv1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
 			ObjectMeta: meta(c.name + "-volume"),
 			Spec: cinderv1alpha1.QuotaSetSpec{ClusterManagedResourceSpec: managed(), ForProvider: cinderv1alpha1.QuotaSetParameters{
-				ProjectIDRef: projectRef, Gigabytes: q.Volume.Gigabytes, Volumes: q.Volume.Volumes, Snapshots: q.Volume.Snapshots,
+				ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: projectRef}, Gigabytes: q.Volume.Gigabytes, Volumes: q.Volume.Volumes, Snapshots: q.Volume.Snapshots,
 			}},
 		}
 		if err := add(resourceVolumeQuota, "the volume quota", vq); err != nil {
@@ -182,7 +182,7 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 			TypeMeta:   metav1.TypeMeta{APIVersion: neutronv1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
 			ObjectMeta: meta(c.name + "-network"),
 			Spec: neutronv1alpha1.QuotaSetSpec{ClusterManagedResourceSpec: managed(), ForProvider: neutronv1alpha1.QuotaSetParameters{
-				ProjectIDRef: projectRef, Networks: q.Network.Networks, Ports: q.Network.Ports, Routers: q.Network.Routers, FloatingIPs: q.Network.FloatingIPs,
+				ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: projectRef}, Networks: q.Network.Networks, Ports: q.Network.Ports, Routers: q.Network.Routers, FloatingIPs: q.Network.FloatingIPs,
 			}},
 		}
 		if err := add(resourceNetworkQuota, "the network quota", nq); err != nil {

@@ -5,6 +5,25 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// ProjectIDReference names a Keystone project by ID, or resolves the ID from
+// a Project managed resource. Resources of other services inline it; the
+// rule that one of the three is set lives on their parameters, because CEL
+// rules of an inlined type do not reach the type it is inlined into.
+type ProjectIDReference struct {
+	// ProjectID of the Keystone project.
+	// +optional
+	ProjectID string `json:"projectID,omitempty"`
+
+	// ProjectIDRef resolves ProjectID from a keystone.provider.c5c3.io
+	// Project.
+	// +optional
+	ProjectIDRef *xpv2.Reference `json:"projectIDRef,omitempty"`
+
+	// ProjectIDSelector selects a Project to resolve ProjectID from.
+	// +optional
+	ProjectIDSelector *xpv2.Selector `json:"projectIDSelector,omitempty"`
+}
+
 // ProjectParameters are the desired properties of a Keystone project.
 type ProjectParameters struct {
 	// Name of the project in its domain.

@@ -3,23 +3,15 @@ package v1alpha1
 import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
 )
 
 // QuotaSetParameters are the desired properties of a QuotaSet.
 // +kubebuilder:validation:XValidation:rule="has(self.projectID) || has(self.projectIDRef) || has(self.projectIDSelector)",message="spec.forProvider needs projectID, projectIDRef or projectIDSelector"
 type QuotaSetParameters struct {
-	// ProjectID of the Keystone project.
-	// +optional
-	ProjectID string `json:"projectID,omitempty"`
-
-	// ProjectIDRef resolves ProjectID from a keystone.provider.c5c3.io
-	// Project.
-	// +optional
-	ProjectIDRef *xpv2.Reference `json:"projectIDRef,omitempty"`
-
-	// ProjectIDSelector selects a Project to resolve ProjectID from.
-	// +optional
-	ProjectIDSelector *xpv2.Selector `json:"projectIDSelector,omitempty"`
+	// The project whose quotas these are.
+	keystonev1alpha1.ProjectIDReference `json:",inline"`
 
 	// Networks caps networks; -1 is unlimited.
 	// +kubebuilder:validation:Minimum=-1
