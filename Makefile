@@ -43,6 +43,8 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	go tool controller-gen crd:crdVersions=v1 $(foreach g,$(PROVIDER_API_GROUPS),paths=./apis/$(g)/...) output:crd:dir=provider/package/crds
 	@# The c5c3 ControlPlane, from the local mirror of the real CRD.
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/controlplane/... output:crd:dir=cluster/crds/c5c3
+	@# The external-arbiter-operator's RemoteCluster and RemoteArbiter, from their local mirror.
+	go tool controller-gen crd:crdVersions=v1 paths=./apis/arbiter/... output:crd:dir=cluster/crds/arbiter
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
 	@# from the pinned Go types lets render output be validated offline.
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)

@@ -1,4 +1,5 @@
-// Package apis_test checks the provider's CRDs (and the ControlPlane mirror's)
+// Package apis_test checks the provider's CRDs (and those of the mirrors of
+// external APIs: the c5c3 ControlPlane, the external arbiter)
 // against the real kube-apiserver: they install, their CEL rules compile,
 // and bad objects are refused with a message that names the field.
 package apis_test
@@ -17,7 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(kubetest.Main(m, "../provider/package/crds", "../cluster/crds/c5c3"))
+	os.Exit(kubetest.Main(m, "../provider/package/crds", "../cluster/crds/c5c3", "../cluster/crds/arbiter"))
 }
 
 // object decodes YAML into an object to create.
@@ -99,6 +100,16 @@ spec:
     database: {clusterRef: {name: openstack-db}, database: keystone, secretRef: {name: keystone-db}, replicas: 3}
     cache: {clusterRef: {name: openstack-memcached}, backend: dogpile.cache.pymemcache, replicas: 3}
   services: {keystone: {mode: Managed, replicas: 3}}`,
+	"arbiter RemoteCluster": `
+apiVersion: ceph.cobaltcore.sap.com/v1alpha1
+kind: RemoteCluster
+metadata: {name: cp-eu-de-1, namespace: default}
+spec: {accesskeyRef: {name: arbiter-cp-eu-de-1-kubeconfig, key: kubeconfig}, namespace: ceph-arbiter-st-pool-s}`,
+	"arbiter RemoteArbiter": `
+apiVersion: ceph.cobaltcore.sap.com/v1alpha1
+kind: RemoteArbiter
+metadata: {name: st-pool-s, namespace: default}
+spec: {cephCluster: {namespace: rook-ceph, name: st-pool-s}, remoteCluster: {name: cp-eu-de-1}}`,
 }
 
 // TestGoodObjectsAdmittedIntegration: every kind installs and admits what
@@ -160,6 +171,8 @@ func TestBadObjectsRefusedIntegration(t *testing.T) {
 			"spec.credentials.secretRef is required when spec.credentials.source is Secret"},
 		"provider config with an unknown credentials format": {"openstack ProviderConfig", "spec.credentials.format", "token",
 			`spec.credentials.format: Unsupported value: "token"`},
+		"arbiter naming and inlining its remote cluster": {"arbiter RemoteArbiter", "spec.remoteCluster.spec", map[string]any{"namespace": "x"},
+			"exactly one of name and spec"},
 		"control plane release not YYYY.1 or YYYY.2": {"c5c3 ControlPlane", "spec.openStackRelease", "2025.3", "spec.openStackRelease in body should match"},
 	}
 	for name, tc := range cases {

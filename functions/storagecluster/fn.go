@@ -13,6 +13,7 @@ import (
 	"github.com/crossplane/function-sdk-go/response"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
@@ -59,6 +60,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st, desired, access := run.State, run.Desired, run.Access
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
+	// A pool in one site has no arbiter to wait for.
+	arbiterReady, arbiterMsg := s.ArbiterCluster == "", "waiting for access to the pool's cluster"
 	if st.Ready() {
 		// Objects in the pool cluster only once it can be reached.
 		pc := access.ProviderConfigName()
@@ -78,11 +81,22 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 				return rsp, nil
 			}
 		}
+		if s.ArbiterCluster != "" {
+			observed, err := request.GetObservedComposedResources(req)
+			if err == nil {
+				arbiterReady, arbiterMsg, err = composeArbiter(s, access, observed, desired)
+			}
+			if err != nil {
+				response.Fatal(rsp, err)
+				return rsp, nil
+			}
+		}
 		status["phase"] = string(v1alpha1.StoragePoolPhaseProvisioning)
 		switch {
-		case ceph.Ready && st.Shoot.Changing:
+		case !ceph.Ready || !arbiterReady:
+		case st.Shoot.Changing:
 			status["phase"] = string(v1alpha1.StoragePoolPhaseExpanding)
-		case ceph.Ready:
+		default:
 			status["phase"] = string(v1alpha1.StoragePoolPhaseReady)
 		}
 		status["health"] = ceph.Health
@@ -99,6 +113,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.ConditionTrue(rsp, conditionCephReady, "Available").WithMessage(ceph.Message).TargetCompositeAndClaim()
 	} else {
 		response.ConditionFalse(rsp, conditionCephReady, "Waiting").WithMessage(ceph.Message).TargetCompositeAndClaim()
+	}
+	switch {
+	case s.ArbiterCluster == "":
+	case arbiterReady:
+		response.ConditionTrue(rsp, conditionArbiterReady, "Available").WithMessage(arbiterMsg).TargetCompositeAndClaim()
+	default:
+		response.ConditionFalse(rsp, conditionArbiterReady, "Waiting").WithMessage(arbiterMsg).TargetCompositeAndClaim()
 	}
 	f.log.Debug("composed storage pool", "xr", xr.GetName(), "pool", s.Name, "phase", status["phase"])
 	return rsp, nil
@@ -128,7 +149,12 @@ func validate(s *v1alpha1.StorageClusterParameters) error {
 		}
 	}
 	if s.ArbiterCluster != "" {
-		return errors.New("spec.arbiterCluster: stretched storage pools are not supported yet; leave it empty")
+		if len(validation.IsDNS1123Label(s.ArbiterCluster)) > 0 {
+			return fmt.Errorf("spec.arbiterCluster %q must name a ControlPlaneCluster (its claim's name, a DNS label)", s.ArbiterCluster)
+		}
+		if len(s.Zones) != stretchedZones {
+			return fmt.Errorf("spec.zones must name exactly %d zones for a stretched pool (spec.arbiterCluster is set), one monitor in each; it names %d", stretchedZones, len(s.Zones))
+		}
 	}
 	return pool.ValidateAccess(s.PoolAccess)
 }

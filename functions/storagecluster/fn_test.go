@@ -137,6 +137,9 @@ var (
 	cephNoAccess = fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for access to the pool's cluster")
 )
 
+// healthy is the status of a CephCluster Rook has brought up.
+const healthy = `{"phase": "Ready", "ceph": {"health": "HEALTH_OK", "capacity": {"bytesTotal": 549755813888000, "bytesAvailable": 412316860416000, "bytesUsed": 137438953472000}}}`
+
 func manifest(o map[string]any) map[string]any {
 	return fntest.Map(o, "spec", "forProvider", "manifest")
 }
@@ -162,7 +165,6 @@ func TestRunFunction(t *testing.T) {
 		}
 		return m
 	}
-	const healthy = `{"phase": "Ready", "ceph": {"health": "HEALTH_OK", "capacity": {"bytesTotal": 549755813888000, "bytesAvailable": 412316860416000, "bytesUsed": 137438953472000}}}`
 
 	cases := map[string]struct {
 		reason string
@@ -276,10 +278,17 @@ func TestRunFunction(t *testing.T) {
 			}), nil),
 			want: fntest.Fatal("spec.ceph.replicationFactor (5) needs as many nodes: spec.workers is 4"),
 		},
-		"Stretched": {
-			reason: "A stretched pool is refused rather than composed half-way.",
-			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["arbiterCluster"] = "arbiter-eu-de-2" }), nil),
-			want:   fntest.Fatal("spec.arbiterCluster: stretched storage pools are not supported yet; leave it empty"),
+		"StretchedOverThreeZones": {
+			reason: "A stretched pool spans two zones; the arbiter is the third site.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["arbiterCluster"] = "cp-eu-de-3" }), nil),
+			want:   fntest.Fatal("spec.zones must name exactly 2 zones for a stretched pool (spec.arbiterCluster is set), one monitor in each; it names 3"),
+		},
+		"ArbiterNotAClusterName": {
+			reason: "The arbiter cluster is named like a ControlPlaneCluster claim.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				s["arbiterCluster"], s["zones"] = "Arbiter_1", []any{"eu-de-1a", "eu-de-1b"}
+			}), nil),
+			want: fntest.Fatal(`spec.arbiterCluster "Arbiter_1" must name a ControlPlaneCluster (its claim's name, a DNS label)`),
 		},
 	}
 
@@ -295,4 +304,92 @@ func TestRunFunction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStretchedPool walks a pool stretched over two zones: once its cluster
+// can be reached the arbiter objects are placed beside the CephCluster (two
+// monitors, one per zone); the pool is Ready only once the arbiter is.
+func TestStretchedPool(t *testing.T) {
+	stretched := fntest.EditSpec(xr, func(s map[string]any) {
+		s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
+		fntest.Map(s, "ceph")["replicationFactor"] = 2
+	})
+	observed := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
+	run := func(t *testing.T) *fnv1.RunFunctionResponse {
+		t.Helper()
+		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(stretched, observed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rsp.GetResults() {
+			t.Fatalf("unexpected result: %s", r.GetMessage())
+		}
+		return rsp
+	}
+	cond := func(rsp *fnv1.RunFunctionResponse) *fnv1.Condition {
+		for _, c := range rsp.GetConditions() {
+			if c.GetType() == "ArbiterReady" {
+				return c
+			}
+		}
+		return nil
+	}
+
+	t.Run("access ready", func(t *testing.T) {
+		rsp := run(t)
+		res := rsp.GetDesired().GetResources()
+		for _, n := range []string{"arbiter-kubeconfig", "arbiter-remote-cluster", "arbiter"} {
+			if _, ok := res[n]; !ok {
+				t.Errorf("no %s", n)
+			}
+		}
+		cc := manifest(res["ceph-cluster"].GetResource().AsMap())
+		if got := fntest.Map(cc, "spec", "mon")["count"]; got != float64(2) {
+			t.Errorf("mon count = %v, want 2 (one per zone)", got)
+		}
+		if _, ok := fntest.Map(cc, "spec", "placement")["mon"]; !ok {
+			t.Error("monitors are not spread over the zones")
+		}
+		ra := manifest(res["arbiter"].GetResource().AsMap())
+		want := map[string]any{"cephCluster": map[string]any{"namespace": "rook-ceph", "name": "st-pool-a"}, "remoteCluster": map[string]any{"name": "cp-eu-de-3"}}
+		if diff := cmp.Diff(want, ra["spec"]); diff != "" {
+			t.Errorf("RemoteArbiter spec (-want +got):\n%s", diff)
+		}
+		refs := res["arbiter-kubeconfig"].GetResource().AsMap()["spec"].(map[string]any)["references"]
+		wantRefs := []any{map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system",
+			"name": "controlplane-cp-eu-de-3-kubeconfig", "fieldPath": "data.kubeconfig"}, "toFieldPath": "data.kubeconfig"}}
+		if diff := cmp.Diff(wantRefs, refs); diff != "" {
+			t.Errorf("the arbiter cluster's kubeconfig is not copied by reference (-want +got):\n%s", diff)
+		}
+		if c := cond(rsp); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetMessage() != "waiting for the arbiter monitor in cluster cp-eu-de-3" {
+			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
+
+	t.Run("Ceph ready, arbiter not yet", func(t *testing.T) {
+		observed["ceph-cluster"] = observedObject("storage-st-pool-a-ceph-cluster", "True", healthy)
+		observed["ceph-mgr-pool"] = observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`)
+		observed["arbiter"] = observedObject("storage-st-pool-a-arbiter", "False", `{"state": "Progressing", "message": "waiting for remote cluster"}`)
+		rsp := run(t)
+		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; got != "Provisioning" {
+			t.Errorf("phase = %v, want Provisioning until the arbiter is ready", got)
+		}
+		if c := cond(rsp); c.GetMessage() != "waiting for the arbiter monitor in cluster cp-eu-de-3: waiting for remote cluster" {
+			t.Errorf("ArbiterReady message = %q", c.GetMessage())
+		}
+	})
+
+	t.Run("arbiter ready", func(t *testing.T) {
+		for _, n := range []string{"arbiter-kubeconfig", "arbiter-remote-cluster"} {
+			observed[n] = observedObject("storage-st-pool-a-"+n, "True", `{"state": "Ready"}`)
+		}
+		observed["arbiter"] = observedObject("storage-st-pool-a-arbiter", "True", `{"state": "Ready", "monId": "ext-a"}`)
+		rsp := run(t)
+		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; got != "Ready" {
+			t.Errorf("phase = %v, want Ready", got)
+		}
+		if c := cond(rsp); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE || c.GetMessage() != "monitor ext-a runs in cluster cp-eu-de-3" {
+			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -46,6 +48,16 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 			"key": taints[0].Key, "operator": "Equal", "value": taints[0].Value, "effect": string(taints[0].Effect),
 		}}
 	}
+	placement := map[string]any{"all": all}
+	mon := map[string]any{"count": int64(monCount), "allowMultiplePerNode": false}
+	if s.ArbiterCluster != "" {
+		// Stretched: one monitor per zone, the arbiter is the third.
+		mon["count"] = int64(stretchedZones)
+		placement["mon"] = map[string]any{"topologySpreadConstraints": []any{map[string]any{
+			"maxSkew": int64(1), "topologyKey": corev1.LabelTopologyZone, "whenUnsatisfiable": "DoNotSchedule",
+			"labelSelector": map[string]any{"matchLabels": map[string]any{"app": "rook-ceph-mon"}},
+		}}}
+	}
 	return map[string]any{
 		"apiVersion": "ceph.rook.io/v1",
 		"kind":       "CephCluster",
@@ -59,7 +71,7 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 		"spec": map[string]any{
 			"cephVersion":     map[string]any{"image": cephImage},
 			"dataDirHostPath": "/var/lib/rook",
-			"mon":             map[string]any{"count": int64(monCount), "allowMultiplePerNode": false},
+			"mon":             mon,
 			"mgr":             map[string]any{"count": int64(mgrCount), "allowMultiplePerNode": false},
 			"dashboard":       map[string]any{"enabled": true, "ssl": true},
 			"storage": map[string]any{
@@ -67,7 +79,7 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 				"useAllDevices": true,
 				"config":        config,
 			},
-			"placement": map[string]any{"all": all},
+			"placement": placement,
 		},
 	}
 }

@@ -30,6 +30,16 @@ func Object(name, providerConfig string, manifest map[string]any) *composed.Unst
 	return o
 }
 
+// ReadyWhen wraps a manifest in an Object that is Ready when a CEL query
+// over the applied object holds, for kinds whose status has no Ready
+// condition (for example "object.status.state == 'Ready'").
+func ReadyWhen(name, providerConfig string, manifest map[string]any, celQuery string) *composed.Unstructured {
+	o := Object(name, providerConfig, manifest)
+	spec := o.Object["spec"].(map[string]any) //nolint:forcetypeassert // set by Object
+	spec["readiness"] = map[string]any{"policy": "DeriveFromCelQuery", "celQuery": celQuery}
+	return o
+}
+
 // Observed wraps a manifest in an Object that only reads it: it is Ready as
 // soon as the object exists, and never changes or deletes it.
 func Observed(name, providerConfig string, manifest map[string]any) *composed.Unstructured {

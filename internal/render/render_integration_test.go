@@ -122,6 +122,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 		{name: "controlplanecluster-access-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
 		{name: "storagecluster-access-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
 		{name: "storagecluster-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
+		{name: "storagecluster-stretched-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-s.yaml", required: cloudProfile},
 		// The docs' multi-tenant scenario: team-a and team-b share hv-pool-a
 		// and st-pool-a (team-b-staging already holds 5 nodes in the
 		// landscape), finance runs on its dedicated pools.

@@ -82,9 +82,10 @@ type StorageClusterParameters struct {
 	// +optional
 	Ceph Ceph `json:"ceph"`
 
-	// ArbiterCluster names the cluster that hosts the tie-breaking monitor of
-	// a stretched Ceph cluster (external arbiter). Empty for a pool in one
-	// site.
+	// ArbiterCluster stretches the pool over exactly two zones: it names the
+	// ControlPlaneCluster (its claim) in a third site that runs the
+	// tie-breaking Ceph monitor, deployed by the external-arbiter-operator
+	// (RemoteCluster and RemoteArbiter). Empty for a pool in one site.
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	ArbiterCluster string `json:"arbiterCluster,omitempty"`
