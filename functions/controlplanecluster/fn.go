@@ -19,8 +19,6 @@ import (
 const (
 	workerName = "control-plane"
 
-	// labelClaimName is set by Crossplane on a claimed composite.
-	labelClaimName = "crossplane.io/claim-name"
 	// maxShootName is Gardener's limit for Shoot names.
 	maxShootName = 21
 )
@@ -67,7 +65,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 // (spec.controlPlaneCluster): the claim's name, or the composite's when it is
 // not claimed. It names the Shoot, so Gardener's length limit applies.
 func clusterName(xr *v1alpha1.XControlPlaneCluster) (string, error) {
-	name := xr.GetLabels()[labelClaimName]
+	name := xr.GetLabels()[function.LabelClaimName]
 	what := "the claim's metadata.name"
 	if name == "" {
 		name, what = xr.GetName(), "metadata.name"

@@ -137,17 +137,18 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 		return res, err
 	}
 	res.status.Client = &v1alpha1.CephClient{Name: "client." + c.cephEntity()}
+	secretKey := resource.Name("ceph-" + st + "-client-secret")
+	_, keyCopying := observed[secretKey]
 	switch {
 	case clientStatus != v1alpha1.CephPoolReady:
 		res.ready = false
 		res.waiting = append(res.waiting, fmt.Sprintf("CephX client %s in %s is %s", c.cephEntity(), st, clientStatus))
-	case !namespaceReady && !exists(observed, resource.Name("ceph-"+st+"-client-secret")):
+	case !namespaceReady && !keyCopying:
 		res.ready = false
 		res.waiting = append(res.waiting, fmt.Sprintf("the key of %s waits for namespace %s", c.cephEntity(), c.namespace()))
 	default:
 		// The key exists only now; the Object copies it from the client's
 		// connection secret into the cloud's namespace.
-		secretKey := resource.Name("ceph-" + st + "-client-secret")
 		o := remote.Object(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), map[string]any{
 			"apiVersion": "v1", "kind": "Secret",
 			"metadata":   map[string]any{"name": cephClientSecretRemote(st), "namespace": c.namespace(), "labels": anyMap(c.labels())},
@@ -160,7 +161,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 		}
 		remote.PatchFrom(o, from(cephv1alpha1.ConnectionSecretKeyKey), from(cephv1alpha1.ConnectionSecretKeyMonHost))
 		desired[secretKey] = &resource.DesiredComposed{Resource: o}
-		if ready(observed, secretKey) {
+		if function.ObservedReady(observed, secretKey) {
 			desired[secretKey].Ready = resource.ReadyTrue
 			res.status.Client.SecretRef = &v1alpha1.SecretReference{Name: cephClientSecretRemote(st), Namespace: c.namespace()}
 		} else {
@@ -169,55 +170,53 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 		}
 	}
 
-	if s.Filesystem.Enabled {
-		key := resource.Name("ceph-" + st + "-filesystem")
-		name := c.cephPool("cephfs")
-		desired[key] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-"+st+"-cephfs", access, map[string]any{
-			"apiVersion": "ceph.rook.io/v1", "kind": "CephFilesystem",
+	// A Rook object of the tenant in the pool cluster (composed as
+	// ceph-<pool>-<use>, named <cloud>-<short>), and whether it is up.
+	rook := func(use, short, kind string, spec map[string]any) (string, bool) {
+		key := resource.Name("ceph-" + st + "-" + use)
+		name := c.cephPool(short)
+		desired[key] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-"+st+"-"+short, access, map[string]any{
+			"apiVersion": "ceph.rook.io/v1", "kind": kind,
 			"metadata": map[string]any{"name": name, "namespace": rookNamespace, "labels": anyMap(c.labels())},
-			"spec": map[string]any{
-				"metadataPool":   map[string]any{"replicated": map[string]any{"size": int64(s.Filesystem.MetadataPoolReplication)}},
-				"dataPools":      []any{map[string]any{"name": "data0", "replicated": map[string]any{"size": int64(s.Filesystem.DataPoolReplication)}}},
-				"metadataServer": map[string]any{"activeCount": int64(1), "activeStandby": true},
-			},
+			"spec":     spec,
 		})}
-		fs := &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
-		if ready(observed, key) {
+		if function.ObservedReady(observed, key) {
 			desired[key].Ready = resource.ReadyTrue
-			fs.Status, fs.MDSActive = v1alpha1.CephPoolReady, 1
-		} else {
-			res.ready = false
-			res.waiting = append(res.waiting, fmt.Sprintf("CephFilesystem %s in %s is being created", name, st))
+			return name, true
 		}
-		res.status.Filesystem = fs
+		res.ready = false
+		res.waiting = append(res.waiting, fmt.Sprintf("%s %s in %s is being created", kind, name, st))
+		return name, false
+	}
+	if s.Filesystem.Enabled {
+		name, up := rook("filesystem", "cephfs", "CephFilesystem", map[string]any{
+			"metadataPool":   map[string]any{"replicated": map[string]any{"size": int64(s.Filesystem.MetadataPoolReplication)}},
+			"dataPools":      []any{map[string]any{"name": "data0", "replicated": map[string]any{"size": int64(s.Filesystem.DataPoolReplication)}}},
+			"metadataServer": map[string]any{"activeCount": int64(1), "activeStandby": true},
+		})
+		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
+		if up {
+			res.status.Filesystem.Status, res.status.Filesystem.MDSActive = v1alpha1.CephPoolReady, 1
+		}
 	}
 	if s.ObjectStore.Enabled {
-		key := resource.Name("ceph-" + st + "-object-store")
-		name := c.cephPool("rgw")
-		desired[key] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-"+st+"-rgw", access, map[string]any{
-			"apiVersion": "ceph.rook.io/v1", "kind": "CephObjectStore",
-			"metadata": map[string]any{"name": name, "namespace": rookNamespace, "labels": anyMap(c.labels())},
-			"spec": map[string]any{
-				"metadataPool": map[string]any{"replicated": map[string]any{"size": int64(3)}},
-				"dataPool":     map[string]any{"replicated": map[string]any{"size": int64(s.ObjectStore.DataPoolReplication)}},
-				"gateway":      map[string]any{"port": int64(80), "instances": int64(2)},
-			},
-		})}
-		os := &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
-		if ready(observed, key) {
-			desired[key].Ready = resource.ReadyTrue
-			os.Status = v1alpha1.CephPoolReady
-		} else {
-			res.ready = false
-			res.waiting = append(res.waiting, fmt.Sprintf("CephObjectStore %s in %s is being created", name, st))
+		name, up := rook("object-store", "rgw", "CephObjectStore", map[string]any{
+			"metadataPool": map[string]any{"replicated": map[string]any{"size": int64(3)}},
+			"dataPool":     map[string]any{"replicated": map[string]any{"size": int64(s.ObjectStore.DataPoolReplication)}},
+			"gateway":      map[string]any{"port": int64(80), "instances": int64(2)},
+		})
+		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
+		if up {
+			res.status.ObjectStore.Status = v1alpha1.CephPoolReady
 		}
-		res.status.ObjectStore = os
 	}
 	return res, nil
 }
 
 // addManaged composes a managed resource and returns its state: Creating
-// until it is observed Ready, Failed when the provider cannot sync it.
+// until it is observed Ready, Failed when the provider cannot sync it. The
+// states are those status.cephResources reports; the cloud's other managed
+// resources use the same three.
 func addManaged(key resource.Name, mr runtime.Object, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (v1alpha1.CephPoolStatus, error) {
 	cd, err := function.Composed(mr)
 	if err != nil {
@@ -237,18 +236,6 @@ func addManaged(key resource.Name, mr runtime.Object, observed map[resource.Name
 	default:
 		return v1alpha1.CephPoolCreating, nil
 	}
-}
-
-// exists reports whether a composed resource is observed.
-func exists(observed map[resource.Name]resource.ObservedComposed, key resource.Name) bool {
-	_, ok := observed[key]
-	return ok
-}
-
-// ready reports whether a composed resource is observed Ready.
-func ready(observed map[resource.Name]resource.ObservedComposed, key resource.Name) bool {
-	o, ok := observed[key]
-	return ok && o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
 }
 
 func anyMap(m map[string]string) map[string]any {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -33,7 +34,7 @@ type cloud struct {
 }
 
 func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, error) {
-	c := &cloud{xr: xr, in: in, name: xr.GetName(), tenant: xr.GetLabels()[labelClaimNamespace]}
+	c := &cloud{xr: xr, in: in, name: xr.GetName(), tenant: xr.GetLabels()[function.LabelClaimNamespace]}
 	// The cloud's namespace is openstack-<name>, a DNS label.
 	if errs := validation.IsDNS1123Label(c.namespace()); len(errs) > 0 {
 		return nil, fmt.Errorf("metadata.name %q names the cloud's namespace %q in the control-plane cluster: it must be a DNS label of at most %d characters", c.name, c.namespace(), validation.DNS1123LabelMaxLength-len("openstack-"))

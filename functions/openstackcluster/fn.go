@@ -139,6 +139,8 @@ type progress struct {
 	controlPlaneWait  string
 	adminReady        bool
 	cloud             *cloudState
+	// What the ControlPlane cannot carry (see unsupported).
+	unsupportedServices, unsupportedSettings []string
 }
 
 // compose adds what the observed state allows, stage by stage. A stage is
@@ -147,7 +149,8 @@ type progress struct {
 // not ready must never take a serving cloud's objects with it.
 func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (*progress, error) {
 	p := &progress{}
-	has := func(n resource.Name) bool { return exists(observed, n) }
+	p.unsupportedServices, p.unsupportedSettings = unsupported(&c.xr.Spec)
+	has := func(n resource.Name) bool { _, ok := observed[n]; return ok }
 	if !plan.ready() && len(observed) == 0 {
 		p.phase = plan.phase(c)
 		return p, nil
@@ -158,7 +161,7 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 		"apiVersion": "v1", "kind": "Namespace",
 		"metadata": map[string]any{"name": c.namespace(), "labels": anyMap(c.labels())},
 	})}
-	p.namespaceReady = ready(observed, resourceNamespace)
+	p.namespaceReady = function.ObservedReady(observed, resourceNamespace)
 	p.controlPlaneWait = fmt.Sprintf("namespace %s is being created in control-plane cluster %s", c.namespace(), c.controlPlaneCluster)
 	if p.namespaceReady {
 		desired[resourceNamespace].Ready = resource.ReadyTrue
@@ -169,7 +172,7 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 			return nil, err
 		}
 		desired[resourceControlPlane] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-control-plane", c.controlPlaneAccess(), cp.Object)}
-		p.controlPlaneReady = ready(observed, resourceControlPlane)
+		p.controlPlaneReady = function.ObservedReady(observed, resourceControlPlane)
 		p.controlPlaneWait = controlPlaneWait(c, observed)
 		if p.controlPlaneReady {
 			desired[resourceControlPlane].Ready = resource.ReadyTrue
@@ -271,12 +274,11 @@ func (p *progress) status(c *cloud, plan *plan) map[string]any {
 			s["endpoints"] = ep
 		}
 	}
-	services, settings := unsupported(&c.xr.Spec)
-	if len(services) > 0 {
-		s["unsupportedServices"] = services
+	if len(p.unsupportedServices) > 0 {
+		s["unsupportedServices"] = p.unsupportedServices
 	}
-	if len(settings) > 0 {
-		s["unsupportedSettings"] = settings
+	if len(p.unsupportedSettings) > 0 {
+		s["unsupportedSettings"] = p.unsupportedSettings
 	}
 	return s
 }
@@ -325,7 +327,7 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 	}
 	cond(conditionCloudReady, cloudOK, "Waiting", cloudMsg)
 
-	services, settings := unsupported(&c.xr.Spec)
+	services, settings := p.unsupportedServices, p.unsupportedSettings
 	if len(services)+len(settings) == 0 {
 		cond(conditionSupported, true, "", "the ControlPlane carries every enabled service and setting")
 		return

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
 
@@ -68,7 +69,7 @@ func compositeJSON(kind, name, claimNamespace, claimName, created string, spec, 
 	b, err := json.Marshal(map[string]any{
 		"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": kind,
 		"metadata": map[string]any{"name": name, "creationTimestamp": created,
-			"labels": map[string]any{labelClaimName: claimName, labelClaimNamespace: claimNamespace}},
+			"labels": map[string]any{function.LabelClaimName: claimName, function.LabelClaimNamespace: claimNamespace}},
 		"spec": spec, "status": status,
 	})
 	if err != nil {

@@ -23,12 +23,6 @@ const (
 	requiredClouds          = "openstack-clusters"
 )
 
-// Labels Crossplane sets on a claimed composite.
-const (
-	labelClaimName      = "crossplane.io/claim-name"
-	labelClaimNamespace = "crossplane.io/claim-namespace"
-)
-
 // require asks for everything the landscape is made of.
 func require(rsp *fnv1.RunFunctionResponse) {
 	gv := v1alpha1.SchemeGroupVersion.String()
@@ -115,7 +109,7 @@ func (l *landscape) storagePool(name v1alpha1.PoolName) *v1alpha1.XStorageCluste
 // function names its Shoot).
 func (l *landscape) controlPlane(name string) *v1alpha1.XControlPlaneCluster {
 	for _, c := range l.controlPlanes {
-		if n := c.GetLabels()[labelClaimName]; n == name || (n == "" && c.GetName() == name) {
+		if n := c.GetLabels()[function.LabelClaimName]; n == name || (n == "" && c.GetName() == name) {
 			return c
 		}
 	}
@@ -125,7 +119,7 @@ func (l *landscape) controlPlane(name string) *v1alpha1.XControlPlaneCluster {
 // claimOf names a composite for people: its claim's namespace/name, or its
 // own name.
 func claimOf(labels map[string]string, name string) string {
-	if ns, n := labels[labelClaimNamespace], labels[labelClaimName]; ns != "" && n != "" {
+	if ns, n := labels[function.LabelClaimNamespace], labels[function.LabelClaimName]; ns != "" && n != "" {
 		return ns + "/" + n
 	}
 	return name

@@ -16,6 +16,7 @@ import (
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/remote"
 )
 
@@ -48,7 +49,7 @@ func composeAdminCredential(c *cloud, observed map[resource.Name]resource.Observ
 		FieldPath: "data[" + adminCloudKey + "]", Key: adminCloudKey,
 	})
 	desired[resourceAdminCredential] = &resource.DesiredComposed{Resource: o}
-	if ready(observed, resourceAdminCredential) {
+	if function.ObservedReady(observed, resourceAdminCredential) {
 		desired[resourceAdminCredential].Ready = resource.ReadyTrue
 		return true
 	}
@@ -92,9 +93,11 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 			},
 		},
 	}
-	if _, err := addManaged(resourceProviderConfig, pc, observed, desired); err != nil {
+	cd, err := function.Composed(pc)
+	if err != nil {
 		return st, err
 	}
+	desired[resourceProviderConfig] = &resource.DesiredComposed{Resource: cd}
 	if _, ok := observed[resourceProviderConfig]; ok {
 		desired[resourceProviderConfig].Ready = resource.ReadyTrue
 	}

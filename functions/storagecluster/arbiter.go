@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	arbiterv1alpha1 "github.com/c5c3/consumer-plane/apis/arbiter/v1alpha1"
@@ -94,7 +92,7 @@ func composeArbiter(s *v1alpha1.StorageClusterParameters, a pool.Access, observe
 
 	ready := true
 	for _, n := range []resource.Name{resourceArbiterKubeconfig, resourceArbiterRemoteCluster, resourceArbiter} {
-		if o, ok := observed[n]; ok && o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+		if function.ObservedReady(observed, n) {
 			desired[n].Ready = resource.ReadyTrue
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
@@ -69,7 +68,7 @@ func composeCephAccess(a pool.Access, observed map[resource.Name]resource.Observ
 	if _, ok := observed[resourceCephProviderConfig]; ok {
 		desired[resourceCephProviderConfig].Ready = resource.ReadyTrue
 	}
-	if o, ok := observed[resourceCephAdmin]; ok && o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+	if function.ObservedReady(observed, resourceCephAdmin) {
 		desired[resourceCephAdmin].Ready = resource.ReadyTrue
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/crossplane/function-sdk-go/request"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
 	corev1 "k8s.io/api/core/v1"
@@ -57,7 +56,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	st, desired, access := run.State, run.Desired, run.Access
+	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	// A pool in one site has no arbiter to wait for.
@@ -67,26 +66,15 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		pc := access.ProviderConfigName()
 		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
 		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
-		if ceph, err = observeCeph(req, desired); err != nil {
-			response.Fatal(rsp, err)
-			return rsp, nil
-		}
+		ceph = observeCeph(observed, desired)
 		if ceph.Ready {
-			observed, err := request.GetObservedComposedResources(req)
-			if err == nil {
-				err = composeCephAccess(access, observed, desired)
-			}
-			if err != nil {
+			if err := composeCephAccess(access, observed, desired); err != nil {
 				response.Fatal(rsp, err)
 				return rsp, nil
 			}
 		}
 		if s.ArbiterCluster != "" {
-			observed, err := request.GetObservedComposedResources(req)
-			if err == nil {
-				arbiterReady, arbiterMsg, err = composeArbiter(s, access, observed, desired)
-			}
-			if err != nil {
+			if arbiterReady, arbiterMsg, err = composeArbiter(s, access, observed, desired); err != nil {
 				response.Fatal(rsp, err)
 				return rsp, nil
 			}
@@ -169,17 +157,13 @@ type cephState struct {
 
 // observeCeph reads the CephCluster as provider-kubernetes observed it
 // (status.atProvider.manifest) and marks the Objects that are ready.
-func observeCeph(req *fnv1.RunFunctionRequest, desired map[resource.Name]*resource.DesiredComposed) (cephState, error) {
-	observed, err := request.GetObservedComposedResources(req)
-	if err != nil {
-		return cephState{}, errors.Wrap(err, "cannot get observed composed resources")
-	}
-	if o, ok := observed[resourceMgrPool]; ok && o.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+func observeCeph(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) cephState {
+	if function.ObservedReady(observed, resourceMgrPool) {
 		desired[resourceMgrPool].Ready = resource.ReadyTrue
 	}
 	o, ok := observed[resourceCephCluster]
 	if !ok {
-		return cephState{Message: "the CephCluster is being created"}, nil
+		return cephState{Message: "the CephCluster is being created"}
 	}
 	c := cephState{}
 	c.Health, _ = o.Resource.GetString("status.atProvider.manifest.status.ceph.health")
@@ -194,10 +178,10 @@ func observeCeph(req *fnv1.RunFunctionRequest, desired map[resource.Name]*resour
 	if ready.Status != corev1.ConditionTrue {
 		phase, _ := o.Resource.GetString("status.atProvider.manifest.status.phase")
 		c.Message = fmt.Sprintf("the CephCluster is not ready yet (phase %q)", phase)
-		return c, nil
+		return c
 	}
 	desired[resourceCephCluster].Ready = resource.ReadyTrue
 	c.Ready = true
 	c.Message = fmt.Sprintf("Ceph reports %s", c.Health)
-	return c, nil
+	return c
 }

@@ -102,17 +102,13 @@ func (s State) Ready() bool { return s.Shoot.Ready && s.AccessReady }
 
 // Compose adds the Shoot to the desired resources and, once the observed
 // Shoot is ready, the objects that give access to its cluster.
-func Compose(req *fnv1.RunFunctionRequest, desired map[resource.Name]*resource.DesiredComposed, shoot *gardencorev1beta1.Shoot, a Access) (State, error) {
+func Compose(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, shoot *gardencorev1beta1.Shoot, a Access) (State, error) {
 	cd, err := function.Composed(shoot)
 	if err != nil {
 		return State{}, err
 	}
 	desired[ResourceShoot] = &resource.DesiredComposed{Resource: cd}
 
-	observed, err := request.GetObservedComposedResources(req)
-	if err != nil {
-		return State{}, errors.Wrap(err, "cannot get observed composed resources")
-	}
 	o, ok := observed[ResourceShoot]
 	if !ok {
 		return State{
@@ -271,16 +267,23 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot get desired composed resources")
 	}
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot get observed composed resources")
+	}
 	access := Access{Kind: s.Kind, Name: s.Cluster.Name, SecretNamespace: settings.AccessSecretNamespace}
-	st, err := Compose(req, desired, shoot, access)
+	st, err := Compose(observed, desired, shoot, access)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Desired: desired, State: st, Access: access, Settings: settings}, nil
+	return &Result{Observed: observed, Desired: desired, State: st, Access: access, Settings: settings}, nil
 }
 
 // Result of Run: what to set in the response, and how far the cluster is.
 type Result struct {
+	// Observed are the composed resources as Crossplane observed them, for
+	// the objects a function adds after the pool's own.
+	Observed map[resource.Name]resource.ObservedComposed
 	Desired  map[resource.Name]*resource.DesiredComposed
 	State    State
 	Access   Access
