@@ -100,6 +100,7 @@ type PoolStatus struct {
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.forProvider.name"
 // +kubebuilder:printcolumn:name="SIZE",type=integer,JSONPath=".spec.forProvider.size"
 // +kubebuilder:printcolumn:name="USED",type=integer,JSONPath=".status.atProvider.usedBytes",priority=1
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type=string,JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type Pool struct {
 	metav1.TypeMeta   `json:",inline"`

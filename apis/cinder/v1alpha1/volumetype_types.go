@@ -74,6 +74,7 @@ type VolumeTypeStatus struct {
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="NAME",type=string,JSONPath=".spec.forProvider.name"
 // +kubebuilder:printcolumn:name="BACKEND",type=string,JSONPath=".spec.forProvider.backendName"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type=string,JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type VolumeType struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -26,5 +26,5 @@ var (
 const ShootKubeconfigKind = "ShootKubeconfig"
 
 func init() {
-	SchemeBuilder.Register(&ShootKubeconfig{}, &ShootKubeconfigList{})
+	SchemeBuilder.Register(&ShootKubeconfig{}, &ShootKubeconfigList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
 }

@@ -83,7 +83,7 @@ type ProjectStatus struct {
 // +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="NAME",type=string,JSONPath=".spec.forProvider.name"
-// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=".status.atProvider.id"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type=string,JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type Project struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -76,6 +76,7 @@ type AggregateStatus struct {
 // +kubebuilder:printcolumn:name="NAME",type=string,JSONPath=".spec.forProvider.name"
 // +kubebuilder:printcolumn:name="ZONE",type=string,JSONPath=".spec.forProvider.availabilityZone"
 // +kubebuilder:printcolumn:name="HOSTS",type=integer,JSONPath=".status.atProvider.hosts.length()",priority=1
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type=string,JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type Aggregate struct {
 	metav1.TypeMeta   `json:",inline"`

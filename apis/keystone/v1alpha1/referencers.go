@@ -1,0 +1,48 @@
+package v1alpha1
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reference"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// ProjectIDs resolve to a Project's external name, the ID Keystone assigned.
+var toProject = reference.To{Managed: &Project{}, List: &ProjectList{}}
+
+// Resolve sets ProjectID from ProjectIDRef or ProjectIDSelector, on behalf of
+// the managed resource mg that inlines this reference. field names the
+// reference in error messages.
+func (r *ProjectIDReference) Resolve(ctx context.Context, c client.Reader, mg resource.Managed, field string) error {
+	rsp, err := reference.NewAPIResolver(c, mg).Resolve(ctx, reference.ResolutionRequest{
+		CurrentValue: r.ProjectID,
+		Reference:    r.ProjectIDRef,
+		Selector:     r.ProjectIDSelector,
+		To:           toProject,
+		Extract:      reference.ExternalName(),
+	})
+	if err != nil {
+		return errors.Wrapf(err, "cannot resolve %s", field)
+	}
+	r.ProjectID = rsp.ResolvedValue
+	r.ProjectIDRef = rsp.ResolvedReference
+	return nil
+}
+
+// ResolveProjectIDs resolves the Project references refs into IDs, keeping
+// the IDs already given. field names the references in error messages.
+func ResolveProjectIDs(ctx context.Context, c client.Reader, mg resource.Managed, ids []string, refs []xpv2.Reference, field string) ([]string, []xpv2.Reference, error) {
+	rsp, err := reference.NewAPIResolver(c, mg).ResolveMultiple(ctx, reference.MultiResolutionRequest{
+		CurrentValues: ids,
+		References:    refs,
+		To:            toProject,
+		Extract:       reference.ExternalName(),
+	})
+	if err != nil {
+		return nil, nil, errors.Wrapf(err, "cannot resolve %s", field)
+	}
+	return rsp.ResolvedValues, rsp.ResolvedReferences, nil
+}

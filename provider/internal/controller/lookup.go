@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"context"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+)
+
+// MayAdopt reports whether Observe may take over an object found by its
+// name rather than its ID: when this resource's own create was interrupted
+// (crossplane recorded "create pending" and never "create succeeded", so the
+// object is most likely the one it made), or when the resource only observes
+// (importing an existing object by name). Otherwise an object of the same
+// name belongs to someone else, and Create reports the clash.
+func MayAdopt(mg resource.Managed) bool {
+	if meta.ExternalCreateIncomplete(mg) {
+		return true
+	}
+	p := mg.GetManagementPolicies()
+	return len(p) > 0 && !slices.Contains(p, xpv2.ManagementActionAll) && !slices.Contains(p, xpv2.ManagementActionCreate)
+}
+
+// A Finder reaches one kind of OpenStack object by ID and by its unique name.
+type Finder[T any] struct {
+	// Get returns the object with an ID; an error IsNotFound recognises
+	// when there is none.
+	Get func(ctx context.Context, id string) (*T, error)
+	// FindByName returns the object with the resource's name, or nil.
+	FindByName func(ctx context.Context) (*T, error)
+	// ID of an object, the resource's external name.
+	ID func(*T) string
+}
+
+// Lookup returns the external object of mg, or nil when it does not exist:
+// by external name when one is recorded, else by name when MayAdopt. An
+// adopted object's ID becomes the external name, and adopted is true: the
+// caller reports ResourceLateInitialized so the reconciler persists it.
+func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, adopted bool, err error) {
+	if id := meta.GetExternalName(mg); id != "" {
+		obj, err := f.Get(ctx, id)
+		if openstack.IsNotFound(err) {
+			return nil, false, nil
+		}
+		return obj, false, err
+	}
+	if !MayAdopt(mg) {
+		return nil, false, nil
+	}
+	obj, err = f.FindByName(ctx)
+	if err != nil || obj == nil {
+		return nil, false, err
+	}
+	meta.SetExternalName(mg, f.ID(obj))
+	return obj, true, nil
+}

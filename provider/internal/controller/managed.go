@@ -1,0 +1,66 @@
+// Package controller wires the provider's controllers into a manager.
+package controller
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// SetupManaged adds the managed reconciler of one kind, with what every kind
+// of this provider shares:
+//
+//   - no NameAsExternalName initializer: the external name is the ID the
+//     cloud assigns, recorded by Create, never the object's name;
+//   - deterministic external names: before creating, every connector looks
+//     for an object its interrupted create may have made (by its unique name)
+//     and adopts it, so a crash between create and recording the ID is safe
+//     to retry instead of stalling on crossplane's "create pending" guard;
+//   - management policies (Observe-only import), events, Prometheus metrics.
+func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, c managed.ExternalConnector, extra ...managed.ReconcilerOption) error {
+	name := managed.ControllerName(gvk.GroupKind().String())
+	opts := append([]managed.ReconcilerOption{
+		managed.WithExternalConnector(c),
+		managed.WithInitializers(),
+		managed.WithDeterministicExternalName(true),
+		managed.WithManagementPolicies(),
+		managed.WithLogger(o.Logger.WithValues("controller", name)),
+		managed.WithPollInterval(o.PollInterval),
+		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
+	}, extra...)
+	if o.MetricOptions != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+		if o.MetricOptions.MRStateMetrics != nil {
+			sr := statemetrics.NewMRStateRecorder(mgr.GetClient(), o.Logger, o.MetricOptions.MRStateMetrics, list, o.MetricOptions.PollStateMetricInterval)
+			if err := mgr.Add(sr); err != nil {
+				return err
+			}
+		}
+	}
+	obj, err := mgr.GetScheme().New(gvk)
+	if err != nil {
+		return err
+	}
+	mg, ok := obj.(resource.Managed)
+	if !ok {
+		return errNotManaged(gvk)
+	}
+	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		WithEventFilter(resource.DesiredStateChanged()).
+		For(mg).
+		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+type errNotManaged schema.GroupVersionKind
+
+func (e errNotManaged) Error() string {
+	return schema.GroupVersionKind(e).String() + " is not a managed resource"
+}

@@ -1,0 +1,49 @@
+package providerconfig
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+)
+
+// Setup adds the reconcilers that count a ProviderConfig's users and keep a
+// ProviderConfig in use from being deleted, for the OpenStack and Gardener
+// ProviderConfigs (Ceph's arrives with its controllers, #7).
+func Setup(mgr ctrl.Manager, o controller.Options) error {
+	for _, k := range []struct {
+		gv           schema.GroupVersion
+		config, used client.Object
+	}{
+		{openstackv1alpha1.SchemeGroupVersion, &openstackv1alpha1.ProviderConfig{}, &openstackv1alpha1.ProviderConfigUsage{}},
+		{gardenerv1alpha1.SchemeGroupVersion, &gardenerv1alpha1.ProviderConfig{}, &gardenerv1alpha1.ProviderConfigUsage{}},
+	} {
+		name := "providerconfig/" + k.gv.Group
+		of := resource.ProviderConfigKinds{
+			Config:    k.gv.WithKind("ProviderConfig"),
+			Usage:     k.gv.WithKind("ProviderConfigUsage"),
+			UsageList: k.gv.WithKind("ProviderConfigUsageList"),
+		}
+		r := providerconfig.NewReconciler(mgr, of,
+			providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
+			providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))))
+		err := ctrl.NewControllerManagedBy(mgr).
+			Named(name).
+			WithOptions(o.ForControllerRuntime()).
+			For(k.config).
+			Watches(k.used, &resource.EnqueueRequestForProviderConfig{}).
+			Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
