@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 var (
 	kube    client.Client
+	config  *rest.Config
 	skipMsg string
 )
 
@@ -38,6 +40,7 @@ func Main(m *testing.M, crdDirs ...string) int {
 		return 1
 	}
 	defer env.Stop() //nolint:errcheck // best effort on the way out
+	config = cfg
 	kube, err = client.New(cfg, client.Options{})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cannot create a client: %v\n", err)
@@ -70,4 +73,12 @@ func isShort() bool {
 		}
 	}
 	return false
+}
+
+// Config returns the API server's connection, for tests that run
+// controllers against it; it skips (or fails) like Client.
+func Config(t *testing.T) *rest.Config {
+	t.Helper()
+	Client(t)
+	return rest.CopyConfig(config)
 }

@@ -22,10 +22,12 @@ import (
 //     and adopts it, so a crash between create and recording the ID is safe
 //     to retry instead of stalling on crossplane's "create pending" guard;
 //   - management policies (Observe-only import), events, Prometheus metrics.
-func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, c managed.ExternalConnector, extra ...managed.ReconcilerOption) error {
+//
+// connect is the kind's managed.WithTypedExternalConnector.
+func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.GroupKind().String())
 	opts := append([]managed.ReconcilerOption{
-		managed.WithExternalConnector(c),
+		connect,
 		managed.WithInitializers(),
 		managed.WithDeterministicExternalName(true),
 		managed.WithManagementPolicies(),

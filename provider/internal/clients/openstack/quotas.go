@@ -122,4 +122,3 @@ func (q quotas) Update(ctx context.Context, projectID string, limits map[string]
 func (q quotas) Reset(ctx context.Context, projectID string) error {
 	return q.reset(ctx, projectID)
 }
-

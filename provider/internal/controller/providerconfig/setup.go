@@ -46,4 +46,3 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 	}
 	return nil
 }
-

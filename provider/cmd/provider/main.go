@@ -1,0 +1,83 @@
+// Command provider runs the CobaltCore consumer plane's managed-resource
+// provider: Keystone, Nova, Cinder and Neutron resources through
+// gophercloud, and Shoot kubeconfigs from Gardener.
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
+)
+
+func main() {
+	var (
+		debug          = flag.Bool("debug", false, "Log at debug level.")
+		pollInterval   = flag.Duration("poll", time.Minute, "How often each managed resource is checked for drift.")
+		maxReconcile   = flag.Int("max-reconcile-rate", 10, "Reconciles per second across all controllers, and workers per controller.")
+		leaderElection = flag.Bool("leader-election", false, "Elect a leader, so several replicas can run.")
+		metricsAddr    = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
+		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+		sessionCache   = flag.Int("openstack-session-cache", 64, "OpenStack credentials whose authenticated session (and token) is kept.")
+	)
+	flag.Parse()
+
+	zl := zap.New(zap.UseDevMode(*debug))
+	log := logging.NewLogrLogger(zl.WithName("provider-cobaltcore"))
+	ctrl.SetLogger(zl)
+
+	scheme, err := register.Scheme()
+	exitOn(log, err, "cannot build the scheme")
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                  scheme,
+		LeaderElection:          *leaderElection,
+		LeaderElectionID:        "provider-cobaltcore.c5c3.io",
+		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
+		HealthProbeBindAddress:  *probeAddr,
+		LeaderElectionNamespace: os.Getenv("POD_NAMESPACE"),
+	})
+	exitOn(log, err, "cannot create the manager")
+	exitOn(log, mgr.AddHealthzCheck("ping", healthz.Ping), "cannot add the health check")
+	exitOn(log, mgr.AddReadyzCheck("ping", healthz.Ping), "cannot add the readiness check")
+
+	mrMetrics := managed.NewMRMetricRecorder()
+	stateMetrics := statemetrics.NewMRStateMetrics()
+	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
+
+	o := controller.Options{
+		Logger:                  log,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(*maxReconcile),
+		PollInterval:            *pollInterval,
+		MaxConcurrentReconciles: *maxReconcile,
+		Features:                &feature.Flags{},
+		MetricOptions: &controller.MetricOptions{
+			PollStateMetricInterval: 5 * time.Second,
+			MRMetrics:               mrMetrics,
+			MRStateMetrics:          stateMetrics,
+		},
+	}
+	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour)}
+	exitOn(log, register.All(mgr, o, deps), "cannot set up the controllers")
+	exitOn(log, mgr.Start(ctrl.SetupSignalHandler()), "cannot run the manager")
+}
+
+func exitOn(log logging.Logger, err error, msg string) {
+	if err != nil {
+		log.Info(msg, "error", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,76 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+)
+
+// Objects whose name starts with crashPrefix kill their first reconcile
+// right after OpenStack created them, before the provider could record the
+// ID: the state a crashed provider leaves behind. The panic unwinds the
+// whole reconcile (controller-runtime recovers it), so nothing after the
+// create runs, exactly as if the process had died.
+const crashPrefix = "crash-"
+
+var crashed sync.Map // name -> struct{}
+
+func crashOnce(name string) {
+	if !strings.HasPrefix(name, crashPrefix) {
+		return
+	}
+	if _, already := crashed.LoadOrStore(name, struct{}{}); !already {
+		panic("test: the provider dies after the cloud created " + name + ", before its ID is recorded")
+	}
+}
+
+type crashIdentity struct{ openstack.Identity }
+
+func crashingIdentity(s *openstack.Session) (openstack.Identity, error) {
+	c, err := openstack.NewIdentity(s)
+	return crashIdentity{c}, err
+}
+
+func (c crashIdentity) CreateProject(ctx context.Context, opts projects.CreateOpts) (*projects.Project, error) {
+	p, err := c.Identity.CreateProject(ctx, opts)
+	if err == nil {
+		crashOnce(opts.Name)
+	}
+	return p, err
+}
+
+type crashCompute struct{ openstack.Compute }
+
+func crashingCompute(s *openstack.Session) (openstack.Compute, error) {
+	c, err := openstack.NewCompute(s)
+	return crashCompute{c}, err
+}
+
+func (c crashCompute) CreateAggregate(ctx context.Context, opts aggregates.CreateOpts) (*aggregates.Aggregate, error) {
+	a, err := c.Compute.CreateAggregate(ctx, opts)
+	if err == nil {
+		crashOnce(opts.Name)
+	}
+	return a, err
+}
+
+type crashBlockStorage struct{ openstack.BlockStorage }
+
+func crashingBlockStorage(s *openstack.Session) (openstack.BlockStorage, error) {
+	c, err := openstack.NewBlockStorage(s)
+	return crashBlockStorage{c}, err
+}
+
+func (c crashBlockStorage) CreateVolumeType(ctx context.Context, opts volumetypes.CreateOpts) (*volumetypes.VolumeType, error) {
+	v, err := c.BlockStorage.CreateVolumeType(ctx, opts)
+	if err == nil {
+		crashOnce(opts.Name)
+	}
+	return v, err
+}

@@ -1,0 +1,274 @@
+// Package integration drives the provider's controllers, in a real
+// kube-apiserver, against the real local OpenStack (Keystone, Nova, Cinder,
+// Neutron) that cluster/local/openstack/start.sh runs.
+package integration
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(kubetest.Main(m, "../package/crds"))
+}
+
+// The local OpenStack's admin credential (cluster/local/openstack/start.sh).
+const (
+	keystoneURL = "http://127.0.0.1:5000/v3"
+	cloudsYAML  = `clouds:
+  admin:
+    auth:
+      auth_url: ` + keystoneURL + `
+      username: admin
+      password: secret
+      project_name: admin
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: RegionOne
+`
+	// ProviderConfigs the tests use.
+	pcLocal       = "local"
+	pcWrongCreds  = "wrong-credentials"
+	pcWrongRegion = "unknown-region"
+	// pollInterval is short so drift converges within a test's patience.
+	pollInterval = 2 * time.Second
+	patience     = 60 * time.Second
+)
+
+// A harness is the API server with the provider running, and a direct
+// OpenStack session to check and change the cloud behind its back.
+type harness struct {
+	kube  client.Client
+	cloud *openstack.Session
+	run   string // suffix that keeps names unique across runs on one cloud
+}
+
+var (
+	once    sync.Once
+	shared  *harness
+	initErr error
+)
+
+// start returns the shared harness, starting the provider once. Without
+// the local OpenStack the test skips (or fails under REQUIRE_INTEGRATION).
+func start(t *testing.T) *harness {
+	t.Helper()
+	kubetest.Client(t)
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:5000", time.Second); err != nil {
+		msg := "needs the local OpenStack on 127.0.0.1: run cluster/local/openstack/install.sh (as root), then cluster/local/openstack/start.sh"
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	} else {
+		_ = c.Close()
+	}
+	once.Do(func() { shared, initErr = startProvider(kubetest.Config(t)) })
+	if initErr != nil {
+		t.Fatal(initErr)
+	}
+	return shared
+}
+
+func startProvider(restCfg *rest.Config) (*harness, error) {
+	ctx := context.Background()
+	ctrl.SetLogger(logr.Discard())
+	scheme, err := register.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	kube, err := client.New(restCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		return nil, err
+	}
+	o := controller.Options{
+		Logger:                  logging.NewNopLogger(),
+		GlobalRateLimiter:       ratelimiter.NewGlobal(50),
+		PollInterval:            pollInterval,
+		MaxConcurrentReconciles: 5,
+	}
+	deps := register.Deps{
+		Sessions:        openstack.NewCache(8, time.Hour),
+		NewIdentity:     crashingIdentity,
+		NewCompute:      crashingCompute,
+		NewBlockStorage: crashingBlockStorage,
+	}
+	if err := register.All(mgr, o, deps); err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			panic(err)
+		}
+	}()
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}}
+	if err := kube.Create(ctx, ns); err != nil && !kerrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	wrong := strings.Replace(cloudsYAML, "password: secret", "password: not-the-password", 1)
+	for name, data := range map[string]string{"cloud-admin": cloudsYAML, "cloud-wrong": wrong} {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name}, StringData: map[string]string{"clouds.yaml": data}}
+		if err := kube.Create(ctx, s); err != nil && !kerrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	for name, p := range map[string]struct{ secret, region string }{
+		pcLocal: {"cloud-admin", ""}, pcWrongCreds: {"cloud-wrong", ""}, pcWrongRegion: {"cloud-admin", "RegionX"},
+	} {
+		pc := &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: openstackv1alpha1.ProviderConfigSpec{
+			Region: p.region,
+			Credentials: openstackv1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: "admin",
+				CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{Key: "clouds.yaml", SecretReference: xpv2.SecretReference{Name: p.secret, Namespace: ns.Name}}}},
+		}}
+		if err := kube.Create(ctx, pc); err != nil && !kerrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+
+	c, err := providerconfig.ParseCredentials(openstackv1alpha1.CredentialsFormatCloudsYAML, "admin", []byte(cloudsYAML))
+	if err != nil {
+		return nil, err
+	}
+	cloud, err := openstack.NewCache(1, time.Hour).Session(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the local OpenStack: %w", err)
+	}
+	return &harness{kube: kube, cloud: cloud, run: fmt.Sprintf("%06x", rand.IntN(1<<24))}, nil
+}
+
+// name is unique per test run: the local cloud outlives test runs.
+func (h *harness) name(base string) string { return base + "-" + h.run }
+
+// eventually polls check until it reports done, failing the test with the
+// last reason after patience.
+func eventually(t *testing.T, what string, check func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	reason := ""
+	for time.Now().Before(deadline) {
+		var done bool
+		if done, reason = check(); done {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %s: %s", what, patience, reason)
+}
+
+// condition returns a managed resource's condition after reading it.
+func (h *harness) condition(t *testing.T, mg resource.Managed, ct xpv2.ConditionType) (xpv2.Condition, error) {
+	t.Helper()
+	err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(mg), mg)
+	return mg.GetCondition(ct), err
+}
+
+// waitReady waits for Ready=True and Synced=True.
+func (h *harness) waitReady(t *testing.T, mg resource.Managed) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%T %s ready", mg, mg.GetName()), func() (bool, string) {
+		synced, err := h.condition(t, mg, xpv2.TypeSynced)
+		if err != nil {
+			return false, err.Error()
+		}
+		ready := mg.GetCondition(xpv2.TypeReady)
+		return ready.Status == corev1.ConditionTrue && synced.Status == corev1.ConditionTrue,
+			fmt.Sprintf("Ready=%s (%s) Synced=%s (%s)", ready.Status, ready.Message, synced.Status, synced.Message)
+	})
+}
+
+// waitSyncError waits for Synced=False with a message containing each of want.
+func (h *harness) waitSyncError(t *testing.T, mg resource.Managed, want ...string) string {
+	t.Helper()
+	var msg string
+	eventually(t, fmt.Sprintf("%T %s sync error", mg, mg.GetName()), func() (bool, string) {
+		c, err := h.condition(t, mg, xpv2.TypeSynced)
+		if err != nil {
+			return false, err.Error()
+		}
+		msg = c.Message
+		if c.Status != corev1.ConditionFalse {
+			return false, "Synced=" + string(c.Status)
+		}
+		for _, w := range want {
+			if !strings.Contains(c.Message, w) {
+				return false, fmt.Sprintf("message %q lacks %q", c.Message, w)
+			}
+		}
+		return true, ""
+	})
+	return msg
+}
+
+// waitGone waits until the managed resource is deleted from the API server.
+func (h *harness) waitGone(t *testing.T, mg resource.Managed) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%T %s deleted", mg, mg.GetName()), func() (bool, string) {
+		err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(mg), mg)
+		if kerrors.IsNotFound(err) {
+			return true, ""
+		}
+		c := mg.GetCondition(xpv2.TypeSynced)
+		return false, fmt.Sprintf("still there: Synced=%s %s", c.Status, c.Message)
+	})
+}
+
+func (h *harness) create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := h.kube.Create(context.Background(), obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+func (h *harness) delete(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := h.kube.Delete(context.Background(), obj); err != nil && !kerrors.IsNotFound(err) {
+		t.Fatalf("delete %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// update re-reads obj, applies mutate and writes it back.
+func (h *harness) update(t *testing.T, obj client.Object, mutate func()) {
+	t.Helper()
+	eventually(t, "update "+obj.GetName(), func() (bool, string) {
+		if err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return false, err.Error()
+		}
+		mutate()
+		if err := h.kube.Update(context.Background(), obj); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+}

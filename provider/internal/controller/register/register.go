@@ -1,0 +1,75 @@
+// Package register adds every API type and controller of the provider to a
+// manager; the provider binary and the integration tests share it.
+package register
+
+import (
+	"errors"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
+	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
+	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/domain"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/quotaset"
+)
+
+// Scheme returns a scheme with Kubernetes' and the provider's types.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme,
+		openstackv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme, novav1alpha1.AddToScheme,
+		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, cephv1alpha1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Deps are what controllers share across kinds, and the constructors of
+// their OpenStack clients (nil means gophercloud's; tests wrap them to
+// interrupt a reconcile at a chosen call).
+type Deps struct {
+	// Sessions caches one authenticated OpenStack session per credential.
+	Sessions *openstack.Cache
+
+	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
+	NewCompute      func(*openstack.Session) (openstack.Compute, error)
+	NewBlockStorage func(*openstack.Session) (openstack.BlockStorage, error)
+}
+
+// All adds every controller of the provider.
+func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
+	pc := providerconfig.OpenStack{Kube: mgr.GetClient(), Sessions: d.Sessions}
+	errs := []error{
+		project.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		domain.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		aggregate.Setup(mgr, o, pc, orDefault(d.NewCompute, openstack.NewCompute)),
+		volumetype.Setup(mgr, o, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
+		quotaset.SetupAll(mgr, o, pc),
+		providerconfig.Setup(mgr, o),
+	}
+	return errors.Join(errs...)
+}
+
+func orDefault[T any](f, def func(*openstack.Session) (T, error)) func(*openstack.Session) (T, error) {
+	if f != nil {
+		return f
+	}
+	return def
+}
