@@ -7,6 +7,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
@@ -73,4 +74,12 @@ func (c crashBlockStorage) CreateVolumeType(ctx context.Context, opts volumetype
 		crashOnce(opts.Name)
 	}
 	return v, err
+}
+
+func (c crashIdentity) CreateDomain(ctx context.Context, opts domains.CreateOpts) (*domains.Domain, error) {
+	d, err := c.Identity.CreateDomain(ctx, opts)
+	if err == nil {
+		crashOnce(opts.Name)
+	}
+	return d, err
 }

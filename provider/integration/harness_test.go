@@ -30,13 +30,14 @@ import (
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(kubetest.Main(m, "../package/crds"))
+	os.Exit(kubetest.Main(m, "../package/crds", "../../cluster/crds/gardener"))
 }
 
 // The local OpenStack's admin credential (cluster/local/openstack/start.sh).
@@ -65,9 +66,10 @@ const (
 // A harness is the API server with the provider running, and a direct
 // OpenStack session to check and change the cloud behind its back.
 type harness struct {
-	kube  client.Client
-	cloud *openstack.Session
-	run   string // suffix that keeps names unique across runs on one cloud
+	kube   client.Client
+	config *rest.Config
+	cloud  *openstack.Session
+	run    string // suffix that keeps names unique across runs on one cloud
 }
 
 var (
@@ -76,11 +78,28 @@ var (
 	initErr error
 )
 
-// start returns the shared harness, starting the provider once. Without
-// the local OpenStack the test skips (or fails under REQUIRE_INTEGRATION).
+// start returns the shared harness, starting the provider once.
 func start(t *testing.T) *harness {
 	t.Helper()
 	kubetest.Client(t)
+	once.Do(func() { shared, initErr = startProvider(kubetest.Config(t)) })
+	if initErr != nil {
+		t.Fatal(initErr)
+	}
+	return shared
+}
+
+var (
+	cloudOnce sync.Once
+	cloud     *openstack.Session
+	cloudErr  error
+)
+
+// withOpenStack returns the harness and a direct session to the local
+// OpenStack. Without it the test skips (or fails under REQUIRE_INTEGRATION).
+func withOpenStack(t *testing.T) *harness {
+	t.Helper()
+	h := start(t)
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:5000", time.Second); err != nil {
 		msg := "needs the local OpenStack on 127.0.0.1: run cluster/local/openstack/install.sh (as root), then cluster/local/openstack/start.sh"
 		if os.Getenv("REQUIRE_INTEGRATION") != "" {
@@ -90,11 +109,19 @@ func start(t *testing.T) *harness {
 	} else {
 		_ = c.Close()
 	}
-	once.Do(func() { shared, initErr = startProvider(kubetest.Config(t)) })
-	if initErr != nil {
-		t.Fatal(initErr)
+	cloudOnce.Do(func() {
+		c, err := providerconfig.ParseCredentials(openstackv1alpha1.CredentialsFormatCloudsYAML, "admin", []byte(cloudsYAML))
+		if err != nil {
+			cloudErr = err
+			return
+		}
+		cloud, cloudErr = openstack.NewCache(1, time.Hour).Session(context.Background(), c)
+	})
+	if cloudErr != nil {
+		t.Fatalf("cannot reach the local OpenStack: %v", cloudErr)
 	}
-	return shared
+	h.cloud = cloud
+	return h
 }
 
 func startProvider(restCfg *rest.Config) (*harness, error) {
@@ -120,6 +147,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	}
 	deps := register.Deps{
 		Sessions:        openstack.NewCache(8, time.Hour),
+		Gardens:         gardener.NewClients(),
 		NewIdentity:     crashingIdentity,
 		NewCompute:      crashingCompute,
 		NewBlockStorage: crashingBlockStorage,
@@ -157,15 +185,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 		}
 	}
 
-	c, err := providerconfig.ParseCredentials(openstackv1alpha1.CredentialsFormatCloudsYAML, "admin", []byte(cloudsYAML))
-	if err != nil {
-		return nil, err
-	}
-	cloud, err := openstack.NewCache(1, time.Hour).Session(ctx, c)
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach the local OpenStack: %w", err)
-	}
-	return &harness{kube: kube, cloud: cloud, run: fmt.Sprintf("%06x", rand.IntN(1<<24))}, nil
+	return &harness{kube: kube, config: restCfg, run: fmt.Sprintf("%06x", rand.IntN(1<<24))}, nil
 }
 
 // name is unique per test run: the local cloud outlives test runs.

@@ -237,7 +237,7 @@ func boolCount(b bool) int {
 // update, out-of-band drift, delete, Observe-only import, delete of an
 // object already gone, and a crash between create and recording the ID.
 func TestIntegrationLifecycle(t *testing.T) {
-	h := start(t)
+	h := withOpenStack(t)
 	ctx := context.Background()
 	c := h.clients(t)
 	for _, k := range kinds {

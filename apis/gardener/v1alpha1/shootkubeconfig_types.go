@@ -59,6 +59,7 @@ type ShootKubeconfigObservation struct {
 }
 
 // ShootKubeconfigSpec is the desired state of a ShootKubeconfig.
+// +kubebuilder:validation:XValidation:rule="has(self.writeConnectionSecretToRef)",message="spec.writeConnectionSecretToRef is required: the kubeconfig is written to that Secret"
 type ShootKubeconfigSpec struct {
 	xpv2.ClusterManagedResourceSpec `json:",inline"`
 	ForProvider                     ShootKubeconfigParameters `json:"forProvider"`

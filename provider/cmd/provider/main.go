@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
@@ -70,7 +71,7 @@ func main() {
 			MRStateMetrics:          stateMetrics,
 		},
 	}
-	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour)}
+	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour), Gardens: gardener.NewClients()}
 	exitOn(log, register.All(mgr, o, deps), "cannot set up the controllers")
 	exitOn(log, mgr.Start(ctrl.SetupSignalHandler()), "cannot run the manager")
 }

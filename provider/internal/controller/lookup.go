@@ -7,6 +7,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 )
@@ -57,4 +58,18 @@ func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, ado
 	}
 	meta.SetExternalName(mg, f.ID(obj))
 	return obj, true, nil
+}
+
+// DeletionDone reports, for a resource whose external state cannot vanish
+// (a project's quota set always exists; an issued kubeconfig cannot be
+// revoked), that its Delete already succeeded: crossplane's reconciler marks
+// Ready=False/Deleting with Synced=True only after Delete returned no error
+// (a failed Delete leaves Synced=False and is retried). Observe then reports
+// the resource gone so the finalizer comes off.
+func DeletionDone(mg resource.Managed) bool {
+	if !meta.WasDeleted(mg) {
+		return false
+	}
+	ready, synced := mg.GetCondition(xpv2.TypeReady), mg.GetCondition(xpv2.TypeSynced)
+	return ready.Reason == xpv2.ReasonDeleting && synced.Status == corev1.ConditionTrue && synced.Reason == xpv2.ReasonReconcileSuccess
 }

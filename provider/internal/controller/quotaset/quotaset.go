@@ -71,6 +71,9 @@ type external[T resource.LegacyManaged] struct {
 }
 
 func (e *external[T]) Observe(ctx context.Context, mg T) (managed.ExternalObservation, error) {
+	if pcontroller.DeletionDone(mg) {
+		return managed.ExternalObservation{}, nil
+	}
 	project := e.kind.ProjectID(mg)
 	applied, adopted := meta.GetExternalName(mg), false
 	if applied == "" && pcontroller.MayAdopt(mg) {

@@ -17,8 +17,10 @@ import (
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/gardener/shootkubeconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/domain"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
@@ -47,6 +49,8 @@ func Scheme() (*runtime.Scheme, error) {
 type Deps struct {
 	// Sessions caches one authenticated OpenStack session per credential.
 	Sessions *openstack.Cache
+	// Gardens caches one garden cluster client per kubeconfig.
+	Gardens *gardener.Clients
 
 	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
 	NewCompute      func(*openstack.Session) (openstack.Compute, error)
@@ -62,6 +66,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		aggregate.Setup(mgr, o, pc, orDefault(d.NewCompute, openstack.NewCompute)),
 		volumetype.Setup(mgr, o, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
 		quotaset.SetupAll(mgr, o, pc),
+		shootkubeconfig.Setup(mgr, o, d.Gardens),
 		providerconfig.Setup(mgr, o),
 	}
 	return errors.Join(errs...)

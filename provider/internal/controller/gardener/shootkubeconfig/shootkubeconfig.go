@@ -1,0 +1,192 @@
+// Package shootkubeconfig keeps a Secret with a fresh admin kubeconfig of a
+// Gardener Shoot.
+//
+// Gardener can't revoke or list the kubeconfigs it issued, so there is no
+// external object to observe: the connection Secret is the state. Observe
+// reads it; a missing Secret means "create" (request one), a kubeconfig
+// within renewBeforeSeconds of its expiry means "update" (request a new
+// one); the reconciler publishes what Create and Update return.
+package shootkubeconfig
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+)
+
+// Connection secret keys besides the kubeconfig.
+const (
+	keyExpiresAt = "expiresAt"
+	keyServer    = "server"
+)
+
+// Defaults of the CRD, for objects written before defaulting.
+const (
+	defaultLifetime    = 86400 * time.Second
+	defaultRenewBefore = 21600 * time.Second
+)
+
+// Setup adds the ShootKubeconfig controller. inCluster is the provider's own
+// REST config, used by ProviderConfigs with source InjectedIdentity.
+func Setup(mgr ctrl.Manager, o controller.Options, gardens *gardener.Clients) error {
+	c := &connector{kube: mgr.GetClient(), gardens: gardens, inCluster: mgr.GetConfig(), now: time.Now}
+	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ShootKubeconfigKind), &v1alpha1.ShootKubeconfigList{},
+		managed.WithTypedExternalConnector[*v1alpha1.ShootKubeconfig](c))
+}
+
+type connector struct {
+	kube      client.Client
+	gardens   *gardener.Clients
+	inCluster *rest.Config
+	now       func() time.Time
+}
+
+// Connect returns a client of the garden cluster the ProviderConfig names.
+func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.TypedExternalClient[*v1alpha1.ShootKubeconfig], error) {
+	if err := resource.NewLegacyProviderConfigUsageTracker(c.kube, &v1alpha1.ProviderConfigUsage{}).Track(ctx, mg); err != nil {
+		return nil, fmt.Errorf("cannot track ProviderConfig usage: %w", err)
+	}
+	ref := mg.GetProviderConfigReference()
+	if ref == nil {
+		return nil, fmt.Errorf("spec.providerConfigRef is not set")
+	}
+	pc := &v1alpha1.ProviderConfig{}
+	if err := c.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
+		return nil, fmt.Errorf("cannot get Gardener ProviderConfig %q: %w", ref.Name, err)
+	}
+	var (
+		g   gardener.Garden
+		err error
+	)
+	switch pc.Spec.Credentials.Source { //nolint:exhaustive // the CRD admits only these two.
+	case xpv2.CredentialsSourceInjectedIdentity:
+		g, err = gardener.ForConfig(c.inCluster)
+	default:
+		var kubeconfig []byte
+		kubeconfig, err = resource.CommonCredentialExtractor(ctx, pc.Spec.Credentials.Source, c.kube, pc.Spec.Credentials.CommonCredentialSelectors)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the garden kubeconfig of ProviderConfig %q: %w", pc.Name, err)
+		}
+		g, err = c.gardens.ForKubeconfig(kubeconfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ProviderConfig %q: %w", pc.Name, err)
+	}
+	return &external{kube: c.kube, garden: g, now: c.now}, nil
+}
+
+type external struct {
+	kube   client.Client
+	garden gardener.Garden
+	now    func() time.Time
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ExternalObservation, error) {
+	if pcontroller.DeletionDone(mg) {
+		return managed.ExternalObservation{}, nil
+	}
+	ref := mg.Spec.WriteConnectionSecretToReference
+	if ref == nil {
+		return managed.ExternalObservation{}, fmt.Errorf("spec.writeConnectionSecretToRef is required: the kubeconfig is written to that Secret")
+	}
+	s := &corev1.Secret{}
+	err := e.kube.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, s)
+	if kerrors.IsNotFound(err) {
+		return managed.ExternalObservation{}, nil
+	}
+	if err != nil {
+		return managed.ExternalObservation{}, fmt.Errorf("cannot read connection Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	expires, err := time.Parse(time.RFC3339, string(s.Data[keyExpiresAt]))
+	if len(s.Data[v1alpha1.ConnectionSecretKeyKubeconfig]) == 0 || err != nil {
+		// A Secret we did not fill (or an older format): issue one.
+		return managed.ExternalObservation{}, nil
+	}
+	at := metav1.NewTime(expires)
+	mg.Status.AtProvider.ExpiresAt = &at
+	mg.Status.AtProvider.Server = string(s.Data[keyServer])
+	if !expires.After(e.now()) {
+		mg.SetConditions(xpv2.Unavailable().WithMessage("the kubeconfig expired at " + expires.Format(time.RFC3339)))
+	} else {
+		mg.SetConditions(xpv2.Available())
+	}
+	renewAt := expires.Add(-renewBefore(mg.Spec.ForProvider))
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: e.now().Before(renewAt)}, nil
+}
+
+func (e *external) Create(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ExternalCreation, error) {
+	cd, err := e.issue(ctx, mg)
+	return managed.ExternalCreation{ConnectionDetails: cd}, err
+}
+
+func (e *external) Update(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ExternalUpdate, error) {
+	cd, err := e.issue(ctx, mg)
+	return managed.ExternalUpdate{ConnectionDetails: cd}, err
+}
+
+func (e *external) issue(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ConnectionDetails, error) {
+	p := mg.Spec.ForProvider
+	kc, err := e.garden.AdminKubeconfig(ctx, p.ShootRef.Namespace, p.ShootRef.Name, lifetime(p))
+	if err != nil {
+		return nil, explain(p.ShootRef, err)
+	}
+	issued := metav1.NewTime(e.now())
+	expires := metav1.NewTime(kc.ExpiresAt)
+	mg.Status.AtProvider = v1alpha1.ShootKubeconfigObservation{Server: kc.Server, IssuedAt: &issued, ExpiresAt: &expires}
+	return managed.ConnectionDetails{
+		v1alpha1.ConnectionSecretKeyKubeconfig: kc.Data,
+		keyExpiresAt:                           []byte(kc.ExpiresAt.UTC().Format(time.RFC3339)),
+		keyServer:                              []byte(kc.Server),
+	}, nil
+}
+
+// Delete has nothing to revoke: Gardener's admin kubeconfigs are
+// short-lived client certificates that expire on their own. The connection
+// Secret goes with the resource (it is owned by it).
+func (e *external) Delete(context.Context, *v1alpha1.ShootKubeconfig) (managed.ExternalDelete, error) {
+	return managed.ExternalDelete{}, nil
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
+
+func explain(s v1alpha1.ShootReference, err error) error {
+	switch {
+	case kerrors.IsNotFound(err):
+		return fmt.Errorf("shoot %s/%s does not exist in the garden (spec.forProvider.shootRef): %w", s.Namespace, s.Name, err)
+	case kerrors.IsForbidden(err):
+		return fmt.Errorf("the garden credentials may not create shoots/adminkubeconfig for %s/%s (needs verb create on that subresource in namespace %s): %w", s.Namespace, s.Name, s.Namespace, err)
+	case strings.Contains(err.Error(), "the server could not find the requested resource"):
+		return fmt.Errorf("the garden cluster does not serve shoots/adminkubeconfig (is it a Gardener garden cluster?): %w", err)
+	}
+	return fmt.Errorf("cannot request an admin kubeconfig of shoot %s/%s: %w", s.Namespace, s.Name, err)
+}
+
+func lifetime(p v1alpha1.ShootKubeconfigParameters) time.Duration {
+	if p.ExpirationSeconds == nil {
+		return defaultLifetime
+	}
+	return time.Duration(*p.ExpirationSeconds) * time.Second
+}
+
+func renewBefore(p v1alpha1.ShootKubeconfigParameters) time.Duration {
+	if p.RenewBeforeSeconds == nil {
+		return defaultRenewBefore
+	}
+	return time.Duration(*p.RenewBeforeSeconds) * time.Second
+}
