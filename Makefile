@@ -67,8 +67,8 @@ check-generate: generate ## Fail when generated files differ from the committed 
 	  git status --porcelain -- apis package provider/package cluster/crds; git --no-pager diff --stat -- apis package provider/package cluster/crds; exit 1; fi
 
 .PHONY: build
-build: ## Build every binary into bin/.
-	go build -o bin/ ./functions/... ./internal/cmd/...
+build: ## Build every binary into bin/ (functions, the provider, internal tools).
+	go build -o bin/ ./functions/... ./provider/cmd/... ./internal/cmd/...
 
 .PHONY: lint
 lint: ## gofmt, go vet and the shell scripts' syntax.
@@ -90,8 +90,20 @@ test-unit: ## Unit tests only (no external binaries).
 	go test -short -count=1 $(GO_PACKAGES)
 
 .PHONY: test-integration
-test-integration: ## Integration tests against the real crossplane CLI/core and kube-apiserver + etcd.
-	REQUIRE_INTEGRATION=1 go test -count=1 -run 'Integration' $(GO_PACKAGES)
+test-integration: openstack-up ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd and the local OpenStack.
+	REQUIRE_INTEGRATION=1 go test -count=1 -timeout 20m -run 'Integration' $(GO_PACKAGES)
+
+##@ Local OpenStack (Keystone, Placement, nova-api, cinder-api, neutron-server with OVN and MariaDB on 127.0.0.1)
+
+.PHONY: openstack-up
+openstack-up: ## Install its Debian packages (as root, once) and start it, unless it already runs. Left running; stop with openstack-down.
+	cluster/local/openstack/install.sh
+	@if curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: already running"; \
+	  else cluster/local/openstack/start.sh; fi
+
+.PHONY: openstack-down
+openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
+	cluster/local/openstack/stop.sh
 
 ##@ Run
 

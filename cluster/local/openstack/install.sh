@@ -8,6 +8,9 @@ PKGS=(keystone uwsgi uwsgi-plugin-python3 python3-keystoneclient python3-opensta
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && { echo "local OpenStack packages: installed"; exit 0; }
+if [ "$(id -u)" != 0 ]; then
+  echo "the local OpenStack needs Debian packages: run as root: $0 (missing: ${missing[*]})" >&2; exit 1
+fi
 echo "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
