@@ -93,6 +93,10 @@ test-unit: ## Unit tests only (no external binaries).
 test-integration: openstack-up ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd and the local OpenStack.
 	REQUIRE_INTEGRATION=1 go test -count=1 -timeout 20m -run 'Integration' $(GO_PACKAGES)
 
+.PHONY: bench-provider
+bench-provider: tools openstack-up ## The provider's convergence benchmark: 500 resources against the local OpenStack beside a plain gophercloud loop (docs/benchmarks.md).
+	REQUIRE_INTEGRATION=1 go test -run '^$$' -bench BenchmarkConverge500 -benchtime=1x -timeout 60m ./provider/integration/
+
 ##@ Local OpenStack (Keystone, Placement, nova-api, cinder-api, neutron-server with OVN and MariaDB on 127.0.0.1)
 
 .PHONY: openstack-up

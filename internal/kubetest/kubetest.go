@@ -52,7 +52,7 @@ func Main(m *testing.M, crdDirs ...string) int {
 // Client returns the API server's client, or skips the test when there is
 // none (and fails it instead when REQUIRE_INTEGRATION is set, as in
 // `make test-integration`, so CI never skips).
-func Client(t *testing.T) client.Client {
+func Client(t testing.TB) client.Client {
 	t.Helper()
 	if kube != nil {
 		return kube
@@ -77,7 +77,7 @@ func isShort() bool {
 
 // Config returns the API server's connection, for tests that run
 // controllers against it; it skips (or fails) like Client.
-func Config(t *testing.T) *rest.Config {
+func Config(t testing.TB) *rest.Config {
 	t.Helper()
 	Client(t)
 	return rest.CopyConfig(config)

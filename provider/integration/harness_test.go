@@ -79,7 +79,7 @@ var (
 )
 
 // start returns the shared harness, starting the provider once.
-func start(t *testing.T) *harness {
+func start(t testing.TB) *harness {
 	t.Helper()
 	kubetest.Client(t)
 	once.Do(func() { shared, initErr = startProvider(kubetest.Config(t)) })
@@ -97,7 +97,7 @@ var (
 
 // withOpenStack returns the harness and a direct session to the local
 // OpenStack. Without it the test skips (or fails under REQUIRE_INTEGRATION).
-func withOpenStack(t *testing.T) *harness {
+func withOpenStack(t testing.TB) *harness {
 	t.Helper()
 	h := start(t)
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:5000", time.Second); err != nil {
