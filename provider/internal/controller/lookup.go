@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -72,4 +73,13 @@ func DeletionDone(mg resource.Managed) bool {
 	}
 	ready, synced := mg.GetCondition(xpv2.TypeReady), mg.GetCondition(xpv2.TypeSynced)
 	return ready.Reason == xpv2.ReasonDeleting && synced.Status == corev1.ConditionTrue && synced.Reason == xpv2.ReasonReconcileSuccess
+}
+
+// NameTaken is the terminal error of a create that found the unique name
+// taken by an object this resource did not create (and so, by MayAdopt's
+// rule, will not take over). what names the object: `a Nova aggregate
+// named "x"`.
+func NameTaken(what string) error {
+	return openstack.Terminal(fmt.Errorf("%s already exists and was not created by this resource: "+
+		"set the crossplane.io/external-name annotation to its ID to manage it, or use managementPolicies [\"Observe\"] to import it", what))
 }

@@ -29,13 +29,9 @@ func NewComputeQuotas(s *Session) (Quotas, error) {
 	}
 	return quotas{
 		get: func(ctx context.Context, p string) (any, error) { return computequotas.Get(ctx, sc, p).Extract() },
-		update: func(ctx context.Context, p string, b []byte) error {
-			var o computequotas.UpdateOpts
-			if err := json.Unmarshal(b, &o); err != nil {
-				return err
-			}
+		update: updateFrom(func(ctx context.Context, p string, o computequotas.UpdateOpts) error {
 			return computequotas.Update(ctx, sc, p, o).Err
-		},
+		}),
 		reset: func(ctx context.Context, p string) error { return computequotas.Delete(ctx, sc, p).Err },
 	}, nil
 }
@@ -48,13 +44,9 @@ func NewVolumeQuotas(s *Session) (Quotas, error) {
 	}
 	return quotas{
 		get: func(ctx context.Context, p string) (any, error) { return volumequotas.Get(ctx, sc, p).Extract() },
-		update: func(ctx context.Context, p string, b []byte) error {
-			var o volumequotas.UpdateOpts
-			if err := json.Unmarshal(b, &o); err != nil {
-				return err
-			}
+		update: updateFrom(func(ctx context.Context, p string, o volumequotas.UpdateOpts) error {
 			return volumequotas.Update(ctx, sc, p, o).Err
-		},
+		}),
 		reset: func(ctx context.Context, p string) error { return volumequotas.Delete(ctx, sc, p).ExtractErr() },
 	}, nil
 }
@@ -67,15 +59,23 @@ func NewNetworkQuotas(s *Session) (Quotas, error) {
 	}
 	return quotas{
 		get: func(ctx context.Context, p string) (any, error) { return networkquotas.Get(ctx, sc, p).Extract() },
-		update: func(ctx context.Context, p string, b []byte) error {
-			var o networkquotas.UpdateOpts
-			if err := json.Unmarshal(b, &o); err != nil {
-				return err
-			}
+		update: updateFrom(func(ctx context.Context, p string, o networkquotas.UpdateOpts) error {
 			return networkquotas.Update(ctx, sc, p, o).Err
-		},
+		}),
 		reset: func(ctx context.Context, p string) error { return networkquotas.Delete(ctx, sc, p).ExtractErr() },
 	}, nil
+}
+
+// updateFrom adapts a service's typed update to quota names: the limits
+// JSON decodes into the service's UpdateOpts, whose tags are its names.
+func updateFrom[O any](update func(ctx context.Context, projectID string, opts O) error) func(context.Context, string, []byte) error {
+	return func(ctx context.Context, projectID string, body []byte) error {
+		var opts O
+		if err := json.Unmarshal(body, &opts); err != nil {
+			return err
+		}
+		return update(ctx, projectID, opts)
+	}
 }
 
 // quotas converts between a service's typed quota structs and names: the

@@ -141,13 +141,6 @@ func NewCache(size int, idle time.Duration) *Cache {
 	}
 }
 
-// Len is the number of cached sessions.
-func (c *Cache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
 // Session returns the cached session of cfg's credential, authenticating
 // once when there is none.
 func (c *Cache) Session(ctx context.Context, cfg Config) (*Session, error) {
@@ -186,12 +179,10 @@ func (c *Cache) Session(ctx context.Context, cfg Config) (*Session, error) {
 func (c *Cache) lookup(k string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for e := c.lru.Back(); e != nil; {
-		prev := e.Prev()
-		if ce := e.Value.(*cacheEntry); c.now().Sub(ce.used) > c.idle { //nolint:forcetypeassert // only *cacheEntry is stored.
-			c.remove(e)
-		}
-		e = prev
+	// The list is in order of use, oldest at the back: drop idle sessions
+	// from there and stop at the first one still in use.
+	for e := c.lru.Back(); e != nil && c.now().Sub(e.Value.(*cacheEntry).used) > c.idle; e = c.lru.Back() { //nolint:forcetypeassert // only *cacheEntry is stored.
+		c.remove(e)
 	}
 	e, ok := c.entries[k]
 	if !ok {

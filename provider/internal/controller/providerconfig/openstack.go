@@ -23,8 +23,7 @@ import (
 
 const (
 	errTrackUsage = "cannot track ProviderConfig usage"
-	errGetPC      = "cannot get OpenStack ProviderConfig"
-	errNoPCRef    = "spec.providerConfigRef is not set"
+	errGetPC      = "cannot get ProviderConfig %q"
 	errGetCreds   = "cannot read the credentials of ProviderConfig %q"
 	errGetCA      = "cannot read spec.caBundleSecretRef of ProviderConfig %q"
 )
@@ -39,16 +38,9 @@ type OpenStack struct {
 // Session tracks mg's use of its ProviderConfig, reads the ProviderConfig
 // and its Secrets and returns the (cached) session of that credential.
 func (o OpenStack) Session(ctx context.Context, mg resource.LegacyManaged) (*openstack.Session, error) {
-	if err := resource.NewLegacyProviderConfigUsageTracker(o.Kube, &openstackv1alpha1.ProviderConfigUsage{}).Track(ctx, mg); err != nil {
-		return nil, errors.Wrap(err, errTrackUsage)
-	}
-	ref := mg.GetProviderConfigReference()
-	if ref == nil {
-		return nil, openstack.Terminal(errors.New(errNoPCRef))
-	}
 	pc := &openstackv1alpha1.ProviderConfig{}
-	if err := o.Kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
-		return nil, errors.Wrap(err, errGetPC)
+	if err := Get(ctx, o.Kube, mg, &openstackv1alpha1.ProviderConfigUsage{}, pc); err != nil {
+		return nil, err
 	}
 	cfg, err := o.Config(ctx, pc)
 	if err != nil {

@@ -43,26 +43,11 @@ type Kind[T resource.LegacyManaged] struct {
 
 // Setup adds the controller of one QuotaSet kind.
 func Setup[T resource.LegacyManaged](mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, k Kind[T]) error {
-	c := &connector[T]{pc: pc, kind: k}
+	c := providerconfig.Connector[T, openstack.Quotas]{
+		OpenStack: pc, NewClient: k.NewQuotas,
+		External: func(q openstack.Quotas) managed.TypedExternalClient[T] { return &external[T]{quotas: q, kind: k} },
+	}
 	return pcontroller.SetupManaged(mgr, o, k.GVK, k.List, managed.WithTypedExternalConnector[T](c))
-}
-
-type connector[T resource.LegacyManaged] struct {
-	pc   providerconfig.OpenStack
-	kind Kind[T]
-}
-
-// Connect returns the quota client of the service the kind manages.
-func (c *connector[T]) Connect(ctx context.Context, mg T) (managed.TypedExternalClient[T], error) {
-	s, err := c.pc.Session(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	q, err := c.kind.NewQuotas(s)
-	if err != nil {
-		return nil, err
-	}
-	return &external[T]{quotas: q, kind: c.kind}, nil
 }
 
 type external[T resource.LegacyManaged] struct {

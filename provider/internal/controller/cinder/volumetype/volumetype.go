@@ -28,27 +28,14 @@ const keyBackend = "volume_backend_name"
 // Setup adds the VolumeType controller; newClient builds its client from a session
 // (openstack.NewBlockStorage, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.BlockStorage, error)) error {
-	c := &connector{pc: pc, newClient: newClient}
+	c := providerconfig.Connector[*v1alpha1.VolumeType, openstack.BlockStorage]{
+		OpenStack: pc, NewClient: newClient,
+		External: func(c openstack.BlockStorage) managed.TypedExternalClient[*v1alpha1.VolumeType] {
+			return &external{cinder: c}
+		},
+	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("VolumeType"), &v1alpha1.VolumeTypeList{},
 		managed.WithTypedExternalConnector[*v1alpha1.VolumeType](c))
-}
-
-type connector struct {
-	pc        providerconfig.OpenStack
-	newClient func(*openstack.Session) (openstack.BlockStorage, error)
-}
-
-// Connect returns a client of the Cinder the VolumeType's ProviderConfig names.
-func (c *connector) Connect(ctx context.Context, mg *v1alpha1.VolumeType) (managed.TypedExternalClient[*v1alpha1.VolumeType], error) {
-	s, err := c.pc.Session(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	cinder, err := c.newClient(s)
-	if err != nil {
-		return nil, err
-	}
-	return &external{cinder: cinder}, nil
 }
 
 type external struct{ cinder openstack.BlockStorage }
@@ -99,8 +86,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.VolumeType) (managed
 		Name: p.Name, Description: p.Description, IsPublic: &public, ExtraSpecs: desiredSpecs(p),
 	})
 	if openstack.IsConflict(err) {
-		return managed.ExternalCreation{}, openstack.Terminal(fmt.Errorf("a Cinder volume type named %q already exists and was not created by this resource: "+
-			"set the crossplane.io/external-name annotation to its ID to manage it, or use managementPolicies [\"Observe\"] to import it", p.Name))
+		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Cinder volume type named %q", p.Name))
 	}
 	if err != nil {
 		return managed.ExternalCreation{}, openstack.Classify(err, "cannot create Cinder volume type %q", p.Name)

@@ -28,6 +28,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
 
 // Connection secret keys besides the kubeconfig.
@@ -59,16 +60,9 @@ type connector struct {
 
 // Connect returns a client of the garden cluster the ProviderConfig names.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.TypedExternalClient[*v1alpha1.ShootKubeconfig], error) {
-	if err := resource.NewLegacyProviderConfigUsageTracker(c.kube, &v1alpha1.ProviderConfigUsage{}).Track(ctx, mg); err != nil {
-		return nil, fmt.Errorf("cannot track ProviderConfig usage: %w", err)
-	}
-	ref := mg.GetProviderConfigReference()
-	if ref == nil {
-		return nil, fmt.Errorf("spec.providerConfigRef is not set")
-	}
 	pc := &v1alpha1.ProviderConfig{}
-	if err := c.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, pc); err != nil {
-		return nil, fmt.Errorf("cannot get Gardener ProviderConfig %q: %w", ref.Name, err)
+	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
+		return nil, err
 	}
 	var (
 		g   gardener.Garden

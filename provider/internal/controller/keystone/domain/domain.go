@@ -21,27 +21,14 @@ import (
 // Setup adds the Domain controller; newClient builds its client from a session
 // (openstack.NewIdentity, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Identity, error)) error {
-	c := &connector{pc: pc, newClient: newClient}
+	c := providerconfig.Connector[*v1alpha1.Domain, openstack.Identity]{
+		OpenStack: pc, NewClient: newClient,
+		External: func(c openstack.Identity) managed.TypedExternalClient[*v1alpha1.Domain] {
+			return &external{keystone: c}
+		},
+	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Domain"), &v1alpha1.DomainList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Domain](c))
-}
-
-type connector struct {
-	pc        providerconfig.OpenStack
-	newClient func(*openstack.Session) (openstack.Identity, error)
-}
-
-// Connect returns a client of the Keystone the Domain's ProviderConfig names.
-func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Domain) (managed.TypedExternalClient[*v1alpha1.Domain], error) {
-	s, err := c.pc.Session(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	id, err := c.newClient(s)
-	if err != nil {
-		return nil, err
-	}
-	return &external{keystone: id}, nil
 }
 
 type external struct{ keystone openstack.Identity }
@@ -76,8 +63,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Domain) (managed.Ext
 	p := mg.Spec.ForProvider
 	created, err := e.keystone.CreateDomain(ctx, domains.CreateOpts{Name: p.Name, Description: p.Description, Enabled: p.Enabled})
 	if openstack.IsConflict(err) {
-		return managed.ExternalCreation{}, openstack.Terminal(fmt.Errorf("a Keystone domain named %q already exists and was not created by this resource: "+
-			"set the crossplane.io/external-name annotation to its ID to manage it, or use managementPolicies [\"Observe\"] to import it", p.Name))
+		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Keystone domain named %q", p.Name))
 	}
 	if err != nil {
 		return managed.ExternalCreation{}, openstack.Classify(err, "cannot create Keystone domain %q", p.Name)

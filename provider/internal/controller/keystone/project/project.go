@@ -22,27 +22,14 @@ import (
 // Setup adds the Project controller; newClient builds its client from a session
 // (openstack.NewIdentity, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Identity, error)) error {
-	c := &connector{pc: pc, newClient: newClient}
+	c := providerconfig.Connector[*v1alpha1.Project, openstack.Identity]{
+		OpenStack: pc, NewClient: newClient,
+		External: func(c openstack.Identity) managed.TypedExternalClient[*v1alpha1.Project] {
+			return &external{keystone: c}
+		},
+	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Project"), &v1alpha1.ProjectList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Project](c))
-}
-
-type connector struct {
-	pc        providerconfig.OpenStack
-	newClient func(*openstack.Session) (openstack.Identity, error)
-}
-
-// Connect returns a client of the Keystone the Project's ProviderConfig names.
-func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Project) (managed.TypedExternalClient[*v1alpha1.Project], error) {
-	s, err := c.pc.Session(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	id, err := c.newClient(s)
-	if err != nil {
-		return nil, err
-	}
-	return &external{keystone: id}, nil
 }
 
 type external struct{ keystone openstack.Identity }
@@ -101,8 +88,7 @@ func (e *external) nameTaken(ctx context.Context, p v1alpha1.ProjectParameters) 
 	if other, err := e.keystone.FindProject(ctx, domainOf(p), p.Name); err == nil && other != nil {
 		id = other.ID
 	}
-	return openstack.Terminal(fmt.Errorf("a Keystone project named %q already exists in domain %q (ID %s) and was not created by this resource: "+
-		"set the crossplane.io/external-name annotation to its ID to manage it, or use managementPolicies [\"Observe\"] to import it", p.Name, domainOf(p), id))
+	return pcontroller.NameTaken(fmt.Sprintf("a Keystone project named %q in domain %q (ID %s)", p.Name, domainOf(p), id))
 }
 
 func (e *external) Update(ctx context.Context, mg *v1alpha1.Project) (managed.ExternalUpdate, error) {

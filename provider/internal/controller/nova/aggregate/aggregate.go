@@ -35,27 +35,12 @@ const (
 // Setup adds the Aggregate controller; newClient builds its client from a session
 // (openstack.NewCompute, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Compute, error)) error {
-	c := &connector{pc: pc, newClient: newClient}
+	c := providerconfig.Connector[*v1alpha1.Aggregate, openstack.Compute]{
+		OpenStack: pc, NewClient: newClient,
+		External: func(c openstack.Compute) managed.TypedExternalClient[*v1alpha1.Aggregate] { return &external{nova: c} },
+	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Aggregate"), &v1alpha1.AggregateList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Aggregate](c))
-}
-
-type connector struct {
-	pc        providerconfig.OpenStack
-	newClient func(*openstack.Session) (openstack.Compute, error)
-}
-
-// Connect returns a client of the Nova the Aggregate's ProviderConfig names.
-func (c *connector) Connect(ctx context.Context, mg *v1alpha1.Aggregate) (managed.TypedExternalClient[*v1alpha1.Aggregate], error) {
-	s, err := c.pc.Session(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	nova, err := c.newClient(s)
-	if err != nil {
-		return nil, err
-	}
-	return &external{nova: nova}, nil
 }
 
 type external struct{ nova openstack.Compute }
@@ -98,8 +83,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Aggregate) (managed.
 	p := mg.Spec.ForProvider
 	created, err := e.nova.CreateAggregate(ctx, aggregates.CreateOpts{Name: p.Name, AvailabilityZone: p.AvailabilityZone})
 	if openstack.IsConflict(err) {
-		return managed.ExternalCreation{}, openstack.Terminal(fmt.Errorf("a Nova aggregate named %q already exists and was not created by this resource: "+
-			"set the crossplane.io/external-name annotation to its ID to manage it, or use managementPolicies [\"Observe\"] to import it", p.Name))
+		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Nova aggregate named %q", p.Name))
 	}
 	if err != nil {
 		return managed.ExternalCreation{}, openstack.Classify(err, "cannot create Nova aggregate %q", p.Name)
