@@ -16,7 +16,8 @@ GO_PACKAGES := ./...
 # local stack will run); their CRDs are copied from the module cache.
 PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
 ROOK := github.com/rook/rook@v1.17.8
-PROVIDER_API_GROUPS := gardener openstack keystone nova cinder neutron ceph
+PROVIDER_API_GROUPS := gardener openstack keystone nova cinder neutron ceph ovn
+GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
 
@@ -45,6 +46,10 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	go tool controller-gen crd:crdVersions=v1 $(foreach g,$(PROVIDER_API_GROUPS),paths=./apis/$(g)/...) output:crd:dir=provider/package/crds
 	@# The c5c3 ControlPlane, from the local mirror of the real CRD.
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/controlplane/... output:crd:dir=cluster/crds/c5c3
+	@# libovsdb models of the OVN databases, from the schemas the provider is
+	@# tested against (Debian's ovn-common; the NB/SB schema versions are in them).
+	cd provider/internal/clients/ovn && rm -rf nbdb sbdb && \
+	  go tool modelgen -p nbdb -o nbdb schema/ovn-nb.ovsschema && go tool modelgen -p sbdb -o sbdb schema/ovn-sb.ovsschema
 	@# The external-arbiter-operator's RemoteCluster and RemoteArbiter, from their local mirror.
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/arbiter/... output:crd:dir=cluster/crds/arbiter
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
@@ -62,9 +67,9 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 
 .PHONY: check-generate
 check-generate: generate ## Fail when generated files differ from the committed ones.
-	@if [ -n "$$(git status --porcelain -- apis package provider/package cluster/crds)" ]; then \
+	@if [ -n "$$(git status --porcelain -- $(GENERATED_PATHS))" ]; then \
 	  echo "generated files are stale; run 'make generate' and commit:"; \
-	  git status --porcelain -- apis package provider/package cluster/crds; git --no-pager diff --stat -- apis package provider/package cluster/crds; exit 1; fi
+	  git status --porcelain -- $(GENERATED_PATHS); git --no-pager diff --stat -- $(GENERATED_PATHS); exit 1; fi
 
 .PHONY: build
 build: ## Build every binary into bin/ (functions, the provider, internal tools).

@@ -1,6 +1,8 @@
 // Command provider runs the CobaltCore consumer plane's managed-resource
 // provider: Keystone, Nova, Cinder and Neutron resources through
-// gophercloud, and Shoot kubeconfigs from Gardener.
+// gophercloud, OVN Northbound state through libovsdb, Ceph pools and CephX
+// clients through librados (when built with -tags ceph), and Shoot
+// kubeconfigs from Gardener.
 package main
 
 import (
@@ -20,8 +22,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
 
@@ -34,6 +38,7 @@ func main() {
 		metricsAddr    = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 		sessionCache   = flag.Int("openstack-session-cache", 64, "OpenStack credentials whose authenticated session (and token) is kept.")
+		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections unused for this long are closed.")
 	)
 	flag.Parse()
 
@@ -71,7 +76,11 @@ func main() {
 			MRStateMetrics:          stateMetrics,
 		},
 	}
-	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour), Gardens: gardener.NewClients()}
+	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour), Gardens: gardener.NewClients(),
+		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle)}
+	if !ceph.Built {
+		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
+	}
 	exitOn(log, register.All(mgr, o, deps), "cannot set up the controllers")
 	exitOn(log, mgr.Start(ctrl.SetupSignalHandler()), "cannot run the manager")
 }

@@ -10,30 +10,15 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/c5c3/consumer-plane/provider/internal/terminal"
 )
 
-// A terminalError cannot be fixed by retrying: bad input, missing
-// permissions, a name taken by someone else. Controllers surface it in the
-// Synced condition prefixed "terminal:", so `kubectl describe` tells a
-// platform engineer to change the spec or the cloud rather than wait.
-type terminalError struct{ err error }
-
-func (e terminalError) Error() string { return "terminal: " + e.err.Error() }
-func (e terminalError) Unwrap() error { return e.err }
-
-// Terminal marks err as not retryable.
-func Terminal(err error) error {
-	if err == nil || IsTerminal(err) {
-		return err
-	}
-	return terminalError{err: err}
-}
+// Terminal marks err as not retryable (see package terminal).
+func Terminal(err error) error { return terminal.Wrap(err) }
 
 // IsTerminal reports whether retrying cannot fix err.
-func IsTerminal(err error) bool {
-	var t terminalError
-	return errors.As(err, &t)
-}
+func IsTerminal(err error) bool { return terminal.Is(err) }
 
 // IsNotFound reports whether OpenStack answered 404.
 func IsNotFound(err error) bool {

@@ -17,13 +17,23 @@ import (
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	cephclient "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/client"
+	cephpool "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/gardener/shootkubeconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/domain"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/chassisset"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/hachassisgroup"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/logicalrouter"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/logicalswitch"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/nbglobal"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/quotaset"
 )
@@ -34,7 +44,7 @@ func Scheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme,
 		openstackv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme, novav1alpha1.AddToScheme,
-		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, cephv1alpha1.AddToScheme,
+		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -51,6 +61,10 @@ type Deps struct {
 	Sessions *openstack.Cache
 	// Gardens caches one garden cluster client per kubeconfig.
 	Gardens *gardener.Clients
+	// OVN keeps one monitored connection per OVN database endpoint set.
+	OVN *ovn.Cache
+	// Ceph keeps one librados connection per cluster and user.
+	Ceph *ceph.Cache
 
 	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
 	NewCompute      func(*openstack.Session) (openstack.Compute, error)
@@ -60,6 +74,8 @@ type Deps struct {
 // All adds every controller of the provider.
 func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	pc := providerconfig.OpenStack{Kube: mgr.GetClient(), Sessions: d.Sessions}
+	ovnPC := providerconfig.OVN{Kube: mgr.GetClient(), Conns: d.OVN}
+	cephPC := providerconfig.Ceph{Kube: mgr.GetClient(), Conns: d.Ceph}
 	errs := []error{
 		project.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
 		domain.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
@@ -67,6 +83,13 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		volumetype.Setup(mgr, o, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
 		quotaset.SetupAll(mgr, o, pc),
 		shootkubeconfig.Setup(mgr, o, d.Gardens),
+		logicalswitch.Setup(mgr, o, ovnPC),
+		logicalrouter.Setup(mgr, o, ovnPC),
+		hachassisgroup.Setup(mgr, o, ovnPC),
+		nbglobal.Setup(mgr, o, ovnPC),
+		chassisset.Setup(mgr, o, ovnPC),
+		cephpool.Setup(mgr, o, cephPC),
+		cephclient.Setup(mgr, o, cephPC),
 		providerconfig.Setup(mgr, o),
 	}
 	return errors.Join(errs...)

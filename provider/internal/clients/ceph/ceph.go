@@ -1,0 +1,224 @@
+// Package ceph is the provider's door to Ceph: monitor commands (the JSON
+// the ceph CLI sends) over one librados connection per cluster and user,
+// shared by every controller. librados is cgo; it is compiled in only with
+// the build tag "ceph" (rados.go), so the rest of the provider builds and
+// tests without librados-dev. Everything here above the Conn interface is
+// plain Go.
+package ceph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/c5c3/consumer-plane/provider/internal/terminal"
+)
+
+// Config is what a Ceph ProviderConfig and its Secret resolve to.
+type Config struct {
+	// MonHost is the monitors' addresses as Ceph's mon_host takes them.
+	MonHost string
+	// User without "client.", and its key.
+	User, Key string
+}
+
+func (c Config) key() string {
+	h := sha256.Sum256([]byte(c.MonHost + "\x00" + c.User + "\x00" + c.Key))
+	return hex.EncodeToString(h[:])
+}
+
+// A Conn sends monitor commands. The librados connection implements it
+// (rados.go); tests may use anything else.
+type Conn interface {
+	// MonCommand sends one JSON command with an optional input buffer and
+	// returns the output, the status text and an *Error.
+	MonCommand(cmd, in []byte) (out []byte, status string, err error)
+	Shutdown()
+}
+
+// Error is a failed monitor command: its errno and Ceph's status text
+// (which says what was wrong, "Error EINVAL: ...").
+type Error struct {
+	Errno  syscall.Errno
+	Status string
+	Prefix string
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Status)
+	if msg == "" {
+		msg = e.Errno.Error()
+	}
+	return fmt.Sprintf("ceph %s: %s", e.Prefix, msg)
+}
+
+// IsErrno reports whether err is a monitor command error with errno n.
+func IsErrno(err error, n syscall.Errno) bool {
+	var ce *Error
+	return errors.As(err, &ce) && ce.Errno == n
+}
+
+// IsNotFound reports ENOENT.
+func IsNotFound(err error) bool { return IsErrno(err, syscall.ENOENT) }
+
+var (
+	commands = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cobaltcore_provider_ceph_commands_total",
+		Help: "Ceph monitor commands by prefix and result (ok or the errno name).",
+	}, []string{"prefix", "result"})
+	commandCount atomic.Int64
+)
+
+func init() { metrics.Registry.MustRegister(commands) }
+
+// CommandCount is the number of monitor commands this process has sent.
+func CommandCount() int64 { return commandCount.Load() }
+
+// Client sends typed monitor commands over a Conn.
+type Client struct {
+	Conn Conn
+	// MonHost is what the connection was made with (published to clients).
+	MonHost string
+}
+
+// Command sends cmd (its "prefix" names the command) and decodes a JSON
+// answer into out (nil: none expected). EINVAL, EPERM, EACCES, ERANGE and
+// ENOTSUP are terminal: the command, not the moment, is wrong.
+func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if out != nil {
+		cmd["format"] = "json"
+	}
+	prefix, _ := cmd["prefix"].(string)
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return err
+	}
+	commandCount.Add(1)
+	res, status, err := c.Conn.MonCommand(b, in)
+	if err != nil {
+		var ce *Error
+		if !errors.As(err, &ce) {
+			commands.WithLabelValues(prefix, "error").Inc()
+			return fmt.Errorf("ceph %s: %w", prefix, err)
+		}
+		ce.Prefix, ce.Status = prefix, status
+		commands.WithLabelValues(prefix, errnoName(ce.Errno)).Inc()
+		switch ce.Errno {
+		case syscall.EINVAL, syscall.EPERM, syscall.EACCES, syscall.ERANGE, syscall.ENOTSUP:
+			return terminal.Wrap(ce)
+		}
+		return ce
+	}
+	commands.WithLabelValues(prefix, "ok").Inc()
+	if out == nil || len(res) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(res, out); err != nil {
+		return fmt.Errorf("ceph %s: cannot decode the answer: %w", prefix, err)
+	}
+	return nil
+}
+
+func errnoName(n syscall.Errno) string {
+	switch n {
+	case syscall.ENOENT:
+		return "ENOENT"
+	case syscall.EEXIST:
+		return "EEXIST"
+	case syscall.EINVAL:
+		return "EINVAL"
+	case syscall.EPERM:
+		return "EPERM"
+	case syscall.EACCES:
+		return "EACCES"
+	case syscall.EBUSY:
+		return "EBUSY"
+	}
+	return fmt.Sprintf("errno%d", int(n))
+}
+
+// dialTimeout bounds connecting to the monitors (librados otherwise waits
+// forever for an unreachable cluster).
+const dialTimeout = 10 * time.Second
+
+// A Cache holds one connection per cluster and user, shared by every
+// controller. A connection unused for Idle is shut down.
+type Cache struct {
+	Idle time.Duration
+	// Dial makes a connection; DialRados (rados.go) or a test's.
+	Dial func(Config) (Conn, error)
+
+	mu      sync.Mutex
+	entries map[string]*entry
+}
+
+type entry struct {
+	conn Conn
+	used time.Time
+}
+
+// NewCache returns a Cache dialing with DialRados.
+func NewCache(idle time.Duration) *Cache {
+	return &Cache{Idle: idle, Dial: DialRados, entries: map[string]*entry{}}
+}
+
+// Client returns a client of cfg's cluster, connecting once. Connecting
+// happens under the lock: it is rare, and two reconciles must not open
+// two connections for one key.
+func (c *Cache) Client(cfg Config) (*Client, error) {
+	k := cfg.key()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, e := range c.entries {
+		if key != k && c.Idle > 0 && time.Since(e.used) > c.Idle {
+			e.conn.Shutdown()
+			delete(c.entries, key)
+		}
+	}
+	e, ok := c.entries[k]
+	if !ok {
+		conn, err := c.Dial(cfg)
+		if err != nil {
+			return nil, err
+		}
+		e = &entry{conn: conn}
+		c.entries[k] = e
+	}
+	e.used = time.Now()
+	return &Client{Conn: e.conn, MonHost: cfg.MonHost}, nil
+}
+
+// Forget shuts down and drops cfg's connection (after it failed in a way
+// a new connection may fix).
+func (c *Cache) Forget(cfg Config) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[cfg.key()]; ok {
+		e.conn.Shutdown()
+		delete(c.entries, cfg.key())
+	}
+}
+
+// Close shuts down every connection.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		e.conn.Shutdown()
+		delete(c.entries, k)
+	}
+}

@@ -1,0 +1,132 @@
+package ceph
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// Pool is one entry of `ceph osd pool ls detail`.
+type Pool struct {
+	Name            string `json:"pool_name"`
+	ID              int64  `json:"pool_id"`
+	Size            int32  `json:"size"`
+	CrushRule       int    `json:"crush_rule"`
+	QuotaMaxBytes   int64  `json:"quota_max_bytes"`
+	QuotaMaxObjects int64  `json:"quota_max_objects"`
+	Options         struct {
+		CompressionMode string `json:"compression_mode"`
+	} `json:"options"`
+	// ApplicationMetadata: application name to its key/value metadata.
+	ApplicationMetadata map[string]map[string]string `json:"application_metadata"`
+}
+
+// Usage is one pool of `ceph df`.
+type Usage struct {
+	Stored, Objects, MaxAvail int64
+}
+
+// Pools lists the cluster's pools by name.
+func (c *Client) Pools(ctx context.Context) (map[string]Pool, error) {
+	var pools []Pool
+	if err := c.Command(ctx, map[string]any{"prefix": "osd pool ls", "detail": "detail"}, nil, &pools); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Pool, len(pools))
+	for _, p := range pools {
+		out[p.Name] = p
+	}
+	return out, nil
+}
+
+// Usage returns the usage of every pool by name.
+func (c *Client) Usage(ctx context.Context) (map[string]Usage, error) {
+	var df struct {
+		Pools []struct {
+			Name  string `json:"name"`
+			Stats struct {
+				Stored   int64 `json:"stored"`
+				Objects  int64 `json:"objects"`
+				MaxAvail int64 `json:"max_avail"`
+			} `json:"stats"`
+		} `json:"pools"`
+	}
+	if err := c.Command(ctx, map[string]any{"prefix": "df"}, nil, &df); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Usage, len(df.Pools))
+	for _, p := range df.Pools {
+		out[p.Name] = Usage{Stored: p.Stats.Stored, Objects: p.Stats.Objects, MaxAvail: p.Stats.MaxAvail}
+	}
+	return out, nil
+}
+
+// CrushRules returns the CRUSH rules by name, with their IDs.
+func (c *Client) CrushRules(ctx context.Context) (map[string]int, error) {
+	var rules []struct {
+		ID   int    `json:"rule_id"`
+		Name string `json:"rule_name"`
+	}
+	if err := c.Command(ctx, map[string]any{"prefix": "osd crush rule dump"}, nil, &rules); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(rules))
+	for _, r := range rules {
+		out[r.Name] = r.ID
+	}
+	return out, nil
+}
+
+// CreateDeviceClassRule makes the replicated rule name that places data on
+// OSDs of one device class, spread over hosts (ceph's own idempotent
+// command: an identical rule is no error).
+func (c *Client) CreateDeviceClassRule(ctx context.Context, name, class string) error {
+	return c.Command(ctx, map[string]any{"prefix": "osd crush rule create-replicated", "name": name,
+		"root": "default", "type": "host", "class": class}, nil, nil)
+}
+
+// CreatePool makes a replicated pool with a CRUSH rule ("" the default).
+func (c *Client) CreatePool(ctx context.Context, name, rule string) error {
+	cmd := map[string]any{"prefix": "osd pool create", "pool": name, "pool_type": "replicated"}
+	if rule != "" {
+		cmd["rule"] = rule
+	}
+	return c.Command(ctx, cmd, nil, nil)
+}
+
+// SetPool sets one pool variable (size, compression_mode, crush_rule ...).
+func (c *Client) SetPool(ctx context.Context, pool, variable, value string) error {
+	return c.Command(ctx, map[string]any{"prefix": "osd pool set", "pool": pool, "var": variable, "val": value}, nil, nil)
+}
+
+// SetQuota sets max_bytes or max_objects (0 removes the quota).
+func (c *Client) SetQuota(ctx context.Context, pool, field string, value int64) error {
+	return c.Command(ctx, map[string]any{"prefix": "osd pool set-quota", "pool": pool, "field": field,
+		"val": strconv.FormatInt(value, 10)}, nil, nil)
+}
+
+// EnableApplication enables app on the pool.
+func (c *Client) EnableApplication(ctx context.Context, pool, app string) error {
+	return c.Command(ctx, map[string]any{"prefix": "osd pool application enable", "pool": pool, "app": app,
+		"yes_i_really_mean_it": true}, nil, nil)
+}
+
+// SetApplicationKey sets a key of the pool's application metadata.
+func (c *Client) SetApplicationKey(ctx context.Context, pool, app, key, value string) error {
+	return c.Command(ctx, map[string]any{"prefix": "osd pool application set", "pool": pool, "app": app,
+		"key": key, "value": value}, nil, nil)
+}
+
+// DeletePool deletes a pool and its data. The monitors refuse unless
+// mon_allow_pool_delete is true; that refusal is returned as is.
+func (c *Client) DeletePool(ctx context.Context, name string) error {
+	err := c.Command(ctx, map[string]any{"prefix": "osd pool delete", "pool": name, "pool2": name,
+		"yes_i_really_really_mean_it": true}, nil, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// PoolMissing is the error of a pool that is gone.
+func PoolMissing(name string) error { return fmt.Errorf("ceph pool %q does not exist", name) }

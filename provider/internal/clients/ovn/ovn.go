@@ -1,0 +1,250 @@
+// Package ovn is the provider's door to the OVN databases: one libovsdb
+// client per database endpoint set, shared by every controller and kept
+// connected (following the Raft leader) with a monitor of just the tables
+// the provider reads, so observing a row costs no round trip. Models come
+// from libovsdb's modelgen (nbdb, sbdb; `make generate`).
+package ovn
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-logr/logr"
+	"github.com/ovn-org/libovsdb/client"
+	"github.com/ovn-org/libovsdb/model"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/nbdb"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/sbdb"
+	"github.com/c5c3/consumer-plane/provider/internal/terminal"
+)
+
+// Config is what an OVN ProviderConfig and its Secret resolve to.
+type Config struct {
+	// Northbound and Southbound endpoints (ovsdb form); Southbound may be empty.
+	Northbound, Southbound []string
+	// LeaderOnly talks to a clustered database's leader only.
+	LeaderOnly bool
+	// CA, Cert and Key are PEM for ssl: endpoints.
+	CA, Cert, Key []byte
+}
+
+func (c Config) key() string {
+	h := sha256.New()
+	for _, s := range []string{strings.Join(c.Northbound, ","), strings.Join(c.Southbound, ","),
+		fmt.Sprint(c.LeaderOnly), string(c.CA), string(c.Cert), string(c.Key)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Conn is a connected Northbound client and, when configured, Southbound
+// client. Both keep their caches current while connected and reconnect on
+// their own (to the new leader of a cluster).
+type Conn struct {
+	NB client.Client
+	// SB is nil when the ProviderConfig names no Southbound database.
+	SB client.Client
+}
+
+// Close disconnects both clients.
+func (c *Conn) Close() {
+	c.NB.Close()
+	if c.SB != nil {
+		c.SB.Close()
+	}
+}
+
+// The tables the provider reads; nothing else is monitored, so a large
+// Neutron deployment's ports and ACLs cost no memory here.
+func nbMonitor(c client.Client) *client.Monitor {
+	return c.NewMonitor(
+		client.WithTable(&nbdb.NBGlobal{}),
+		client.WithTable(&nbdb.LogicalSwitch{}),
+		client.WithTable(&nbdb.LogicalRouter{}),
+		client.WithTable(&nbdb.HAChassisGroup{}),
+		client.WithTable(&nbdb.HAChassis{}),
+	)
+}
+
+func sbMonitor(c client.Client) *client.Monitor {
+	return c.NewMonitor(
+		client.WithTable(&sbdb.Chassis{}),
+		client.WithTable(&sbdb.Encap{}),
+		client.WithTable(&sbdb.DatapathBinding{}),
+	)
+}
+
+// dialTimeout bounds the first connection; later reconnects retry forever
+// in the background while transactions wait (bounded by their context).
+const dialTimeout = 10 * time.Second
+
+// Dial connects to the databases of cfg.
+func Dial(ctx context.Context, cfg Config, log logr.Logger) (*Conn, error) {
+	var tlsCfg *tls.Config
+	if len(cfg.Cert) > 0 || len(cfg.CA) > 0 {
+		var err error
+		if tlsCfg, err = tlsConfig(cfg); err != nil {
+			return nil, terminal.Wrap(err)
+		}
+	}
+	nbm, err := nbdb.FullDatabaseModel()
+	if err != nil {
+		return nil, err
+	}
+	nb, err := dial(ctx, nbm, cfg.Northbound, cfg.LeaderOnly, tlsCfg, log.WithValues("database", "OVN_Northbound"), nbMonitor)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to the OVN Northbound database at %s: %w", strings.Join(cfg.Northbound, ","), err)
+	}
+	conn := &Conn{NB: nb}
+	if len(cfg.Southbound) > 0 {
+		sbm, err := sbdb.FullDatabaseModel()
+		if err != nil {
+			nb.Close()
+			return nil, err
+		}
+		conn.SB, err = dial(ctx, sbm, cfg.Southbound, cfg.LeaderOnly, tlsCfg, log.WithValues("database", "OVN_Southbound"), sbMonitor)
+		if err != nil {
+			nb.Close()
+			return nil, fmt.Errorf("cannot connect to the OVN Southbound database at %s: %w", strings.Join(cfg.Southbound, ","), err)
+		}
+	}
+	return conn, nil
+}
+
+func dial(ctx context.Context, dbm model.ClientDBModel, endpoints []string, leaderOnly bool, tlsCfg *tls.Config, log logr.Logger,
+	monitor func(client.Client) *client.Monitor) (client.Client, error) {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval = 100 * time.Millisecond
+	bo.MaxInterval = 5 * time.Second
+	bo.MaxElapsedTime = 0
+	opts := []client.Option{client.WithLogger(&log), client.WithLeaderOnly(leaderOnly), client.WithReconnect(dialTimeout, bo),
+		client.WithInactivityCheck(30*time.Second, dialTimeout, bo)}
+	for _, e := range endpoints {
+		opts = append(opts, client.WithEndpoint(e))
+	}
+	if tlsCfg != nil {
+		opts = append(opts, client.WithTLSConfig(tlsCfg))
+	}
+	c, err := client.NewOVSDBClient(dbm, opts...)
+	if err != nil {
+		return nil, terminal.Wrap(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	if err := c.Connect(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := c.Monitor(ctx, monitor(c)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func tlsConfig(cfg Config) (*tls.Config, error) {
+	t := &tls.Config{MinVersion: tls.VersionTLS12}
+	if len(cfg.CA) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(cfg.CA) {
+			return nil, errors.New("ca.crt of the TLS Secret holds no PEM certificate")
+		}
+		t.RootCAs = pool
+	}
+	if len(cfg.Cert) > 0 {
+		pair, err := tls.X509KeyPair(cfg.Cert, cfg.Key)
+		if err != nil {
+			return nil, fmt.Errorf("tls.crt and tls.key of the TLS Secret are not a key pair: %w", err)
+		}
+		t.Certificates = []tls.Certificate{pair}
+	}
+	return t, nil
+}
+
+// A Cache holds one Conn per configuration, shared by every controller:
+// the monitors stay open, so reconciles read from memory. A connection
+// unused for idle is closed.
+type Cache struct {
+	Log  logr.Logger
+	Idle time.Duration
+
+	mu      sync.Mutex
+	entries map[string]*entry
+}
+
+type entry struct {
+	conn *Conn
+	used time.Time
+	// dialing is closed when the first Dial of this key is done, so
+	// concurrent reconciles share one connection attempt.
+	dialing chan struct{}
+	err     error
+}
+
+// NewCache returns a Cache that closes connections idle for idle.
+func NewCache(log logr.Logger, idle time.Duration) *Cache {
+	return &Cache{Log: log, Idle: idle, entries: map[string]*entry{}}
+}
+
+// Conn returns the connection of cfg, dialing it once.
+func (c *Cache) Conn(ctx context.Context, cfg Config) (*Conn, error) {
+	k := cfg.key()
+	c.mu.Lock()
+	c.sweep(k)
+	e, ok := c.entries[k]
+	if !ok {
+		e = &entry{dialing: make(chan struct{})}
+		c.entries[k] = e
+		c.mu.Unlock()
+		e.conn, e.err = Dial(ctx, cfg, c.Log)
+		close(e.dialing)
+		c.mu.Lock()
+		if e.err != nil {
+			// A failed dial is not cached: the next reconcile tries again.
+			delete(c.entries, k)
+		}
+	}
+	e.used = time.Now()
+	c.mu.Unlock()
+	select {
+	case <-e.dialing:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return e.conn, e.err
+}
+
+// sweep closes connections idle for longer than Idle, except keep's.
+func (c *Cache) sweep(keep string) {
+	if c.Idle <= 0 {
+		return
+	}
+	for k, e := range c.entries {
+		if k == keep || e.conn == nil || time.Since(e.used) < c.Idle {
+			continue
+		}
+		e.conn.Close()
+		delete(c.entries, k)
+	}
+}
+
+// Close disconnects every connection.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if e.conn != nil {
+			e.conn.Close()
+		}
+		delete(c.entries, k)
+	}
+}

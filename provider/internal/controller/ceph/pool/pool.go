@@ -1,0 +1,264 @@
+// Package pool reconciles Ceph pools: replication, compression, quotas,
+// application and placement, with usage in status. A pool this resource
+// did not create is refused, never adopted silently: ownership is a key in
+// the pool's application metadata, written right after the create.
+package pool
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+	"github.com/c5c3/consumer-plane/provider/internal/terminal"
+)
+
+// OwnerKey is the application metadata key naming the resource that owns a
+// pool.
+const OwnerKey = "cobaltcore.c5c3.io/resource"
+
+// Setup adds the Pool controller.
+func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {
+	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Pool"), &v1alpha1.PoolList{},
+		managed.WithTypedExternalConnector[*v1alpha1.Pool](connector{pc}))
+}
+
+type connector struct{ pc providerconfig.Ceph }
+
+func (c connector) Connect(ctx context.Context, mg *v1alpha1.Pool) (managed.TypedExternalClient[*v1alpha1.Pool], error) {
+	cl, err := c.pc.Client(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	return &external{ceph: cl}, nil
+}
+
+type external struct{ ceph *ceph.Client }
+
+// owner is the resource named in the pool's ownership key ("" none).
+func owner(p ceph.Pool) string {
+	for _, md := range p.ApplicationMetadata {
+		if o := md[OwnerKey]; o != "" {
+			return o
+		}
+	}
+	return ""
+}
+
+// rule is the CRUSH rule the spec asks for ("" the default).
+func rule(p v1alpha1.PoolParameters) string {
+	if p.DeviceClass != "" {
+		return "replicated_" + p.DeviceClass
+	}
+	return p.CrushRule
+}
+
+func app(p v1alpha1.PoolParameters) string {
+	if p.Application == "" {
+		return string(v1alpha1.Application("rbd"))
+	}
+	return string(p.Application)
+}
+
+func compression(p v1alpha1.PoolParameters) string {
+	if p.CompressionMode == "" {
+		return "none"
+	}
+	return string(p.CompressionMode)
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.ExternalObservation, error) {
+	p := mg.Spec.ForProvider
+	pools, err := e.ceph.Pools(ctx)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	observed, ok := pools[p.Name]
+	if !ok {
+		return managed.ExternalObservation{}, nil
+	}
+	adopted := false
+	switch o := owner(observed); {
+	case meta.GetExternalName(mg) == p.Name && (o == "" || o == mg.GetName()):
+		// Ours, or imported by setting the external name.
+	case o == mg.GetName():
+		// Our create's reply was lost before the external name was recorded.
+		meta.SetExternalName(mg, p.Name)
+		adopted = true
+	case o == "" && pcontroller.MayAdopt(mg):
+		meta.SetExternalName(mg, p.Name)
+		adopted = true
+	default:
+		// Someone else's pool: Create refuses it with the reason.
+		return managed.ExternalObservation{}, nil
+	}
+	usage, err := e.ceph.Usage(ctx)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	u := usage[p.Name]
+	mg.Status.AtProvider = v1alpha1.PoolObservation{PoolID: observed.ID, UsedBytes: u.Stored, AvailableBytes: u.MaxAvail, Objects: u.Objects}
+	mg.SetConditions(xpv2.Available())
+	changes, err := e.changes(ctx, mg, observed)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: len(changes) == 0, ResourceLateInitialized: adopted}, nil
+}
+
+// Create makes the pool, enables its application and marks it as this
+// resource's, in that order: a crash in between leaves an unmarked pool
+// that crossplane's create-pending record lets this resource adopt.
+func (e *external) Create(ctx context.Context, mg *v1alpha1.Pool) (managed.ExternalCreation, error) {
+	p := mg.Spec.ForProvider
+	pools, err := e.ceph.Pools(ctx)
+	if err != nil {
+		return managed.ExternalCreation{}, err
+	}
+	if observed, ok := pools[p.Name]; ok {
+		if o := owner(observed); o != "" && o != mg.GetName() {
+			return managed.ExternalCreation{}, terminal.Wrap(fmt.Errorf("ceph pool %q already exists and belongs to resource %q", p.Name, o))
+		}
+		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Ceph pool named %q", p.Name))
+	}
+	r, err := e.ensureRule(ctx, p)
+	if err != nil {
+		return managed.ExternalCreation{}, err
+	}
+	if err := e.ceph.CreatePool(ctx, p.Name, r); err != nil {
+		return managed.ExternalCreation{}, fmt.Errorf("cannot create ceph pool %q: %w", p.Name, err)
+	}
+	meta.SetExternalName(mg, p.Name)
+	if err := e.ceph.EnableApplication(ctx, p.Name, app(p)); err != nil {
+		return managed.ExternalCreation{}, err
+	}
+	return managed.ExternalCreation{}, e.ceph.SetApplicationKey(ctx, p.Name, app(p), OwnerKey, mg.GetName())
+}
+
+// ensureRule makes the device class rule the spec asks for and checks a
+// named rule exists.
+func (e *external) ensureRule(ctx context.Context, p v1alpha1.PoolParameters) (string, error) {
+	r := rule(p)
+	if r == "" {
+		return "", nil
+	}
+	if p.DeviceClass != "" {
+		return r, e.ceph.CreateDeviceClassRule(ctx, r, p.DeviceClass)
+	}
+	rules, err := e.ceph.CrushRules(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := rules[r]; !ok {
+		return "", terminal.Wrap(fmt.Errorf("spec.forProvider.crushRule: CRUSH rule %q does not exist", r))
+	}
+	return r, nil
+}
+
+// A change is one command that moves the pool towards the spec.
+type change struct {
+	what  string
+	apply func(context.Context) error
+}
+
+// changes lists what differs between the spec and the pool.
+func (e *external) changes(ctx context.Context, mg *v1alpha1.Pool, observed ceph.Pool) ([]change, error) {
+	p := mg.Spec.ForProvider
+	name := p.Name
+	var out []change
+	if p.Size > 0 && observed.Size != p.Size {
+		out = append(out, change{"size", func(ctx context.Context) error {
+			return e.ceph.SetPool(ctx, name, "size", strconv.Itoa(int(p.Size)))
+		}})
+	}
+	if cm := compression(p); observed.Options.CompressionMode != cm && !(cm == "none" && observed.Options.CompressionMode == "") {
+		out = append(out, change{"compression_mode", func(ctx context.Context) error {
+			return e.ceph.SetPool(ctx, name, "compression_mode", cm)
+		}})
+	}
+	if q := ptr.Deref(p.QuotaMaxBytes, 0); observed.QuotaMaxBytes != q {
+		out = append(out, change{"quota max_bytes", func(ctx context.Context) error { return e.ceph.SetQuota(ctx, name, "max_bytes", q) }})
+	}
+	if q := ptr.Deref(p.QuotaMaxObjects, 0); observed.QuotaMaxObjects != q {
+		out = append(out, change{"quota max_objects", func(ctx context.Context) error { return e.ceph.SetQuota(ctx, name, "max_objects", q) }})
+	}
+	a := app(p)
+	if md, ok := observed.ApplicationMetadata[a]; !ok || md[OwnerKey] != mg.GetName() {
+		out = append(out, change{"application", func(ctx context.Context) error {
+			if err := e.ceph.EnableApplication(ctx, name, a); err != nil {
+				return err
+			}
+			return e.ceph.SetApplicationKey(ctx, name, a, OwnerKey, mg.GetName())
+		}})
+	}
+	if r := rule(p); r != "" {
+		rules, err := e.ceph.CrushRules(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if id, ok := rules[r]; !ok || id != observed.CrushRule {
+			out = append(out, change{"crush_rule", func(ctx context.Context) error {
+				if _, err := e.ensureRule(ctx, p); err != nil {
+					return err
+				}
+				return e.ceph.SetPool(ctx, name, "crush_rule", r)
+			}})
+		}
+	}
+	return out, nil
+}
+
+func (e *external) Update(ctx context.Context, mg *v1alpha1.Pool) (managed.ExternalUpdate, error) {
+	p := mg.Spec.ForProvider
+	pools, err := e.ceph.Pools(ctx)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	observed, ok := pools[p.Name]
+	if !ok {
+		return managed.ExternalUpdate{}, ceph.PoolMissing(p.Name)
+	}
+	changes, err := e.changes(ctx, mg, observed)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	for _, c := range changes {
+		if err := c.apply(ctx); err != nil {
+			return managed.ExternalUpdate{}, fmt.Errorf("cannot set %s of ceph pool %q: %w", c.what, p.Name, err)
+		}
+	}
+	return managed.ExternalUpdate{}, nil
+}
+
+// Delete deletes the pool and its data, only if it is this resource's.
+func (e *external) Delete(ctx context.Context, mg *v1alpha1.Pool) (managed.ExternalDelete, error) {
+	mg.SetConditions(xpv2.Deleting())
+	p := mg.Spec.ForProvider
+	pools, err := e.ceph.Pools(ctx)
+	if err != nil {
+		return managed.ExternalDelete{}, err
+	}
+	observed, ok := pools[p.Name]
+	if !ok {
+		return managed.ExternalDelete{}, nil
+	}
+	if o := owner(observed); o != "" && o != mg.GetName() {
+		return managed.ExternalDelete{}, terminal.Wrap(fmt.Errorf("ceph pool %q belongs to resource %q; not deleting it", p.Name, o))
+	}
+	if err := e.ceph.DeletePool(ctx, p.Name); err != nil {
+		return managed.ExternalDelete{}, fmt.Errorf("cannot delete ceph pool %q: %w", p.Name, err)
+	}
+	return managed.ExternalDelete{}, nil
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
