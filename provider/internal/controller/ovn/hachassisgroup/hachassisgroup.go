@@ -206,4 +206,3 @@ func byPriority(members map[string]*nbdb.HAChassis) []string {
 	})
 	return names
 }
-

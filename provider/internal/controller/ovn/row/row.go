@@ -172,7 +172,6 @@ func DeleteUnlessInUse[M model.Model](ctx context.Context, k Kind[M], nb client.
 // IsNil reports whether Lookup found no row.
 func IsNil[M model.Model](m M) bool { return reflect.ValueOf(m).IsNil() }
 
-
 // TunnelKey is the tunnel key of the Southbound Datapath_Binding ovn-northd
 // made for the Northbound row uuid (key is "logical-switch" or
 // "logical-router"), or nil when there is none yet or no Southbound.
