@@ -30,8 +30,10 @@ import (
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
@@ -148,6 +150,8 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	deps := register.Deps{
 		Sessions:        openstack.NewCache(8, time.Hour),
 		Gardens:         gardener.NewClients(),
+		OVN:             ovn.NewCache(logr.Discard(), time.Hour),
+		Ceph:            ceph.NewCache(time.Hour),
 		NewIdentity:     crashingIdentity,
 		NewCompute:      crashingCompute,
 		NewBlockStorage: crashingBlockStorage,

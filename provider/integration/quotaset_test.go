@@ -19,6 +19,8 @@ import (
 
 func ptr(v int64) *int64 { return &v }
 
+func boolPtr(v bool) *bool { return &v }
+
 // A quotaCase is one service's QuotaSet: the quota the test changes, and
 // how to set it in the spec.
 type quotaCase struct {
