@@ -180,3 +180,104 @@ func testOVNLifecycle(t *testing.T, raft bool) {
 		t.Fatalf("NB_Global options after delete: %s", opts)
 	}
 }
+
+// TestIntegrationOVNRaftLeaderKilled kills the Northbound leader while 30
+// switches are being created and again while they are deleted: every
+// resource converges, and no switch exists twice (a create whose reply
+// was lost is not repeated, thanks to the name guard in its transaction).
+func TestIntegrationOVNRaftLeaderKilled(t *testing.T) {
+	h, o, pc := withOVN(t, true)
+	const n = 30
+	var switches []*v1alpha1.LogicalSwitch
+	for i := range n {
+		ls := &v1alpha1.LogicalSwitch{ObjectMeta: metav1.ObjectMeta{Name: h.name(fmt.Sprintf("raft-ls-%02d", i))}, Spec: v1alpha1.LogicalSwitchSpec{
+			ClusterManagedResourceSpec: managedBy(pc),
+			ForProvider:                v1alpha1.LogicalSwitchParameters{Name: fmt.Sprintf("raft-%02d", i), OtherConfig: map[string]string{"subnet": fmt.Sprintf("10.30.%d.0/24", i)}}}}
+		h.create(t, ls)
+		switches = append(switches, ls)
+	}
+	eventually(t, "some switches written", func() (bool, string) {
+		got := len(rows(t, o, "Logical_Switch", "name"))
+		return got >= 5, fmt.Sprintf("%d rows", got)
+	})
+	killed := o.KillLeader(t)
+	t.Logf("killed Raft member %d mid-create; new leader %d", killed, o.Leader())
+	for _, ls := range switches {
+		h.waitReady(t, ls)
+	}
+	names := rows(t, o, "Logical_Switch", "name")
+	slices.Sort(names)
+	if len(names) != n || len(slices.Compact(slices.Clone(names))) != n {
+		t.Fatalf("%d Logical_Switch rows for %d resources: %v", len(names), n, names)
+	}
+	o.Restart(t, killed)
+
+	for _, ls := range switches {
+		h.delete(t, ls)
+	}
+	eventually(t, "some switches deleted", func() (bool, string) {
+		got := len(rows(t, o, "Logical_Switch", "name"))
+		return got <= n-5, fmt.Sprintf("%d rows", got)
+	})
+	killed = o.KillLeader(t)
+	t.Logf("killed Raft member %d mid-delete", killed)
+	for _, ls := range switches {
+		h.waitGone(t, ls)
+	}
+	if left := rows(t, o, "Logical_Switch", "name"); len(left) != 0 {
+		t.Fatalf("rows left: %v", left)
+	}
+}
+
+// TestIntegrationOVNRefusals: a switch Neutron owns, a switch someone else
+// made and a group naming an unregistered chassis are each refused with a
+// message, and nothing in the database changes.
+func TestIntegrationOVNRefusals(t *testing.T) {
+	h, o, pc := withOVN(t, false)
+	o.NBCtl(t, "ls-add", "neutron-net")
+	o.NBCtl(t, "set", "Logical_Switch", "neutron-net", `external_ids:"neutron:network_name"=tenant-net`, "other_config:subnet=172.16.0.0/24")
+	o.NBCtl(t, "ls-add", "handmade")
+	before := o.NBCtl(t, "list", "Logical_Switch")
+
+	neutron := &v1alpha1.LogicalSwitch{ObjectMeta: metav1.ObjectMeta{Name: h.name("takes-neutron")}, Spec: v1alpha1.LogicalSwitchSpec{
+		ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider:                v1alpha1.LogicalSwitchParameters{Name: "neutron-net", OtherConfig: map[string]string{"subnet": "10.0.0.0/8"}}}}
+	foreign := &v1alpha1.LogicalSwitch{ObjectMeta: metav1.ObjectMeta{Name: h.name("takes-handmade")}, Spec: v1alpha1.LogicalSwitchSpec{
+		ClusterManagedResourceSpec: managedBy(pc), ForProvider: v1alpha1.LogicalSwitchParameters{Name: "handmade"}}}
+	// Even pointed at the row by UUID, a Neutron row is not written.
+	byUUID := &v1alpha1.LogicalSwitch{ObjectMeta: metav1.ObjectMeta{Name: h.name("neutron-by-uuid"),
+		Annotations: map[string]string{"crossplane.io/external-name": rows(t, o, "Logical_Switch", "_uuid", "name=neutron-net")[0]}},
+		Spec: v1alpha1.LogicalSwitchSpec{ClusterManagedResourceSpec: managedBy(pc), ForProvider: v1alpha1.LogicalSwitchParameters{Name: "neutron-net"}}}
+	missing := &v1alpha1.HAChassisGroup{ObjectMeta: metav1.ObjectMeta{Name: h.name("gw-missing")}, Spec: v1alpha1.HAChassisGroupSpec{
+		ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider: v1alpha1.HAChassisGroupParameters{Name: "gw-missing",
+			Chassis: []v1alpha1.HAChassis{{Name: "hv-1", Priority: 10}, {Name: "hv-9", Priority: 5}}}}}
+	for _, mg := range []resource.Managed{neutron, foreign, byUUID, missing} {
+		h.create(t, mg)
+	}
+	h.waitSyncError(t, neutron, "terminal:", `OVN logical switch "neutron-net" is owned by Neutron`)
+	h.waitSyncError(t, byUUID, "terminal:", "is owned by Neutron")
+	h.waitSyncError(t, foreign, "terminal:", `OVN logical switch "handmade" already exists and was not created by this resource`, "crossplane.io/external-name")
+	h.waitSyncError(t, missing, "terminal:", `spec.forProvider.chassis[1].name: chassis "hv-9" is not registered in the OVN Southbound database`, "registered: hv-1, hv-2, hv-3", "nothing was written")
+
+	if after := o.NBCtl(t, "list", "Logical_Switch"); after != before {
+		t.Fatalf("Logical_Switch rows changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if g := rows(t, o, "HA_Chassis_Group", "name"); len(g) != 0 {
+		t.Fatalf("HA_Chassis_Group rows %v, want none", g)
+	}
+	// Registering the chassis lets the group through.
+	registerChassis(t, o, "hv-9", "az-b", 9)
+	h.waitReady(t, missing)
+
+	// Deleting the refused resources leaves the rows they were refused.
+	for _, mg := range []resource.Managed{neutron, foreign, byUUID, missing} {
+		h.delete(t, mg)
+	}
+	for _, mg := range []resource.Managed{neutron, foreign, byUUID, missing} {
+		h.waitGone(t, mg)
+	}
+	if got := rows(t, o, "Logical_Switch", "name"); len(got) != 2 {
+		t.Fatalf("Logical_Switch rows after deleting the refused resources: %v", got)
+	}
+}

@@ -24,8 +24,8 @@ import (
 )
 
 // OwnerKey is the application metadata key naming the resource that owns a
-// pool.
-const OwnerKey = "cobaltcore.c5c3.io/resource"
+// pool (Ceph allows only [A-Za-z0-9_.-] in keys).
+const OwnerKey = "cobaltcore.c5c3.io_resource"
 
 // Setup adds the Pool controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {

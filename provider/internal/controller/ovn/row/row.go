@@ -50,6 +50,16 @@ func (k Kind[M]) byName(ctx context.Context, nb client.Client, name string) ([]M
 // wrote (its create's reply was lost), or, when pcontroller.MayAdopt allows,
 // an unowned row of this name. A Neutron row is refused, even by UUID.
 func (k Kind[M]) Lookup(ctx context.Context, nb client.Client, mg resource.Managed, name string) (row M, adopted bool, err error) {
+	m, adopted, err := k.find(ctx, nb, mg, name)
+	if err == nil && !IsNil(m) && ovn.Owner(k.ExternalIDs(m), mg.GetName()) == ovn.OwnedByNeutron {
+		var none M
+		return none, false, ovn.RefuseNeutron(fmt.Sprintf("%s %s (%q)", k.What, k.UUID(m), k.Name(m)))
+	}
+	return m, adopted, err
+}
+
+// find is Lookup without refusing Neutron's rows.
+func (k Kind[M]) find(ctx context.Context, nb client.Client, mg resource.Managed, name string) (row M, adopted bool, err error) {
 	var none M
 	if uuid := meta.GetExternalName(mg); uuid != "" {
 		m := k.WithUUID(uuid)
@@ -67,9 +77,6 @@ func (k Kind[M]) Lookup(ctx context.Context, nb client.Client, mg resource.Manag
 		}
 		if err != nil {
 			return none, false, err
-		}
-		if ovn.Owner(k.ExternalIDs(m), mg.GetName()) == ovn.OwnedByNeutron {
-			return none, false, ovn.RefuseNeutron(fmt.Sprintf("%s %s (%q)", k.What, uuid, k.Name(m)))
 		}
 		return m, false, nil
 	}
@@ -144,15 +151,16 @@ func (k Kind[M]) Update(ctx context.Context, nb client.Client, m M, fields ...an
 
 // DeleteUnlessInUse deletes mg's row if it still exists. It refuses while
 // ports(row) > 0 (deleting the row would take the ports with it; nil ports
-// means nothing can be attached) and leaves a row another resource owns
-// alone (this one was given its UUID by mistake).
+// means nothing can be attached). A row Neutron or another resource owns
+// was never this resource's (it was refused, or given the wrong UUID): it
+// is left alone and the resource goes.
 func DeleteUnlessInUse[M model.Model](ctx context.Context, k Kind[M], nb client.Client, mg resource.Managed, name string, ports func(M) int) error {
-	m, _, err := k.Lookup(ctx, nb, mg, name)
+	m, _, err := k.find(ctx, nb, mg, name)
 	if err != nil || IsNil(m) {
 		return err
 	}
-	if o := ovn.Owner(k.ExternalIDs(m), mg.GetName()); o == ovn.OwnedByOtherResource {
-		return terminal.Wrap(fmt.Errorf("%s belongs to resource %q; not deleting it", k.named(name), k.ExternalIDs(m)[v1alpha1.ExternalIDResource]))
+	if o := ovn.Owner(k.ExternalIDs(m), mg.GetName()); o == ovn.OwnedByOtherResource || o == ovn.OwnedByNeutron {
+		return nil
 	}
 	if ports != nil {
 		if n := ports(m); n > 0 {

@@ -1,0 +1,268 @@
+//go:build ceph
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
+)
+
+// cephRun is where cluster/local/ceph/start.sh keeps the local Ceph.
+func cephRun() string {
+	if d := os.Getenv("COBALTCORE_CEPH_RUN"); d != "" {
+		return d
+	}
+	return "/tmp/cobaltcore-ceph"
+}
+
+// withCeph returns the harness and a ProviderConfig for the local Ceph,
+// skipping (or failing under REQUIRE_INTEGRATION) when it does not run.
+func withCeph(t *testing.T) (*harness, string) {
+	t.Helper()
+	h := start(t)
+	key, err := os.ReadFile(filepath.Join(cephRun(), "admin.key"))
+	if err == nil {
+		_, err = cephCLI("status")
+	}
+	if err != nil {
+		msg := fmt.Sprintf("needs the local Ceph (%v): run `make ceph-up` (cluster/local/ceph/install.sh as root, then start.sh)", err)
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	pc := h.name("ceph")
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: pc, Namespace: "crossplane-system"},
+		StringData: map[string]string{"key": strings.TrimSpace(string(key))}}
+	// Every test of the run shares them.
+	for _, obj := range []client.Object{sec, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: pc}, Spec: v1alpha1.ProviderConfigSpec{
+		MonHosts: []string{"127.0.0.1:6789"}, User: "admin",
+		Credentials: v1alpha1.CephCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
+			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: sec.Namespace, Name: sec.Name}, Key: "key"}}}}}} {
+		if err := h.kube.Create(context.Background(), obj); err != nil && !kerrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	return h, pc
+}
+
+// cephCLI runs the real ceph CLI against the local cluster: the tests'
+// independent view of what the provider did.
+func cephCLI(args ...string) (string, error) {
+	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(cephRun(), "ceph.conf")}, args...)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("ceph %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+func mustCeph(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := cephCLI(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// cephPool is one pool as `ceph osd pool ls detail` shows it, or nil.
+func cephPool(t *testing.T, name string) map[string]any {
+	t.Helper()
+	var pools []map[string]any
+	if err := json.Unmarshal([]byte(mustCeph(t, "osd", "pool", "ls", "detail", "-f", "json")), &pools); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pools {
+		if p["pool_name"] == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func TestIntegrationCephPoolLifecycle(t *testing.T) {
+	h, pc := withCeph(t)
+	ctx := context.Background()
+	name := h.name("cc-pool")
+	p := &v1alpha1.Pool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.PoolSpec{ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider: v1alpha1.PoolParameters{Name: name, Size: 1, QuotaMaxBytes: ptr(100 << 20), Application: "rbd"}}}
+	h.create(t, p)
+	h.waitReady(t, p)
+	got := cephPool(t, name)
+	if got == nil || got["quota_max_bytes"].(float64) != 100<<20 || got["size"].(float64) != 1 {
+		t.Fatalf("pool in ceph: %v", got)
+	}
+	if md := got["application_metadata"].(map[string]any)["rbd"].(map[string]any); md[pool.OwnerKey] != name {
+		t.Fatalf("rbd application metadata %v, want %s=%s", md, pool.OwnerKey, name)
+	}
+
+	// Quota and compression changes.
+	h.update(t, p, func() {
+		p.Spec.ForProvider.QuotaMaxBytes = ptr(200 << 20)
+		p.Spec.ForProvider.QuotaMaxObjects = ptr(1000)
+		p.Spec.ForProvider.CompressionMode = "aggressive"
+	})
+	eventually(t, "quota and compression follow the spec", func() (bool, string) {
+		got := cephPool(t, name)
+		opts, _ := got["options"].(map[string]any)
+		return got["quota_max_bytes"].(float64) == 200<<20 && got["quota_max_objects"].(float64) == 1000 && opts["compression_mode"] == "aggressive",
+			fmt.Sprintf("%v %v %v", got["quota_max_bytes"], got["quota_max_objects"], opts)
+	})
+
+	// Usage shows in status.
+	data := filepath.Join(t.TempDir(), "obj")
+	if err := os.WriteFile(data, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("rados", "-c", filepath.Join(cephRun(), "ceph.conf"), "-p", name, "put", "obj", data).CombinedOutput(); err != nil {
+		t.Fatalf("rados put: %v %s", err, out)
+	}
+	eventually(t, "usage in status", func() (bool, string) {
+		_ = h.kube.Get(ctx, client.ObjectKeyFromObject(p), p)
+		a := p.Status.AtProvider
+		return a.Objects >= 1 && a.UsedBytes > 0 && a.AvailableBytes > 0, fmt.Sprintf("%+v", a)
+	})
+
+	h.delete(t, p)
+	h.waitGone(t, p)
+	if cephPool(t, name) != nil {
+		t.Fatalf("pool %s still in ceph", name)
+	}
+}
+
+func TestIntegrationCephPoolDeviceClass(t *testing.T) {
+	h, pc := withCeph(t)
+	name := h.name("cc-hdd")
+	p := &v1alpha1.Pool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.PoolSpec{ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider: v1alpha1.PoolParameters{Name: name, Size: 1, DeviceClass: "hdd"}}}
+	h.create(t, p)
+	h.waitReady(t, p)
+	var rule struct {
+		ID int `json:"rule_id"`
+	}
+	if err := json.Unmarshal([]byte(mustCeph(t, "osd", "crush", "rule", "dump", "replicated_hdd", "-f", "json")), &rule); err != nil {
+		t.Fatal(err)
+	}
+	if got := cephPool(t, name)["crush_rule"].(float64); int(got) != rule.ID {
+		t.Fatalf("pool crush_rule %v, want replicated_hdd (%d)", got, rule.ID)
+	}
+	h.delete(t, p)
+	h.waitGone(t, p)
+}
+
+// TestIntegrationCephRefusals: a pool that exists but is not ours, caps
+// Ceph cannot parse and an unknown compression mode are each refused with
+// a message naming the problem, and nothing in Ceph changes.
+func TestIntegrationCephRefusals(t *testing.T) {
+	h, pc := withCeph(t)
+	foreign := h.name("foreign")
+	mustCeph(t, "osd", "pool", "create", foreign)
+	t.Cleanup(func() { _, _ = cephCLI("osd", "pool", "delete", foreign, foreign, "--yes-i-really-really-mean-it") })
+	before := cephPool(t, foreign)
+
+	p := &v1alpha1.Pool{ObjectMeta: metav1.ObjectMeta{Name: h.name("takes-foreign")}, Spec: v1alpha1.PoolSpec{ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider: v1alpha1.PoolParameters{Name: foreign, Size: 1, QuotaMaxBytes: ptr(1 << 20)}}}
+	bad := &v1alpha1.Client{ObjectMeta: metav1.ObjectMeta{Name: h.name("bad-caps")}, Spec: v1alpha1.ClientSpec{ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider: v1alpha1.ClientParameters{Entity: h.name("bad"), Caps: map[string]string{"mon": "profile rbd", "osd": "allow rwx pool=("}}}}
+	h.create(t, p)
+	h.create(t, bad)
+	h.waitSyncError(t, p, "terminal:", fmt.Sprintf("a Ceph pool named %q already exists and was not created by this resource", foreign))
+	h.waitSyncError(t, bad, "terminal:", "osd capability parse failed", "spec.forProvider.caps")
+	if _, err := cephCLI("auth", "get", "client."+h.name("bad")); err == nil || !strings.Contains(err.Error(), "ENOENT") {
+		t.Fatalf("client with bad caps exists in ceph (err %v)", err)
+	}
+
+	// Unknown compression modes never reach Ceph: the API server refuses them.
+	zstd := &v1alpha1.Pool{ObjectMeta: metav1.ObjectMeta{Name: h.name("zstd")}, Spec: v1alpha1.PoolSpec{ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider: v1alpha1.PoolParameters{Name: h.name("zstd"), CompressionMode: "zstd"}}}
+	err := h.kube.Create(context.Background(), zstd)
+	if err == nil || !strings.Contains(err.Error(), "spec.forProvider.compressionMode") || !strings.Contains(err.Error(), `supported values: "none", "passive", "aggressive", "force"`) {
+		t.Fatalf("create with compressionMode zstd: %v", err)
+	}
+
+	for _, mg := range []resource.Managed{p, bad} {
+		h.delete(t, mg)
+	}
+	for _, mg := range []resource.Managed{p, bad} {
+		h.waitGone(t, mg)
+	}
+	after := cephPool(t, foreign)
+	if after == nil || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("foreign pool changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func TestIntegrationCephClientLifecycle(t *testing.T) {
+	h, pc := withCeph(t)
+	ctx := context.Background()
+	entity := h.name("cinder")
+	c := &v1alpha1.Client{ObjectMeta: metav1.ObjectMeta{Name: entity}, Spec: v1alpha1.ClientSpec{
+		ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: ref(pc),
+			WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: "crossplane-system", Name: entity + "-key"}},
+		ForProvider: v1alpha1.ClientParameters{Entity: entity, Caps: map[string]string{"mon": "profile rbd", "osd": "profile rbd pool=volumes"}}}}
+	h.create(t, c)
+	h.waitReady(t, c)
+	secret := &corev1.Secret{}
+	keyOf := func() (string, string) {
+		k := strings.TrimSpace(mustCeph(t, "auth", "get-key", "client."+entity))
+		if err := h.kube.Get(ctx, client.ObjectKey{Namespace: "crossplane-system", Name: entity + "-key"}, secret); err != nil {
+			return k, ""
+		}
+		return k, string(secret.Data[v1alpha1.ConnectionSecretKeyKey])
+	}
+	eventually(t, "key in the connection secret", func() (bool, string) {
+		inCeph, inSecret := keyOf()
+		return inCeph != "" && inCeph == inSecret && string(secret.Data["entity"]) == "client."+entity && string(secret.Data["mon_host"]) == "127.0.0.1:6789",
+			fmt.Sprintf("ceph %q secret %q %v", inCeph, inSecret, secret.Data)
+	})
+	first, _ := keyOf()
+
+	// Caps change.
+	h.update(t, c, func() { c.Spec.ForProvider.Caps["osd"] = "profile rbd pool=volumes, profile rbd-read-only pool=images" })
+	eventually(t, "caps follow the spec", func() (bool, string) {
+		out := mustCeph(t, "auth", "get", "client."+entity)
+		return strings.Contains(out, "profile rbd-read-only pool=images"), out
+	})
+
+	// Key rotation: a new key in Ceph and in the secret; caps kept.
+	h.update(t, c, func() { c.Spec.ForProvider.RotateKey = "2026-11-22" })
+	eventually(t, "key rotated", func() (bool, string) {
+		inCeph, inSecret := keyOf()
+		return inCeph != first && inCeph == inSecret, fmt.Sprintf("ceph %q secret %q first %q", inCeph, inSecret, first)
+	})
+	if out := mustCeph(t, "auth", "get", "client."+entity); !strings.Contains(out, "profile rbd-read-only pool=images") {
+		t.Fatalf("caps lost in rotation: %s", out)
+	}
+	rotated, _ := keyOf()
+	// Rotated once: further polls keep the key.
+	_ = h.kube.Get(ctx, client.ObjectKeyFromObject(c), c)
+	if c.Status.AtProvider.KeyRotated != "2026-11-22" {
+		t.Fatalf("status keyRotated %q", c.Status.AtProvider.KeyRotated)
+	}
+	h.waitReady(t, c)
+	if k, _ := keyOf(); k != rotated {
+		t.Fatalf("key changed again without a new rotateKey")
+	}
+
+	h.delete(t, c)
+	h.waitGone(t, c)
+	if _, err := cephCLI("auth", "get", "client."+entity); err == nil {
+		t.Fatalf("client.%s still in ceph", entity)
+	}
+}
