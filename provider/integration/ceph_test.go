@@ -36,6 +36,13 @@ func cephRun() string {
 func withCeph(t *testing.T) (*harness, string) {
 	t.Helper()
 	h := start(t)
+	return h, cephProviderConfig(t, h)
+}
+
+// cephProviderConfig creates (once per run) the ProviderConfig of the
+// local Ceph and its key Secret.
+func cephProviderConfig(t testing.TB, h *harness) string {
+	t.Helper()
 	key, err := os.ReadFile(filepath.Join(cephRun(), "admin.key"))
 	if err == nil {
 		_, err = cephCLI("status")
@@ -59,7 +66,7 @@ func withCeph(t *testing.T) (*harness, string) {
 			t.Fatal(err)
 		}
 	}
-	return h, pc
+	return pc
 }
 
 // cephCLI runs the real ceph CLI against the local cluster: the tests'

@@ -36,7 +36,7 @@ func withOVN(t *testing.T, raft bool) (*harness, *ovntest.OVN, string) {
 // registerChassis does what an ovn-controller does when it starts: a
 // Southbound Chassis with a geneve encap, announcing its zone the way the
 // OVS agent configures it.
-func registerChassis(t *testing.T, o *ovntest.OVN, name, zone string, i int) {
+func registerChassis(t testing.TB, o *ovntest.OVN, name, zone string, i int) {
 	t.Helper()
 	o.SBCtl(t, "chassis-add", name, "geneve", fmt.Sprintf("127.0.1.%d", i+1))
 	o.SBCtl(t, "set", "Chassis", name, "hostname="+name+".local",
@@ -44,7 +44,7 @@ func registerChassis(t *testing.T, o *ovntest.OVN, name, zone string, i int) {
 }
 
 // rows lists a column of the Northbound rows of table matching conditions.
-func rows(t *testing.T, o *ovntest.OVN, table, column string, where ...string) []string {
+func rows(t testing.TB, o *ovntest.OVN, table, column string, where ...string) []string {
 	t.Helper()
 	out := o.NBCtl(t, append([]string{"--bare", "--columns=" + column, "find", table}, where...)...)
 	var vals []string

@@ -24,7 +24,8 @@ type PoolParameters struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.forProvider.name is immutable"
 	Name string `json:"name"`
 
-	// Size is the replica count.
+	// Size is the replica count. 1 keeps a single copy (no redundancy; the
+	// provider gives Ceph the confirmation it asks for).
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10

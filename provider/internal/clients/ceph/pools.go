@@ -95,8 +95,14 @@ func (c *Client) CreatePool(ctx context.Context, name, rule string) error {
 }
 
 // SetPool sets one pool variable (size, compression_mode, crush_rule ...).
+// Size 1 is confirmed: a spec that asks for one replica means it (Ceph
+// otherwise refuses it as possible data loss).
 func (c *Client) SetPool(ctx context.Context, pool, variable, value string) error {
-	return c.Command(ctx, map[string]any{"prefix": "osd pool set", "pool": pool, "var": variable, "val": value}, nil, nil)
+	cmd := map[string]any{"prefix": "osd pool set", "pool": pool, "var": variable, "val": value}
+	if variable == "size" && value == "1" {
+		cmd["yes_i_really_mean_it"] = true
+	}
+	return c.Command(ctx, cmd, nil, nil)
 }
 
 // SetQuota sets max_bytes or max_objects (0 removes the quota).

@@ -1,0 +1,97 @@
+package ceph
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/c5c3/consumer-plane/provider/internal/terminal"
+)
+
+// fakeConn answers every command with one errno and status, and records
+// the commands.
+type fakeConn struct {
+	errno  syscall.Errno
+	status string
+	out    string
+	sent   []map[string]any
+	input  []string
+}
+
+func (f *fakeConn) MonCommand(cmd, in []byte) ([]byte, string, error) {
+	var m map[string]any
+	_ = json.Unmarshal(cmd, &m)
+	f.sent = append(f.sent, m)
+	f.input = append(f.input, string(in))
+	if f.errno != 0 {
+		return nil, f.status, &Error{Errno: f.errno}
+	}
+	return []byte(f.out), f.status, nil
+}
+
+func (f *fakeConn) Shutdown() {}
+
+func TestCommandErrors(t *testing.T) {
+	cases := map[string]struct {
+		errno    syscall.Errno
+		terminal bool
+		notFound bool
+	}{
+		"bad caps":        {syscall.EINVAL, true, false},
+		"not allowed":     {syscall.EPERM, true, false},
+		"missing":         {syscall.ENOENT, false, true},
+		"monitor busy":    {syscall.EAGAIN, false, false},
+		"quorum timeouts": {syscall.ETIMEDOUT, false, false},
+	}
+	for name, tc := range cases {
+		c := &Client{Conn: &fakeConn{errno: tc.errno, status: "Error: what ceph said"}}
+		err := c.Command(context.Background(), map[string]any{"prefix": "auth add"}, nil, nil)
+		if terminal.Is(err) != tc.terminal || IsNotFound(err) != tc.notFound {
+			t.Errorf("%s: %v: terminal %v notFound %v", name, err, terminal.Is(err), IsNotFound(err))
+		}
+		if !strings.Contains(err.Error(), "ceph auth add: Error: what ceph said") {
+			t.Errorf("%s: message %q lacks the command and Ceph's status", name, err)
+		}
+	}
+}
+
+func TestRotateKeyImportsAKeyringWithTheCaps(t *testing.T) {
+	f := &fakeConn{}
+	c := &Client{Conn: f}
+	if err := c.RotateKey(context.Background(), "client.x", map[string]string{"osd": "profile rbd pool=a", "mon": "profile rbd"}); err != nil {
+		t.Fatal(err)
+	}
+	if f.sent[0]["prefix"] != "auth import" {
+		t.Fatalf("sent %v", f.sent)
+	}
+	kr := f.input[0]
+	for _, want := range []string{"[client.x]\n", "\tkey = AQ", "\tcaps mon = \"profile rbd\"\n", "\tcaps osd = \"profile rbd pool=a\"\n"} {
+		if !strings.Contains(kr, want) {
+			t.Errorf("keyring %q lacks %q", kr, want)
+		}
+	}
+}
+
+// TestNewKey: the layout ceph-authtool uses (type AES, created, 16 bytes).
+func TestNewKey(t *testing.T) {
+	now := time.Unix(1700000000, 5)
+	k, err := NewKey(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := base64.StdEncoding.DecodeString(k)
+	if err != nil || len(b) != 28 {
+		t.Fatalf("key %q: %d bytes, %v", k, len(b), err)
+	}
+	if binary.LittleEndian.Uint16(b) != 1 || binary.LittleEndian.Uint32(b[2:]) != 1700000000 || binary.LittleEndian.Uint16(b[10:]) != 16 {
+		t.Errorf("key header %x", b[:12])
+	}
+	if k2, _ := NewKey(now); k2 == k {
+		t.Error("two keys are equal")
+	}
+}
