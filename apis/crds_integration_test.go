@@ -110,6 +110,39 @@ apiVersion: ceph.cobaltcore.sap.com/v1alpha1
 kind: RemoteArbiter
 metadata: {name: st-pool-s, namespace: default}
 spec: {cephCluster: {namespace: rook-ceph, name: st-pool-s}, remoteCluster: {name: cp-eu-de-1}}`,
+	"ovn ProviderConfig": `
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: ProviderConfig
+metadata: {name: ovn-eu-de-1}
+spec:
+  northbound: {endpoints: ["ssl:10.0.0.1:6641", "ssl:10.0.0.2:6641", "ssl:10.0.0.3:6641"]}
+  southbound: {endpoints: ["ssl:10.0.0.1:6642"]}
+  tlsSecretRef: {namespace: crossplane-system, name: ovn-client-tls}`,
+	"ovn HAChassisGroup": `
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: HAChassisGroup
+metadata: {name: gw-hv-pool-a}
+spec: {providerConfigRef: {name: ovn-eu-de-1}, forProvider: {name: gw-hv-pool-a, chassis: [{name: hv-1, priority: 20}, {name: hv-2, priority: 10}]}}`,
+	"ovn LogicalSwitch": `
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: LogicalSwitch
+metadata: {name: infra-mgmt}
+spec: {providerConfigRef: {name: ovn-eu-de-1}, forProvider: {name: infra-mgmt, otherConfig: {subnet: 10.10.0.0/24}, externalIDs: {purpose: infrastructure}}}`,
+	"ovn LogicalRouter": `
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: LogicalRouter
+metadata: {name: infra-router}
+spec: {providerConfigRef: {name: ovn-eu-de-1}, forProvider: {name: infra-router}}`,
+	"ovn NBGlobal": `
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: NBGlobal
+metadata: {name: nb-global}
+spec: {providerConfigRef: {name: ovn-eu-de-1}, forProvider: {options: {northd_probe_interval: "7000"}}}`,
+	"ovn ChassisSet": `
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: ChassisSet
+metadata: {name: hv-pool-a}
+spec: {providerConfigRef: {name: ovn-eu-de-1}, forProvider: {availabilityZones: [hv-pool-a]}}`,
 }
 
 // TestGoodObjectsAdmittedIntegration: every kind installs and admits what
@@ -173,6 +206,14 @@ func TestBadObjectsRefusedIntegration(t *testing.T) {
 			`spec.credentials.format: Unsupported value: "token"`},
 		"arbiter naming and inlining its remote cluster": {"arbiter RemoteArbiter", "spec.remoteCluster.spec", map[string]any{"namespace": "x"},
 			"exactly one of name and spec"},
+		"ovn ssl endpoints without TLS": {"ovn ProviderConfig", "spec.tlsSecretRef", nil, "spec.tlsSecretRef is required when an endpoint uses ssl:"},
+		"ovn endpoint not in ovsdb form": {"ovn ProviderConfig", "spec.northbound.endpoints", []any{"10.0.0.1:6641"}, "spec.northbound.endpoints[0] in body should match"},
+		"ovn external ids in neutron's namespace": {"ovn LogicalSwitch", "spec.forProvider.externalIDs", map[string]any{"neutron:network_name": "x"},
+			"spec.forProvider.externalIDs keys must not start with neutron: or cobaltcore.c5c3.io/"},
+		"ovn group without chassis": {"ovn HAChassisGroup", "spec.forProvider.chassis", []any{}, "spec.forProvider.chassis: Invalid value"},
+		"ovn group chassis priority out of range": {"ovn HAChassisGroup", "spec.forProvider.chassis", []any{map[string]any{"name": "hv-1", "priority": int64(40000)}},
+			"spec.forProvider.chassis[0].priority: Invalid value: 40000"},
+		"ovn chassis set selecting nothing": {"ovn ChassisSet", "spec.forProvider.availabilityZones", nil, "spec.forProvider sets availabilityZones or names"},
 		"control plane release not YYYY.1 or YYYY.2": {"c5c3 ControlPlane", "spec.openStackRelease", "2025.3", "spec.openStackRelease in body should match"},
 	}
 	for name, tc := range cases {

@@ -10,6 +10,7 @@ import (
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
 )
 
 // The generated accessors make every kind what crossplane-runtime's
@@ -25,6 +26,11 @@ var (
 	_ resource.LegacyManaged = &gardenerv1alpha1.ShootKubeconfig{}
 	_ resource.LegacyManaged = &cephv1alpha1.Pool{}
 	_ resource.LegacyManaged = &cephv1alpha1.Client{}
+	_ resource.LegacyManaged = &ovnv1alpha1.HAChassisGroup{}
+	_ resource.LegacyManaged = &ovnv1alpha1.LogicalSwitch{}
+	_ resource.LegacyManaged = &ovnv1alpha1.LogicalRouter{}
+	_ resource.LegacyManaged = &ovnv1alpha1.NBGlobal{}
+	_ resource.LegacyManaged = &ovnv1alpha1.ChassisSet{}
 
 	_ resource.ManagedList = &keystonev1alpha1.ProjectList{}
 
@@ -35,4 +41,6 @@ var (
 	_ resource.LegacyProviderConfigUsage = &gardenerv1alpha1.ProviderConfigUsage{}
 	_ resource.ProviderConfig            = &cephv1alpha1.ProviderConfig{}
 	_ resource.LegacyProviderConfigUsage = &cephv1alpha1.ProviderConfigUsage{}
+	_ resource.ProviderConfig            = &ovnv1alpha1.ProviderConfig{}
+	_ resource.LegacyProviderConfigUsage = &ovnv1alpha1.ProviderConfigUsage{}
 )
