@@ -206,14 +206,14 @@ func TestBadObjectsRefusedIntegration(t *testing.T) {
 			`spec.credentials.format: Unsupported value: "token"`},
 		"arbiter naming and inlining its remote cluster": {"arbiter RemoteArbiter", "spec.remoteCluster.spec", map[string]any{"namespace": "x"},
 			"exactly one of name and spec"},
-		"ovn ssl endpoints without TLS": {"ovn ProviderConfig", "spec.tlsSecretRef", nil, "spec.tlsSecretRef is required when an endpoint uses ssl:"},
+		"ovn ssl endpoints without TLS":  {"ovn ProviderConfig", "spec.tlsSecretRef", nil, "spec.tlsSecretRef is required when an endpoint uses ssl:"},
 		"ovn endpoint not in ovsdb form": {"ovn ProviderConfig", "spec.northbound.endpoints", []any{"10.0.0.1:6641"}, "spec.northbound.endpoints[0] in body should match"},
 		"ovn external ids in neutron's namespace": {"ovn LogicalSwitch", "spec.forProvider.externalIDs", map[string]any{"neutron:network_name": "x"},
 			"spec.forProvider.externalIDs keys must not start with neutron: or cobaltcore.c5c3.io/"},
 		"ovn group without chassis": {"ovn HAChassisGroup", "spec.forProvider.chassis", []any{}, "spec.forProvider.chassis: Invalid value"},
 		"ovn group chassis priority out of range": {"ovn HAChassisGroup", "spec.forProvider.chassis", []any{map[string]any{"name": "hv-1", "priority": int64(40000)}},
 			"spec.forProvider.chassis[0].priority: Invalid value: 40000"},
-		"ovn chassis set selecting nothing": {"ovn ChassisSet", "spec.forProvider.availabilityZones", nil, "spec.forProvider sets availabilityZones or names"},
+		"ovn chassis set selecting nothing":          {"ovn ChassisSet", "spec.forProvider.availabilityZones", nil, "spec.forProvider sets availabilityZones or names"},
 		"control plane release not YYYY.1 or YYYY.2": {"c5c3 ControlPlane", "spec.openStackRelease", "2025.3", "spec.openStackRelease in body should match"},
 	}
 	for name, tc := range cases {

@@ -37,6 +37,8 @@ type OVN struct {
 	nb     []*member
 	sb     *member
 	northd *exec.Cmd
+	// extraNB are more ovsdb-server arguments for a single Northbound.
+	extraNB []string
 }
 
 // member is one ovsdb-server.
@@ -90,7 +92,9 @@ func (o *OVN) start(raft bool) error {
 			return err
 		}
 		port := freePort()
-		o.nb = []*member{o.server(nbDB, "nb", port)}
+		m := o.server(nbDB, "nb", port)
+		m.args = append(m.args, o.extraNB...)
+		o.nb = []*member{m}
 		o.NB = []string{fmt.Sprintf("tcp:127.0.0.1:%d", port)}
 	} else {
 		raftPorts := []int{freePort(), freePort(), freePort()}
@@ -160,7 +164,9 @@ func (m *member) startProcess(dir string) error {
 	return fmt.Errorf("ovsdb-server %s did not start", m.args[0])
 }
 
-func (m *member) alive() bool { return m.cmd != nil && m.cmd.ProcessState == nil && m.cmd.Process.Signal(syscall.Signal(0)) == nil }
+func (m *member) alive() bool {
+	return m.cmd != nil && m.cmd.ProcessState == nil && m.cmd.Process.Signal(syscall.Signal(0)) == nil
+}
 
 // role is the member's Raft role ("leader", "follower", "candidate").
 func (m *member) role() string {

@@ -27,7 +27,8 @@ func withOVN(t *testing.T, raft bool) (*harness, *ovntest.OVN, string) {
 	for i, c := range []struct{ name, zone string }{{"hv-1", "az-a"}, {"hv-2", "az-a"}, {"hv-3", "az-b"}} {
 		registerChassis(t, o, c.name, c.zone, i)
 	}
-	pc := h.name(map[bool]string{false: "ovn-single", true: "ovn-raft"}[raft])
+	// Each test has its own OVN, so its own ProviderConfig.
+	pc := h.name("ovn-" + strings.ToLower(strings.TrimPrefix(t.Name(), "TestIntegrationOVN")))
 	h.create(t, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: pc}, Spec: v1alpha1.ProviderConfigSpec{
 		Northbound: v1alpha1.Database{Endpoints: o.NB}, Southbound: &v1alpha1.Database{Endpoints: []string{o.SB}}}})
 	return h, o, pc
@@ -102,7 +103,7 @@ func testOVNLifecycle(t *testing.T, raft bool) {
 	// A router, disabled and enabled again.
 	lr := &v1alpha1.LogicalRouter{ObjectMeta: metav1.ObjectMeta{Name: h.name("lr-infra")}, Spec: v1alpha1.LogicalRouterSpec{
 		ClusterManagedResourceSpec: managedBy(pc),
-		ForProvider: v1alpha1.LogicalRouterParameters{Name: "infra-router", Enabled: boolPtr(false), Options: map[string]string{"always_learn_from_arp_request": "false"}}}}
+		ForProvider:                v1alpha1.LogicalRouterParameters{Name: "infra-router", Enabled: boolPtr(false), Options: map[string]string{"always_learn_from_arp_request": "false"}}}}
 	h.create(t, lr)
 	h.waitReady(t, lr)
 	if got := o.NBCtl(t, "get", "Logical_Router", "infra-router", "enabled"); got != "false" {
@@ -280,4 +281,37 @@ func TestIntegrationOVNRefusals(t *testing.T) {
 	if got := rows(t, o, "Logical_Switch", "name"); len(got) != 2 {
 		t.Fatalf("Logical_Switch rows after deleting the refused resources: %v", got)
 	}
+}
+
+// TestIntegrationOVNTLS reaches the Northbound over ssl: with a client
+// certificate from the ProviderConfig's Secret; a CA that did not sign the
+// server's certificate is refused with a message.
+func TestIntegrationOVNTLS(t *testing.T) {
+	h := start(t)
+	o, sslNB, cert := ovntest.StartTLS(t)
+	for name, ca := range map[string][]byte{"good": cert.CA, "wrong-ca": ovntest.NewCA(t)} {
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("ovn-tls-" + name), Namespace: "crossplane-system"},
+			Data: map[string][]byte{v1alpha1.TLSSecretKeyCA: ca, v1alpha1.TLSSecretKeyCert: cert.Cert, v1alpha1.TLSSecretKeyKey: cert.Key}}
+		h.create(t, sec)
+		h.create(t, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: h.name("ovn-tls-" + name)}, Spec: v1alpha1.ProviderConfigSpec{
+			Northbound:   v1alpha1.Database{Endpoints: []string{sslNB}},
+			TLSSecretRef: &xpv2.SecretReference{Namespace: sec.Namespace, Name: sec.Name}}})
+	}
+	good := &v1alpha1.LogicalSwitch{ObjectMeta: metav1.ObjectMeta{Name: h.name("tls-switch")}, Spec: v1alpha1.LogicalSwitchSpec{
+		ClusterManagedResourceSpec: managedBy(h.name("ovn-tls-good")), ForProvider: v1alpha1.LogicalSwitchParameters{Name: "over-tls"}}}
+	bad := &v1alpha1.LogicalSwitch{ObjectMeta: metav1.ObjectMeta{Name: h.name("tls-wrong-ca")}, Spec: v1alpha1.LogicalSwitchSpec{
+		ClusterManagedResourceSpec: managedBy(h.name("ovn-tls-wrong-ca")), ForProvider: v1alpha1.LogicalSwitchParameters{Name: "never"}}}
+	h.create(t, good)
+	h.create(t, bad)
+	h.waitReady(t, good)
+	if got := rows(t, o, "Logical_Switch", "name"); !slices.Equal(got, []string{"over-tls"}) {
+		t.Fatalf("Logical_Switch rows %v", got)
+	}
+	h.waitSyncError(t, bad, "cannot connect to the OVN Northbound database at "+sslNB, "certificate")
+	h.delete(t, good)
+	h.waitGone(t, good)
+	// A resource whose ProviderConfig cannot connect is let go with Orphan.
+	h.update(t, bad, func() { bad.Spec.DeletionPolicy = xpv2.DeletionOrphan })
+	h.delete(t, bad)
+	h.waitGone(t, bad)
 }
