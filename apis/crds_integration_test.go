@@ -7,6 +7,7 @@ package apis_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,31 @@ func TestGoodObjectsAdmittedIntegration(t *testing.T) {
 			t.Errorf("default compressionMode = %q, want none", got)
 		}
 	})
+}
+
+// TestProviderExamplesAdmittedIntegration: the provider's example manifests
+// are what the API server accepts.
+func TestProviderExamplesAdmittedIntegration(t *testing.T) {
+	kube := kubetest.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	files, err := filepath.Glob("../provider/examples/*/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no provider examples (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(b), "\n---\n") {
+			u := object(t, doc)
+			u.SetName("example-" + u.GetName())
+			if err := kube.Create(ctx, u); err != nil {
+				t.Errorf("%s: %s %s refused: %v", f, u.GetKind(), u.GetName(), err)
+			}
+		}
+	}
 }
 
 // TestBadObjectsRefusedIntegration: each bad object is refused, and the
