@@ -15,6 +15,7 @@ require (
 	github.com/gophercloud/gophercloud/v2 v2.15.0
 	github.com/ovn-org/libovsdb v0.7.0
 	github.com/prometheus/client_golang v1.23.2
+	golang.org/x/sys v0.47.0
 	google.golang.org/protobuf v1.36.11
 	k8s.io/api v0.35.3
 	k8s.io/apiextensions-apiserver v0.35.3
@@ -89,7 +90,6 @@ require (
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect

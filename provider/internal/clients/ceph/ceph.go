@@ -14,14 +14,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sys/unix"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
 	"github.com/c5c3/consumer-plane/provider/internal/terminal"
 )
 
@@ -134,19 +135,8 @@ func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out
 }
 
 func errnoName(n syscall.Errno) string {
-	switch n {
-	case syscall.ENOENT:
-		return "ENOENT"
-	case syscall.EEXIST:
-		return "EEXIST"
-	case syscall.EINVAL:
-		return "EINVAL"
-	case syscall.EPERM:
-		return "EPERM"
-	case syscall.EACCES:
-		return "EACCES"
-	case syscall.EBUSY:
-		return "EBUSY"
+	if name := unix.ErrnoName(n); name != "" {
+		return name
 	}
 	return fmt.Sprintf("errno%d", int(n))
 }
@@ -156,69 +146,23 @@ func errnoName(n syscall.Errno) string {
 const dialTimeout = 10 * time.Second
 
 // A Cache holds one connection per cluster and user, shared by every
-// controller. A connection unused for Idle is shut down.
+// controller. A connection unused for the idle time is shut down.
 type Cache struct {
-	Idle time.Duration
 	// Dial makes a connection; DialRados (rados.go) or a test's.
-	Dial func(Config) (Conn, error)
-
-	mu      sync.Mutex
-	entries map[string]*entry
-}
-
-type entry struct {
-	conn Conn
-	used time.Time
+	Dial  func(Config) (Conn, error)
+	conns *cache.Cache[Conn]
 }
 
 // NewCache returns a Cache dialing with DialRados.
 func NewCache(idle time.Duration) *Cache {
-	return &Cache{Idle: idle, Dial: DialRados, entries: map[string]*entry{}}
+	return &Cache{Dial: DialRados, conns: cache.New(0, idle, Conn.Shutdown)}
 }
 
-// Client returns a client of cfg's cluster, connecting once. Connecting
-// happens under the lock: it is rare, and two reconciles must not open
-// two connections for one key.
+// Client returns a client of cfg's cluster, connecting once.
 func (c *Cache) Client(cfg Config) (*Client, error) {
-	k := cfg.key()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for key, e := range c.entries {
-		if key != k && c.Idle > 0 && time.Since(e.used) > c.Idle {
-			e.conn.Shutdown()
-			delete(c.entries, key)
-		}
+	conn, err := c.conns.Get(cfg.key(), func() (Conn, error) { return c.Dial(cfg) })
+	if err != nil {
+		return nil, err
 	}
-	e, ok := c.entries[k]
-	if !ok {
-		conn, err := c.Dial(cfg)
-		if err != nil {
-			return nil, err
-		}
-		e = &entry{conn: conn}
-		c.entries[k] = e
-	}
-	e.used = time.Now()
-	return &Client{Conn: e.conn, MonHost: cfg.MonHost}, nil
-}
-
-// Forget shuts down and drops cfg's connection (after it failed in a way
-// a new connection may fix).
-func (c *Cache) Forget(cfg Config) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.entries[cfg.key()]; ok {
-		e.conn.Shutdown()
-		delete(c.entries, cfg.key())
-	}
-}
-
-// Close shuts down every connection.
-func (c *Cache) Close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, e := range c.entries {
-		e.conn.Shutdown()
-		delete(c.entries, k)
-	}
+	return &Client{Conn: conn, MonHost: cfg.MonHost}, nil
 }

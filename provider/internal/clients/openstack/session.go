@@ -5,7 +5,6 @@
 package openstack
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
 )
 
 // Config is what a ProviderConfig and its Secrets resolve to.
@@ -111,92 +112,21 @@ const (
 // dropped (credentials rotate; old ones must not pile up), as are sessions
 // unused for longer than the idle time.
 type Cache struct {
-	size int
-	idle time.Duration
-	now  func() time.Time
+	sessions *cache.Cache[*Session]
 	// transport is the base of every session's HTTP client (tests and the
 	// benchmark count requests through it).
 	transport http.RoundTripper
-
-	mu      sync.Mutex
-	lru     *list.List // of *cacheEntry, most recent first
-	entries map[string]*list.Element
-	// building serialises authentication per key, so N reconciles that
-	// start together with a cold cache request one token, not N.
-	building map[string]*sync.Mutex
-}
-
-type cacheEntry struct {
-	key     string
-	session *Session
-	used    time.Time
 }
 
 // NewCache returns a session cache of at most size credentials.
 func NewCache(size int, idle time.Duration) *Cache {
-	return &Cache{
-		size: size, idle: idle, now: time.Now,
-		transport: http.DefaultTransport,
-		lru:       list.New(), entries: map[string]*list.Element{}, building: map[string]*sync.Mutex{},
-	}
+	return &Cache{sessions: cache.New[*Session](size, idle, nil), transport: http.DefaultTransport}
 }
 
 // Session returns the cached session of cfg's credential, authenticating
 // once when there is none.
 func (c *Cache) Session(ctx context.Context, cfg Config) (*Session, error) {
-	k := cfg.key()
-	if s := c.lookup(k); s != nil {
-		return s, nil
-	}
-
-	c.mu.Lock()
-	b, ok := c.building[k]
-	if !ok {
-		b = &sync.Mutex{}
-		c.building[k] = b
-	}
-	c.mu.Unlock()
-	b.Lock()
-	defer b.Unlock()
-	if s := c.lookup(k); s != nil {
-		return s, nil
-	}
-
-	s, err := c.authenticate(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, session: s, used: c.now()})
-	for c.lru.Len() > c.size {
-		c.remove(c.lru.Back())
-	}
-	delete(c.building, k)
-	return s, nil
-}
-
-func (c *Cache) lookup(k string) *Session {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// The list is in order of use, oldest at the back: drop idle sessions
-	// from there and stop at the first one still in use.
-	for e := c.lru.Back(); e != nil && c.now().Sub(e.Value.(*cacheEntry).used) > c.idle; e = c.lru.Back() { //nolint:forcetypeassert // only *cacheEntry is stored.
-		c.remove(e)
-	}
-	e, ok := c.entries[k]
-	if !ok {
-		return nil
-	}
-	ce := e.Value.(*cacheEntry) //nolint:forcetypeassert // only *cacheEntry is stored.
-	ce.used = c.now()
-	c.lru.MoveToFront(e)
-	return ce.session
-}
-
-func (c *Cache) remove(e *list.Element) {
-	ce := c.lru.Remove(e).(*cacheEntry) //nolint:forcetypeassert // only *cacheEntry is stored.
-	delete(c.entries, ce.key)
+	return c.sessions.Get(cfg.key(), func() (*Session, error) { return c.authenticate(ctx, cfg) })
 }
 
 func (c *Cache) authenticate(ctx context.Context, cfg Config) (*Session, error) {

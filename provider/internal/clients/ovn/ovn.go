@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -22,6 +21,7 @@ import (
 	"github.com/ovn-org/libovsdb/client"
 	"github.com/ovn-org/libovsdb/model"
 
+	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/nbdb"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/sbdb"
 	"github.com/c5c3/consumer-plane/provider/internal/terminal"
@@ -172,79 +172,18 @@ func tlsConfig(cfg Config) (*tls.Config, error) {
 
 // A Cache holds one Conn per configuration, shared by every controller:
 // the monitors stay open, so reconciles read from memory. A connection
-// unused for idle is closed.
+// unused for the idle time is closed.
 type Cache struct {
-	Log  logr.Logger
-	Idle time.Duration
-
-	mu      sync.Mutex
-	entries map[string]*entry
-}
-
-type entry struct {
-	conn *Conn
-	used time.Time
-	// dialing is closed when the first Dial of this key is done, so
-	// concurrent reconciles share one connection attempt.
-	dialing chan struct{}
-	err     error
+	log   logr.Logger
+	conns *cache.Cache[*Conn]
 }
 
 // NewCache returns a Cache that closes connections idle for idle.
 func NewCache(log logr.Logger, idle time.Duration) *Cache {
-	return &Cache{Log: log, Idle: idle, entries: map[string]*entry{}}
+	return &Cache{log: log, conns: cache.New(0, idle, (*Conn).Close)}
 }
 
 // Conn returns the connection of cfg, dialing it once.
 func (c *Cache) Conn(ctx context.Context, cfg Config) (*Conn, error) {
-	k := cfg.key()
-	c.mu.Lock()
-	c.sweep(k)
-	e, ok := c.entries[k]
-	if !ok {
-		e = &entry{dialing: make(chan struct{})}
-		c.entries[k] = e
-		c.mu.Unlock()
-		e.conn, e.err = Dial(ctx, cfg, c.Log)
-		close(e.dialing)
-		c.mu.Lock()
-		if e.err != nil {
-			// A failed dial is not cached: the next reconcile tries again.
-			delete(c.entries, k)
-		}
-	}
-	e.used = time.Now()
-	c.mu.Unlock()
-	select {
-	case <-e.dialing:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return e.conn, e.err
-}
-
-// sweep closes connections idle for longer than Idle, except keep's.
-func (c *Cache) sweep(keep string) {
-	if c.Idle <= 0 {
-		return
-	}
-	for k, e := range c.entries {
-		if k == keep || e.conn == nil || time.Since(e.used) < c.Idle {
-			continue
-		}
-		e.conn.Close()
-		delete(c.entries, k)
-	}
-}
-
-// Close disconnects every connection.
-func (c *Cache) Close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, e := range c.entries {
-		if e.conn != nil {
-			e.conn.Close()
-		}
-		delete(c.entries, k)
-	}
+	return c.conns.Get(cfg.key(), func() (*Conn, error) { return Dial(ctx, cfg, c.log) })
 }

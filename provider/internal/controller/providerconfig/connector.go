@@ -23,28 +23,35 @@ func Get(ctx context.Context, kube client.Client, mg resource.LegacyManaged, usa
 	return errors.Wrapf(kube.Get(ctx, client.ObjectKey{Name: name}, pc), errGetPC, name)
 }
 
-// A Connector connects managed resources of kind T to the OpenStack client
-// C (Identity, Compute, ...) of the cloud their ProviderConfig names: the
-// connect order of every OpenStack kind (track usage, read the
-// ProviderConfig and credentials, get the cached session, build the client).
+// A Connector connects managed resources of kind T through the client C
+// of the backend their ProviderConfig names: Client tracks the
+// ProviderConfig's use and returns the (shared) client — OVN.Conn,
+// Ceph.Client, or OpenStackClient for a service of a cloud —, External
+// wraps it into the kind's external client.
 type Connector[T resource.LegacyManaged, C any] struct {
-	OpenStack OpenStack
-	// NewClient builds the service client from a session (openstack.NewX,
-	// or a wrapper in tests).
-	NewClient func(*openstack.Session) (C, error)
-	// External is the kind's external client around the service client.
+	Client   func(context.Context, resource.LegacyManaged) (C, error)
 	External func(C) managed.TypedExternalClient[T]
 }
 
-// Connect returns the external client of mg's cloud.
+// Connect returns the external client of mg's backend.
 func (c Connector[T, C]) Connect(ctx context.Context, mg T) (managed.TypedExternalClient[T], error) {
-	s, err := c.OpenStack.Session(ctx, mg)
+	cl, err := c.Client(ctx, mg)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := c.NewClient(s)
-	if err != nil {
-		return nil, err
+	return c.External(cl), nil
+}
+
+// OpenStackClient is a Connector's Client for one OpenStack service: the
+// session of the ProviderConfig's credential, and the service client
+// newClient (openstack.NewX, or a wrapper in tests) builds on it.
+func OpenStackClient[C any](o OpenStack, newClient func(*openstack.Session) (C, error)) func(context.Context, resource.LegacyManaged) (C, error) {
+	return func(ctx context.Context, mg resource.LegacyManaged) (C, error) {
+		s, err := o.Session(ctx, mg)
+		if err != nil {
+			var none C
+			return none, err
+		}
+		return newClient(s)
 	}
-	return c.External(sc), nil
 }

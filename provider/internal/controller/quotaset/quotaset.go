@@ -44,7 +44,7 @@ type Kind[T resource.LegacyManaged] struct {
 // Setup adds the controller of one QuotaSet kind.
 func Setup[T resource.LegacyManaged](mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, k Kind[T]) error {
 	c := providerconfig.Connector[T, openstack.Quotas]{
-		OpenStack: pc, NewClient: k.NewQuotas,
+		Client:   providerconfig.OpenStackClient(pc, k.NewQuotas),
 		External: func(q openstack.Quotas) managed.TypedExternalClient[T] { return &external[T]{quotas: q, kind: k} },
 	}
 	return pcontroller.SetupManaged(mgr, o, k.GVK, k.List, managed.WithTypedExternalConnector[T](c))

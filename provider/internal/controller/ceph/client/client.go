@@ -22,17 +22,8 @@ import (
 // Setup adds the Client controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Client"), &v1alpha1.ClientList{},
-		managed.WithTypedExternalConnector[*v1alpha1.Client](connector{pc}))
-}
-
-type connector struct{ pc providerconfig.Ceph }
-
-func (c connector) Connect(ctx context.Context, mg *v1alpha1.Client) (managed.TypedExternalClient[*v1alpha1.Client], error) {
-	cl, err := c.pc.Client(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	return &external{ceph: cl}, nil
+		managed.WithTypedExternalConnector[*v1alpha1.Client](providerconfig.Connector[*v1alpha1.Client, *ceph.Client]{Client: pc.Client,
+			External: func(c *ceph.Client) managed.TypedExternalClient[*v1alpha1.Client] { return &external{ceph: c} }}))
 }
 
 type external struct{ ceph *ceph.Client }

@@ -30,17 +30,8 @@ const OwnerKey = "cobaltcore.c5c3.io_resource"
 // Setup adds the Pool controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Pool"), &v1alpha1.PoolList{},
-		managed.WithTypedExternalConnector[*v1alpha1.Pool](connector{pc}))
-}
-
-type connector struct{ pc providerconfig.Ceph }
-
-func (c connector) Connect(ctx context.Context, mg *v1alpha1.Pool) (managed.TypedExternalClient[*v1alpha1.Pool], error) {
-	cl, err := c.pc.Client(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	return &external{ceph: cl}, nil
+		managed.WithTypedExternalConnector[*v1alpha1.Pool](providerconfig.Connector[*v1alpha1.Pool, *ceph.Client]{Client: pc.Client,
+			External: func(c *ceph.Client) managed.TypedExternalClient[*v1alpha1.Pool] { return &external{ceph: c} }}))
 }
 
 type external struct{ ceph *ceph.Client }
@@ -65,7 +56,7 @@ func rule(p v1alpha1.PoolParameters) string {
 
 func app(p v1alpha1.PoolParameters) string {
 	if p.Application == "" {
-		return string(v1alpha1.Application("rbd"))
+		return "rbd"
 	}
 	return string(p.Application)
 }

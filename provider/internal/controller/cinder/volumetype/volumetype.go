@@ -29,7 +29,7 @@ const keyBackend = "volume_backend_name"
 // (openstack.NewBlockStorage, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.BlockStorage, error)) error {
 	c := providerconfig.Connector[*v1alpha1.VolumeType, openstack.BlockStorage]{
-		OpenStack: pc, NewClient: newClient,
+		Client: providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.BlockStorage) managed.TypedExternalClient[*v1alpha1.VolumeType] {
 			return &external{cinder: c}
 		},

@@ -22,7 +22,7 @@ import (
 // (openstack.NewIdentity, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Identity, error)) error {
 	c := providerconfig.Connector[*v1alpha1.Domain, openstack.Identity]{
-		OpenStack: pc, NewClient: newClient,
+		Client: providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.Identity) managed.TypedExternalClient[*v1alpha1.Domain] {
 			return &external{keystone: c}
 		},

@@ -36,7 +36,7 @@ const (
 // (openstack.NewCompute, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Compute, error)) error {
 	c := providerconfig.Connector[*v1alpha1.Aggregate, openstack.Compute]{
-		OpenStack: pc, NewClient: newClient,
+		Client:   providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.Compute) managed.TypedExternalClient[*v1alpha1.Aggregate] { return &external{nova: c} },
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Aggregate"), &v1alpha1.AggregateList{},

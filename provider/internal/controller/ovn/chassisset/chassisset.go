@@ -19,7 +19,6 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/sbdb"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
-	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/row"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/terminal"
 )
@@ -27,7 +26,7 @@ import (
 // Setup adds the ChassisSet controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("ChassisSet"), &v1alpha1.ChassisSetList{},
-		managed.WithTypedExternalConnector[*v1alpha1.ChassisSet](row.Connector[*v1alpha1.ChassisSet]{OVN: pc,
+		managed.WithTypedExternalConnector[*v1alpha1.ChassisSet](providerconfig.Connector[*v1alpha1.ChassisSet, *ovn.Conn]{Client: pc.Conn,
 			External: func(c *ovn.Conn) managed.TypedExternalClient[*v1alpha1.ChassisSet] { return &external{conn: c} }}))
 }
 

@@ -39,7 +39,7 @@ var kind = row.Kind[*nbdb.HAChassisGroup]{
 // Setup adds the HAChassisGroup controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("HAChassisGroup"), &v1alpha1.HAChassisGroupList{},
-		managed.WithTypedExternalConnector[*v1alpha1.HAChassisGroup](row.Connector[*v1alpha1.HAChassisGroup]{OVN: pc,
+		managed.WithTypedExternalConnector[*v1alpha1.HAChassisGroup](providerconfig.Connector[*v1alpha1.HAChassisGroup, *ovn.Conn]{Client: pc.Conn,
 			External: func(c *ovn.Conn) managed.TypedExternalClient[*v1alpha1.HAChassisGroup] { return &external{conn: c} }}))
 }
 

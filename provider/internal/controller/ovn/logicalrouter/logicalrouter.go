@@ -31,7 +31,7 @@ var kind = row.Kind[routerRow]{
 // Setup adds the LogicalRouter controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("LogicalRouter"), &v1alpha1.LogicalRouterList{},
-		managed.WithTypedExternalConnector[*v1alpha1.LogicalRouter](row.Connector[*v1alpha1.LogicalRouter]{OVN: pc, External: external}))
+		managed.WithTypedExternalConnector[*v1alpha1.LogicalRouter](providerconfig.Connector[*v1alpha1.LogicalRouter, *ovn.Conn]{Client: pc.Conn, External: external}))
 }
 
 func external(c *ovn.Conn) managed.TypedExternalClient[*v1alpha1.LogicalRouter] {

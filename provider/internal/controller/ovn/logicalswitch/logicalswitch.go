@@ -31,7 +31,7 @@ var kind = row.Kind[switchRow]{
 // Setup adds the LogicalSwitch controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("LogicalSwitch"), &v1alpha1.LogicalSwitchList{},
-		managed.WithTypedExternalConnector[*v1alpha1.LogicalSwitch](row.Connector[*v1alpha1.LogicalSwitch]{OVN: pc, External: external}))
+		managed.WithTypedExternalConnector[*v1alpha1.LogicalSwitch](providerconfig.Connector[*v1alpha1.LogicalSwitch, *ovn.Conn]{Client: pc.Conn, External: external}))
 }
 
 func external(c *ovn.Conn) managed.TypedExternalClient[*v1alpha1.LogicalSwitch] {

@@ -20,14 +20,13 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/nbdb"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
-	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/row"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
 
 // Setup adds the NBGlobal controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error {
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("NBGlobal"), &v1alpha1.NBGlobalList{},
-		managed.WithTypedExternalConnector[*v1alpha1.NBGlobal](row.Connector[*v1alpha1.NBGlobal]{OVN: pc,
+		managed.WithTypedExternalConnector[*v1alpha1.NBGlobal](providerconfig.Connector[*v1alpha1.NBGlobal, *ovn.Conn]{Client: pc.Conn,
 			External: func(c *ovn.Conn) managed.TypedExternalClient[*v1alpha1.NBGlobal] { return &external{conn: c} }}))
 }
 

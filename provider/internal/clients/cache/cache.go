@@ -1,0 +1,103 @@
+// Package cache keeps the provider's expensive client state — an
+// authenticated OpenStack session, a monitored OVSDB connection, a librados
+// connection — once per configuration, shared by every controller.
+package cache
+
+import (
+	"container/list"
+	"sync"
+	"time"
+)
+
+// A Cache holds one value per key. The least recently used values beyond
+// the size are dropped (credentials rotate; old ones must not pile up), as
+// are values unused for longer than the idle time; a dropped value is
+// released with the Cache's release function.
+type Cache[V any] struct {
+	size    int
+	idle    time.Duration
+	release func(V)
+	now     func() time.Time
+
+	mu      sync.Mutex
+	lru     *list.List // of *entry[V], most recent first
+	entries map[string]*list.Element
+	// building serialises building per key, so N reconciles that start
+	// together with a cold cache build one value (one token, one
+	// connection), not N.
+	building map[string]*sync.Mutex
+}
+
+type entry[V any] struct {
+	key   string
+	value V
+	used  time.Time
+}
+
+// New returns a Cache of at most size values (0: no bound) that drops
+// values idle for idle and releases dropped values with release (nil:
+// nothing to release).
+func New[V any](size int, idle time.Duration, release func(V)) *Cache[V] {
+	return &Cache[V]{size: size, idle: idle, release: release, now: time.Now,
+		lru: list.New(), entries: map[string]*list.Element{}, building: map[string]*sync.Mutex{}}
+}
+
+// Get returns the value of key, building it once when there is none. A
+// failed build is not kept: the next Get tries again.
+func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
+	if v, ok := c.lookup(key); ok {
+		return v, nil
+	}
+	c.mu.Lock()
+	b, ok := c.building[key]
+	if !ok {
+		b = &sync.Mutex{}
+		c.building[key] = b
+	}
+	c.mu.Unlock()
+	b.Lock()
+	defer b.Unlock()
+	if v, ok := c.lookup(key); ok {
+		return v, nil
+	}
+
+	v, err := build()
+	if err != nil {
+		return v, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[key] = c.lru.PushFront(&entry[V]{key: key, value: v, used: c.now()})
+	for c.size > 0 && c.lru.Len() > c.size {
+		c.remove(c.lru.Back())
+	}
+	delete(c.building, key)
+	return v, nil
+}
+
+func (c *Cache[V]) lookup(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// The list is in order of use, oldest at the back: drop idle values
+	// from there and stop at the first one still in use.
+	for e := c.lru.Back(); e != nil && c.idle > 0 && c.now().Sub(e.Value.(*entry[V]).used) > c.idle; e = c.lru.Back() { //nolint:forcetypeassert // only *entry[V] is stored.
+		c.remove(e)
+	}
+	e, ok := c.entries[key]
+	if !ok {
+		var none V
+		return none, false
+	}
+	ce := e.Value.(*entry[V]) //nolint:forcetypeassert // only *entry[V] is stored.
+	ce.used = c.now()
+	c.lru.MoveToFront(e)
+	return ce.value, true
+}
+
+func (c *Cache[V]) remove(e *list.Element) {
+	ce := c.lru.Remove(e).(*entry[V]) //nolint:forcetypeassert // only *entry[V] is stored.
+	delete(c.entries, ce.key)
+	if c.release != nil {
+		c.release(ce.value)
+	}
+}

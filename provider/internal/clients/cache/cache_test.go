@@ -1,0 +1,62 @@
+package cache
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestConcurrentGetsBuildOnce(t *testing.T) {
+	c := New[int](0, time.Hour, nil)
+	var builds atomic.Int32
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := c.Get("k", func() (int, error) { builds.Add(1); time.Sleep(10 * time.Millisecond); return 7, nil })
+			if err != nil || v != 7 {
+				t.Errorf("Get = %d, %v", v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := builds.Load(); n != 1 {
+		t.Fatalf("%d builds, want 1", n)
+	}
+}
+
+func TestFailedBuildIsNotKept(t *testing.T) {
+	c := New[int](0, time.Hour, nil)
+	if _, err := c.Get("k", func() (int, error) { return 0, errors.New("down") }); err == nil {
+		t.Fatal("no error")
+	}
+	if v, err := c.Get("k", func() (int, error) { return 1, nil }); err != nil || v != 1 {
+		t.Fatalf("after a failure: %d, %v", v, err)
+	}
+}
+
+// TestDroppedValuesAreReleased: beyond the size the least recently used
+// goes, and so does a value idle for too long.
+func TestDroppedValuesAreReleased(t *testing.T) {
+	var released []string
+	c := New(2, time.Minute, func(v string) { released = append(released, v) })
+	now := time.Unix(0, 0)
+	c.now = func() time.Time { return now }
+	get := func(k string) { _, _ = c.Get(k, func() (string, error) { return k, nil }) }
+	get("a")
+	get("b")
+	get("a") // b is now the least recently used
+	get("c")
+	if !slices.Equal(released, []string{"b"}) {
+		t.Fatalf("released %v, want [b]", released)
+	}
+	now = now.Add(2 * time.Minute)
+	get("d")
+	if !slices.Equal(released, []string{"b", "a", "c"}) {
+		t.Fatalf("released %v, want [b a c] after the idle time", released)
+	}
+}
