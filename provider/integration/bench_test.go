@@ -226,6 +226,26 @@ func waitAllReady(b *testing.B, h *harness, mrs []resource.Managed) {
 	}
 }
 
+// steadyPerPoll is how much count grows per poll interval while the
+// provider, with every resource converged, has nothing to do.
+func steadyPerPoll(count func() int64) float64 {
+	const polls = 5
+	before := count()
+	time.Sleep(polls * pollInterval)
+	return float64(count()-before) / polls
+}
+
+// deleteAllB deletes the resources through the provider and waits until
+// they are gone.
+func deleteAllB(b *testing.B, h *harness, mrs []resource.Managed) {
+	for _, mg := range mrs {
+		_ = h.kube.Delete(context.Background(), mg)
+	}
+	for _, mg := range mrs {
+		waitGoneB(b, h, mg)
+	}
+}
+
 func waitGoneB(b *testing.B, h *harness, mg resource.Managed) {
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {

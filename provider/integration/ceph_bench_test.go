@@ -69,25 +69,16 @@ func BenchmarkConvergeCeph20(b *testing.B) {
 		}
 		waitAllReady(b, h, mrs)
 		converge, convergeCmds := time.Since(start), ceph.CommandCount()-cmds
-		const polls = 5
-		cmds = ceph.CommandCount()
-		time.Sleep(polls * pollInterval)
-		steady := ceph.CommandCount() - cmds
-		rss := rssMB()
+		steady, rss := steadyPerPoll(ceph.CommandCount), rssMB()
 
 		b.ReportMetric(plain.Seconds(), "plain-loop-s")
 		b.ReportMetric(float64(plainCmds), "plain-loop-commands")
 		b.ReportMetric(converge.Seconds(), "provider-converge-s")
 		b.ReportMetric(float64(convergeCmds), "provider-converge-commands")
-		b.ReportMetric(float64(steady)/polls, "provider-commands/poll")
+		b.ReportMetric(steady, "provider-commands/poll")
 		b.ReportMetric(rss, "RSS-MB")
 
-		for _, mg := range mrs {
-			_ = h.kube.Delete(ctx, mg)
-		}
-		for _, mg := range mrs {
-			waitGoneB(b, h, mg)
-		}
+		deleteAllB(b, h, mrs)
 		for j := range 20 {
 			if err := c.DeletePool(ctx, h.name(fmt.Sprintf("plain-%d-%02d", i, j))); err != nil {
 				b.Fatal(err)

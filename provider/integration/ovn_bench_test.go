@@ -93,26 +93,17 @@ func BenchmarkConvergeOVN200(b *testing.B) {
 		}
 		waitAllReady(b, h, mrs)
 		converge, convergeTx := time.Since(start), ovn.TransactionCount()-tx
-		const polls = 5
-		tx = ovn.TransactionCount()
-		time.Sleep(polls * pollInterval)
-		steadyTx := ovn.TransactionCount() - tx
-		rss := rssMB()
+		steady, rss := steadyPerPoll(ovn.TransactionCount), rssMB()
 
 		b.ReportMetric(plain.Seconds(), "plain-loop-s")
 		b.ReportMetric(float64(plainTx), "plain-loop-transactions")
 		b.ReportMetric(converge.Seconds(), "provider-converge-s")
 		b.ReportMetric(float64(convergeTx), "provider-converge-transactions")
-		b.ReportMetric(float64(steadyTx)/polls, "provider-transactions/poll")
+		b.ReportMetric(steady, "provider-transactions/poll")
 		b.ReportMetric(rss, "RSS-MB")
 
 		start = time.Now()
-		for _, mg := range mrs {
-			_ = h.kube.Delete(ctx, mg)
-		}
-		for _, mg := range mrs {
-			waitGoneB(b, h, mg)
-		}
+		deleteAllB(b, h, mrs)
 		b.ReportMetric(time.Since(start).Seconds(), "provider-delete-s")
 		if left := rows(b, o, "Logical_Switch", "name"); len(left) != 100 {
 			b.Fatalf("%d switches left, want the plain loop's 100", len(left))
