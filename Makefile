@@ -20,7 +20,8 @@ CEPH_TAGS := ceph,pacific
 # local stack will run); their CRDs are copied from the module cache.
 PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
 ROOK := github.com/rook/rook@v1.17.8
-PROVIDER_API_GROUPS := gardener openstack keystone nova cinder neutron ceph ovn
+METAL_OPERATOR := github.com/ironcore-dev/metal-operator@v0.7.0
+PROVIDER_API_GROUPS := gardener ironcore openstack keystone nova cinder neutron ceph ovn
 GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
@@ -65,6 +66,10 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	dir=$$(GOFLAGS= go mod download -json $(PROVIDER_KUBERNETES) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/provider-kubernetes && \
 	  for k in objects providerconfigs; do install -m 0644 $$dir/package/crds/kubernetes.crossplane.io_$$k.yaml cluster/crds/provider-kubernetes/; done
+	@# The metal-operator's Server CRD, for the ServerInventory tests and the demo's metal cluster.
+	dir=$$(GOFLAGS= go mod download -json $(METAL_OPERATOR) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
+	  mkdir -p cluster/crds/metal-operator && \
+	  for k in servers serverclaims; do install -m 0644 $$dir/config/crd/bases/metal.ironcore.dev_$$k.yaml cluster/crds/metal-operator/; done
 	@# Rook's CRDs, for the CephCluster and pools the storage functions place in pool clusters.
 	dir=$$(GOFLAGS= go mod download -json $(ROOK) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/rook && install -m 0644 $$dir/deploy/examples/crds.yaml cluster/crds/rook/ceph.rook.io_crds.yaml

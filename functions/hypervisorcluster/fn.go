@@ -34,7 +34,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 	xr := &v1alpha1.XHypervisorCluster{}
 	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
-		return pool.Spec{Cluster: cluster(&xr.Spec), Kind: pool.KindHypervisor}, validate(&xr.Spec)
+		return pool.Spec{Cluster: cluster(&xr.Spec), Kind: pool.KindHypervisor, Inventory: true}, validate(&xr.Spec)
 	})
 	if err != nil {
 		response.Fatal(rsp, err)
@@ -43,6 +43,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st, desired := run.State, run.Desired
 	requireCloudProfile(rsp, run.Settings)
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
+	if inv := st.Inventory.Status(); inv != nil {
+		status["inventory"] = inv
+	}
 	if st.Ready() && st.Shoot.Changing {
 		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
 
@@ -110,10 +111,45 @@ func cloudProfile(machineType string) string {
 	    "machineTypes": [{"name": "` + machineType + `", "cpu": "128", "gpu": "0", "memory": "1Ti", "usable": true}]}}`
 }
 
+// counted is what the IronCore inventory holds for hv-pool-a: 120 servers of
+// 64 CPUs and 512 GiB, 18 of them the pool's own, 2 failed.
+var counted = ironcorev1alpha1.ServerInventoryObservation{
+	Servers: 120, Available: 100, Claimed: 18, Failed: 2, Usable: 118,
+	UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 118 * 64, MemoryGiB: 118 * 512},
+}
+
+var (
+	serverLabels = map[string]string{"c5c3.io/machine-pool": "hv-pool-a"}
+	// The ServerInventory before and after the Shoot has a technical ID.
+	inventoryNew = fntest.Inventory("hypervisor-hv-pool-a", serverLabels, "")
+	inventoryOwn = fntest.Inventory("hypervisor-hv-pool-a", serverLabels, "shoot--c5c3--hv-pool-a-")
+	sufficient   = fntest.ObservedInventory("hypervisor-hv-pool-a", counted)
+	// inventoryOK is the condition of counted.
+	inventoryOK = fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
+		"118 usable servers (7552 CPUs, 60416 GiB) for 20 to 100 workers (120 servers labelled c5c3.io/machine-pool=hv-pool-a: 100 available, 0 claimed by another pool, 2 failed)")
+)
+
+// withInventory adds the counted inventory to observed resources.
+func withInventory(observed map[string]string) map[string]string {
+	out := map[string]string{"inventory": sufficient}
+	for k, v := range observed {
+		out[k] = v
+	}
+	return out
+}
+
+// countedRsp adds what a counted, sufficient inventory adds to a response.
+func countedRsp(inventory string, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
+	return fntest.Counted(rsp, inventory, counted, inventoryOK)
+}
+
 func TestRunFunction(t *testing.T) {
-	accessReady := map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}
-	readyResources := map[string]*fnv1.Resource{
-		"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+	accessReady := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})
+	// A fresh map each time: Counted adds the inventory to it.
+	readyResources := func() map[string]*fnv1.Resource {
+		return map[string]*fnv1.Resource{
+			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+		}
 	}
 
 	dedicatedShoot := fntest.Edit(shoot, func(m map[string]any) {
@@ -130,57 +166,144 @@ func TestRunFunction(t *testing.T) {
 		want   *fnv1.RunFunctionResponse
 	}{
 		"NewPool": {
-			reason: "A new pool composes only its Shoot, with the default settings, and is Provisioning.",
+			reason: "A new pool composes only its ServerInventory: no Shoot before the servers are known to exist.",
 			req:    fntest.Request(xr, nil),
-			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, false)},
+				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+					"ServerInventory hypervisor-hv-pool-a is being created to count the servers labelled c5c3.io/machine-pool=hv-pool-a"),
+				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating",
+					"the Shoot is not created yet: ServerInventory hypervisor-hv-pool-a is being created to count the servers labelled c5c3.io/machine-pool=hv-pool-a"),
+				fntest.AccessNoShoot),
+		},
+		"InventoryCounted": {
+			reason: "Once the inventory holds the servers the pool may grow to, its Shoot is composed, with the default settings, and the inventory is in the pool's status.",
+			req:    fntest.Request(xr, withInventory(nil)),
+			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
+				fntest.ShootCreating, fntest.AccessNoShoot)),
+		},
+		"InventoryNotReady": {
+			reason: "An inventory that cannot count (its metal cluster is unreachable) holds the Shoot back and passes on why.",
+			req: fntest.Request(xr, map[string]string{"inventory": `{"apiVersion": "ironcore.provider.c5c3.io/v1alpha1", "kind": "ServerInventory", "metadata": {"name": "hypervisor-hv-pool-a"},
+			  "status": {"conditions": [{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "connect failed: ProviderConfig \"ironcore-metal\": cannot reach the metal cluster", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`}),
+			want: func() *fnv1.RunFunctionResponse {
+				msg := `waiting for ServerInventory hypervisor-hv-pool-a to count the servers labelled c5c3.io/machine-pool=hv-pool-a: connect failed: ProviderConfig "ironcore-metal": cannot reach the metal cluster`
+				return fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, false)},
+					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", msg),
+					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
+					fntest.AccessNoShoot)
+			}(),
+		},
+		"UnderProvisioned": {
+			reason: "A pool whose minimum exceeds what the inventory can ever provide gets no Shoot (it would wait forever) and says by how much it falls short.",
+			req: fntest.Request(xr, map[string]string{"inventory": fntest.ObservedInventory("hypervisor-hv-pool-a", ironcorev1alpha1.ServerInventoryObservation{
+				Servers: 16, Available: 10, ClaimedByOthers: 3, Failed: 1, Maintenance: 2, Usable: 12, UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 768, MemoryGiB: 6144},
+				ClaimedByOthersServers: []ironcorev1alpha1.ClaimedServer{{Server: "s-1", Claim: "garden/shoot--c5c3--hv-pool-b-hypervisor-z1-abc"}},
+			})}),
+			want: func() *fnv1.RunFunctionResponse {
+				msg := "spec.workers 20 exceeds the 12 servers the IronCore inventory can provide (16 servers labelled c5c3.io/machine-pool=hv-pool-a: 10 available, 3 claimed by another pool, 1 failed): 8 more are needed before the pool's Shoot is created"
+				return fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 16, "available": 10, "usable": 12, "claimedByOthers": 3, "failed": 1, "capacity": {"vcpus": 768, "memoryGB": 6144}}}`,
+					map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, true)},
+					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "UnderProvisioned", msg),
+					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
+					fntest.AccessNoShoot)
+			}(),
+		},
+		"UnderProvisionedKeepsShoot": {
+			reason: "Servers lost after the Shoot exists never withdraw it: the pool keeps it and reports the shortfall.",
+			req: fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "inventory": fntest.ObservedInventory("hypervisor-hv-pool-a", ironcorev1alpha1.ServerInventoryObservation{
+				Servers: 20, Claimed: 15, Failed: 5, Usable: 15, UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 960, MemoryGiB: 7680},
+			})}),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "inventory": {"servers": 20, "available": 0, "usable": 15, "claimedByOthers": 0, "failed": 5, "capacity": {"vcpus": 960, "memoryGB": 7680}}}`,
+				map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryOwn, true), "shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "UnderProvisioned",
+					"spec.workers 20 exceeds the 15 servers the IronCore inventory can provide (20 servers labelled c5c3.io/machine-pool=hv-pool-a: 0 available, 0 claimed by another pool, 5 failed): 5 more are needed before the pool's Shoot is created"),
+				fntest.ShootAvailable, fntest.AccessCreating),
+		},
+		"MaxWorkersUnreachable": {
+			reason: "A pool that can start but never reach maxWorkers gets its Shoot and a condition saying how far it can grow.",
+			req: fntest.Request(xr, map[string]string{"inventory": fntest.ObservedInventory("hypervisor-hv-pool-a", ironcorev1alpha1.ServerInventoryObservation{
+				Servers: 60, Available: 60, Usable: 60, UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 3840, MemoryGiB: 30720},
+			})}),
+			want: fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 60, "available": 60, "usable": 60, "claimedByOthers": 0, "failed": 0, "capacity": {"vcpus": 3840, "memoryGB": 30720}}}`,
+				map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, true), "shoot": fntest.Composed(shoot, false)},
+				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "MaxWorkersUnreachable",
+					"spec.maxWorkers 100 exceeds the 60 servers the IronCore inventory can provide (60 servers labelled c5c3.io/machine-pool=hv-pool-a: 60 available, 0 claimed by another pool, 0 failed): the pool cannot grow beyond 60 nodes, 40 short"),
+				fntest.ShootCreating, fntest.AccessNoShoot),
+		},
+		"DedicatedLabelOverlap": {
+			reason: "A dedicated pool whose server labels match servers another pool claimed gets no Shoot; the condition names the servers and claims.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				s["dedicated"] = true
+				s["allowedTenants"] = []any{"finance"}
+			}), map[string]string{"inventory": fntest.ObservedInventory("hypervisor-hv-pool-a", ironcorev1alpha1.ServerInventoryObservation{
+				Servers: 120, Available: 118, ClaimedByOthers: 2, Usable: 118, UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 7552, MemoryGiB: 60416},
+				ClaimedByOthersServers: []ironcorev1alpha1.ClaimedServer{
+					{Server: "s-7", Claim: "garden/shoot--c5c3--hv-pool-b-hypervisor-z1-abc"}, {Server: "s-9", Claim: "garden/shoot--c5c3--hv-pool-b-hypervisor-z2-def"},
+				},
+			})}),
+			want: func() *fnv1.RunFunctionResponse {
+				msg := "the dedicated pool's server labels c5c3.io/dedicated-pool=hv-pool-a,c5c3.io/machine-pool=hv-pool-a match 2 servers another pool has claimed " +
+					"(s-7 by ServerClaim garden/shoot--c5c3--hv-pool-b-hypervisor-z1-abc, s-9 by ServerClaim garden/shoot--c5c3--hv-pool-b-hypervisor-z2-def): " +
+					"a dedicated pool's servers must be its own; relabel them or choose another spec.ironcore.machinePool"
+				return fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 120, "available": 118, "usable": 118, "claimedByOthers": 2, "failed": 0, "capacity": {"vcpus": 7552, "memoryGB": 60416}}}`,
+					map[string]*fnv1.Resource{"inventory": fntest.Composed(fntest.Inventory("hypervisor-hv-pool-a",
+						map[string]string{"c5c3.io/machine-pool": "hv-pool-a", "c5c3.io/dedicated-pool": "hv-pool-a"}, ""), true)},
+					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "LabelOverlap", msg),
+					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
+					fntest.AccessNoShoot)
+			}(),
 		},
 		"ShootFailed": {
 			reason: "A Shoot whose last operation failed makes the pool Failed, saying why, and composes no access.",
-			req:    fntest.Request(xr, map[string]string{"shoot": shootFailed}),
-			want: fntest.Response(`{"phase": "Failed", "clusterName": "shoot--c5c3--hv-pool-a"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
+			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": shootFailed})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Failed", "clusterName": "shoot--c5c3--hv-pool-a"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Failed", "Shoot create failed: infrastructure failed; no server matches the machine pool labels"),
 				fntest.AccessNoShoot),
+			),
 		},
 		"ShootReady": {
 			reason: "Once the Shoot is ready, access to it is composed and its minimum counts as the pool's nodes; the pool waits for the kubeconfig.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a")}),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
+			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a")})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating),
+			),
 		},
 		"KubeconfigNotReady": {
 			reason: "A ShootKubeconfig that has not written its Secret yet keeps the pool Provisioning and says what it waits for.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig}),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
+			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, true)},
 				fntest.ShootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"waiting for ShootKubeconfig hypervisor-hv-pool-a to write Secret crossplane-system/hypervisor-hv-pool-a-kubeconfig: no Shoot access yet")),
+			),
 		},
 		"AccessReady": {
 			reason: "With the Shoot ready and its kubeconfig kept fresh the pool is Ready.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
+			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
 				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+			),
 		},
 		"Capacity": {
 			reason: "With the CloudProfile supplied (Crossplane 2.x), the capacity is the node count times the machine class's CPUs and memory.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm")),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
-				readyResources, fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"))),
 		},
 		"CapacityLegacy": {
 			reason: "Crossplane 1.x supplies the CloudProfile as an extra resource.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", true, cloudProfile("baremetal-kvm")),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
-				readyResources, fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"))),
 		},
 		"UnknownMachineClass": {
 			reason: "A machine class the CloudProfile lacks leaves the capacity unknown, with a warning naming the field; the pool stays composed.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm-g7")),
 			want: func() *fnv1.RunFunctionResponse {
-				r := fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-					readyResources, fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"))
+				r := countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
+					readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")))
 				r.Results = []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_WARNING,
 					Message:  `spec.ironcore.machineClass "baremetal-kvm" is not a machine type of CloudProfile ironcore-metal: the pool's capacity is unknown`,
@@ -191,32 +314,36 @@ func TestRunFunction(t *testing.T) {
 		},
 		"Scaling": {
 			reason: "A ready pool whose Shoot Gardener is changing stays usable and is Scaling.",
-			req: fntest.Request(xr, map[string]string{
+			req: fntest.Request(xr, withInventory(map[string]string{
 				"shoot": fntest.ShootReconciling("hv-pool-a", 50), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig,
-			}),
-			want: fntest.Response(`{"phase": "Scaling", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`, readyResources,
+			})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Scaling", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`, readyResources(),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (50%)"),
 				fntest.AccessAvailable("hypervisor-hv-pool-a")),
+			),
 		},
 		"KeepsEarlierSteps": {
 			reason: "Resources that earlier pipeline steps desire are kept.",
 			req: func() *fnv1.RunFunctionRequest {
-				r := fntest.Request(xr, nil)
+				r := fntest.Request(xr, withInventory(nil))
 				r.Desired = &fnv1.State{Resources: map[string]*fnv1.Resource{"earlier": fntest.Composed(`{"apiVersion": "v1", "kind": "ConfigMap"}`, false)}}
 				return r
 			}(),
-			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{
+			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{
 				"earlier": fntest.Composed(`{"apiVersion": "v1", "kind": "ConfigMap"}`, false),
 				"shoot":   fntest.Composed(shoot, false),
-			}, fntest.ShootCreating, fntest.AccessNoShoot),
+			}, fntest.ShootCreating, fntest.AccessNoShoot)),
 		},
 		"DedicatedPool": {
 			reason: "A dedicated pool's servers need a label of their own and its nodes carry the pool's label and a NoSchedule taint.",
 			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
 				s["dedicated"] = true
 				s["allowedTenants"] = []any{"finance"}
-			}), nil),
-			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(dedicatedShoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
+			}), withInventory(nil)),
+			want: fntest.Counted(fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(dedicatedShoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
+				fntest.Inventory("hypervisor-hv-pool-a", map[string]string{"c5c3.io/machine-pool": "hv-pool-a", "c5c3.io/dedicated-pool": "hv-pool-a"}, ""), counted,
+				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
+					"118 usable servers (7552 CPUs, 60416 GiB) for 20 to 100 workers (120 servers labelled c5c3.io/dedicated-pool=hv-pool-a,c5c3.io/machine-pool=hv-pool-a: 100 available, 0 claimed by another pool, 2 failed)")),
 		},
 		"DedicatedWithoutTenants": {
 			reason: "A dedicated pool that names no tenant is refused, naming the field.",
@@ -240,13 +367,13 @@ func TestRunFunction(t *testing.T) {
 		},
 		"InputOverridesDefaults": {
 			reason: "ShootSettings from the Composition replace the defaults they set.",
-			req: fntest.WithInput(fntest.Request(xr, nil), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
+			req: fntest.WithInput(fntest.Request(xr, withInventory(nil)), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
 			  "projectNamespace": "garden-lab", "purpose": "development", "machineImage": {"name": "gardenlinux", "version": "1877.3"}}`),
-			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
 				fntest.Map(m, "metadata")["namespace"] = "garden-lab"
 				fntest.Map(m, "spec")["purpose"] = "development"
 				fntest.Map(worker(m), "machine", "image")["version"] = "1877.3"
-			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
+			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot)),
 		},
 	}
 

@@ -47,7 +47,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	xr := &v1alpha1.XStorageCluster{}
 	s := &xr.Spec
 	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
-		return pool.Spec{Kind: pool.KindStorage, Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
+		return pool.Spec{Kind: pool.KindStorage, Inventory: true, Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
 			Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
 			Minimum: s.Workers, Maximum: s.MaxWorkers,
 		})}, validate(s)
@@ -58,6 +58,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
 	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
+	if inv := st.Inventory.Status(); inv != nil {
+		status["inventory"] = inv
+	}
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	// A pool in one site has no arbiter to wait for.
 	arbiterReady, arbiterMsg := s.ArbiterCluster == "", "waiting for access to the pool's cluster"

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
 
@@ -144,8 +145,37 @@ func manifest(o map[string]any) map[string]any {
 	return fntest.Map(o, "spec", "forProvider", "manifest")
 }
 
+// counted is what the IronCore inventory holds for st-pool-a: 32 servers of
+// 32 CPUs and 256 GiB, 5 of them the pool's own.
+var counted = ironcorev1alpha1.ServerInventoryObservation{
+	Servers: 32, Available: 27, Claimed: 5, Usable: 32,
+	UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 32 * 32, MemoryGiB: 32 * 256},
+}
+
+// inventory is the ServerInventory of st-pool-a with these server labels
+// (the machine pool's unless given) and the claim prefix of its Shoot.
+func inventory(labels ...string) string {
+	sel := map[string]string{"c5c3.io/machine-pool": "st-pool-a"}
+	for i := 0; i+1 < len(labels); i += 2 {
+		sel[labels[i]] = labels[i+1]
+	}
+	return fntest.Inventory("storage-st-pool-a", sel, "shoot--c5c3--st-pool-a-")
+}
+
+// countedRsp adds what a counted, sufficient inventory (of the given label
+// selector) adds to a response.
+func countedRsp(rsp *fnv1.RunFunctionResponse, labels ...string) *fnv1.RunFunctionResponse {
+	sel := "c5c3.io/machine-pool=st-pool-a"
+	if len(labels) == 2 {
+		sel = labels[0] + "=" + labels[1] + "," + sel
+	}
+	return fntest.Counted(rsp, inventory(labels...), counted, fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
+		"32 usable servers (1024 CPUs, 8192 GiB) for 5 to 30 workers (32 servers labelled "+sel+": 27 available, 0 claimed by another pool, 0 failed)"))
+}
+
 func TestRunFunction(t *testing.T) {
-	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
+	sufficient := fntest.ObservedInventory("storage-st-pool-a", counted)
+	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "inventory": sufficient}
 	with := func(more map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range accessible {
@@ -172,32 +202,52 @@ func TestRunFunction(t *testing.T) {
 		want   *fnv1.RunFunctionResponse
 	}{
 		"NewPool": {
-			reason: "A new pool composes only its Shoot: nothing is asked of a cluster that does not exist yet.",
+			reason: "A new pool composes only its ServerInventory: nothing is asked of Gardener before the servers are known to exist.",
 			req:    fntest.Request(xr, nil),
-			want:   fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot, cephNoAccess),
+			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(fntest.Inventory("storage-st-pool-a",
+				map[string]string{"c5c3.io/machine-pool": "st-pool-a"}, ""), false)},
+				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+					"ServerInventory storage-st-pool-a is being created to count the servers labelled c5c3.io/machine-pool=st-pool-a"),
+				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating",
+					"the Shoot is not created yet: ServerInventory storage-st-pool-a is being created to count the servers labelled c5c3.io/machine-pool=st-pool-a"),
+				fntest.AccessNoShoot, cephNoAccess),
+		},
+		"UnderProvisioned": {
+			reason: "A storage pool needing more servers than its machine pool holds gets no Shoot and says how many are missing.",
+			req: fntest.Request(xr, map[string]string{"inventory": fntest.ObservedInventory("storage-st-pool-a", ironcorev1alpha1.ServerInventoryObservation{
+				Servers: 4, Available: 3, Failed: 1, Usable: 3, UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 96, MemoryGiB: 768},
+			})}),
+			want: func() *fnv1.RunFunctionResponse {
+				msg := "spec.workers 5 exceeds the 3 servers the IronCore inventory can provide (4 servers labelled c5c3.io/machine-pool=st-pool-a: 3 available, 0 claimed by another pool, 1 failed): 2 more are needed before the pool's Shoot is created"
+				return fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 4, "available": 3, "usable": 3, "claimedByOthers": 0, "failed": 1, "capacity": {"vcpus": 96, "memoryGB": 768}}}`,
+					map[string]*fnv1.Resource{"inventory": fntest.Composed(fntest.Inventory("storage-st-pool-a", map[string]string{"c5c3.io/machine-pool": "st-pool-a"}, ""), true)},
+					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "UnderProvisioned", msg),
+					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
+					fntest.AccessNoShoot, cephNoAccess)
+			}(),
 		},
 		"ShootReady": {
 			reason: "A ready Shoot gets access objects; Ceph still waits for access.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a")}),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
-				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess),
+				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess)),
 		},
 		"AccessReady": {
 			reason: "Once the cluster can be reached, the CephCluster and the .mgr pool are placed in it.",
 			req:    fntest.Request(xr, accessible),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"CephCreating": {
 			reason: "A CephCluster Rook is still creating keeps the pool Provisioning, naming Rook's phase.",
 			req: fntest.Request(xr, with(map[string]string{
 				"ceph-cluster": observedObject("storage-st-pool-a-ceph-cluster", "False", `{"phase": "Progressing"}`),
 			})),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`)),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`))),
 		},
 		"CephReady": {
 			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status, and gives the provider access to it.",
@@ -205,25 +255,25 @@ func TestRunFunction(t *testing.T) {
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			})),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"Expanding": {
 			reason: "A healthy Ceph pool whose Shoot Gardener is changing (new nodes) is Expanding.",
 			req: fntest.Request(xr, map[string]string{
-				"shoot": fntest.ShootReconciling("st-pool-a", 30), "kubeconfig": kubeconfigReady, "provider-config": providerConfig,
+				"shoot": fntest.ShootReconciling("st-pool-a", 30), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "inventory": sufficient,
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			}),
-			want: fntest.Response(`{"phase": "Expanding", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			want: countedRsp(fntest.Response(`{"phase": "Expanding", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (30%)"),
-				fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")),
+				fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"EncryptedDedicatedPool": {
 			reason: "An encrypted pool's OSDs encrypt their devices; a dedicated pool's Ceph daemons tolerate its taint.",
@@ -232,7 +282,7 @@ func TestRunFunction(t *testing.T) {
 				s["dedicated"] = true
 				s["allowedTenants"] = []any{"finance"}
 			}), accessible),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{
 					"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
 						fntest.Map(m, "metadata", "labels")["c5c3.io/dedicated-pool"] = "st-pool-a"
@@ -248,7 +298,7 @@ func TestRunFunction(t *testing.T) {
 					}), false),
 					"ceph-mgr-pool": fntest.Composed(mgrPoolObject, false),
 				}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")), "c5c3.io/dedicated-pool", "st-pool-a"),
 		},
 		"HDDSingleZone": {
 			reason: "Device class reaches the OSDs; with fewer zones than replicas, replicas spread over hosts.",
@@ -256,7 +306,7 @@ func TestRunFunction(t *testing.T) {
 				fntest.Map(s, "ceph")["deviceClass"] = "hdd"
 				s["zones"] = []any{"eu-de-1a"}
 			}), accessible),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{
 					"ceph-cluster": fntest.Composed(fntest.Edit(cephClusterObject, func(m map[string]any) {
 						fntest.Map(manifest(m), "spec", "storage", "config")["deviceClass"] = "hdd"
@@ -268,7 +318,7 @@ func TestRunFunction(t *testing.T) {
 						fntest.Map(m, "spec", "provider")["workers"].([]any)[0].(map[string]any)["zones"] = []any{"eu-de-1a"}
 					}), true),
 				}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"ReplicationAboveWorkers": {
 			reason: "More replicas than nodes can never be placed; the function says so.",

@@ -25,13 +25,14 @@ import (
 
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
 func init() {
 	// composed.From looks up the GVKs of typed objects in this scheme.
-	for _, add := range []func(*runtime.Scheme) error{gardencorev1beta1.AddToScheme, gardenerv1alpha1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{gardencorev1beta1.AddToScheme, gardenerv1alpha1.AddToScheme, ironcorev1alpha1.AddToScheme} {
 		if err := add(composed.Scheme); err != nil {
 			panic(err)
 		}
@@ -95,6 +96,9 @@ type State struct {
 	// AccessReady is set once the kubeconfig Secret is kept fresh.
 	AccessReady   bool
 	AccessMessage string
+	// Inventory is the verdict on the pool's bare-metal servers; nil for
+	// clusters that are not pools.
+	Inventory *Inventory
 }
 
 // Ready reports whether the cluster exists and can be reached.
@@ -160,6 +164,7 @@ func Compose(observed map[resource.Name]resource.ObservedComposed, desired map[r
 
 // SetConditions reports the state on the composite and its claim.
 func (s State) SetConditions(rsp *fnv1.RunFunctionResponse) {
+	s.Inventory.SetCondition(rsp)
 	switch {
 	case s.Shoot.Ready:
 		response.ConditionTrue(rsp, ConditionShootReady, "Available").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
@@ -240,6 +245,10 @@ func Settings(req *fnv1.RunFunctionRequest) (*input.ShootSettings, error) {
 type Spec struct {
 	Cluster gardener.Cluster
 	Kind    Kind
+	// Inventory: the cluster is a pool of bare-metal servers, whose
+	// ServerInventory is composed and must be able to provide its (single)
+	// worker pool before its Shoot is created.
+	Inventory bool
 }
 
 // Run is the part every cluster function shares: it decodes the observed
@@ -272,10 +281,19 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 		return nil, errors.Wrap(err, "cannot get observed composed resources")
 	}
 	access := Access{Kind: s.Kind, Name: s.Cluster.Name, SecretNamespace: settings.AccessSecretNamespace}
-	st, err := Compose(observed, desired, shoot, access)
-	if err != nil {
+	var inv *Inventory
+	if s.Inventory && len(s.Cluster.Workers) > 0 {
+		if inv, err = composeInventory(observed, desired, s.Cluster.Workers[0], settings.Inventory.ProviderConfigName, access); err != nil {
+			return nil, err
+		}
+	}
+	var st State
+	if _, exists := observed[ResourceShoot]; inv != nil && inv.Blocks && !exists {
+		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot"}
+	} else if st, err = Compose(observed, desired, shoot, access); err != nil {
 		return nil, err
 	}
+	st.Inventory = inv
 	return &Result{Observed: observed, Desired: desired, State: st, Access: access, Settings: settings}, nil
 }
 

@@ -118,6 +118,10 @@ func TestRenderObservedIntegration(t *testing.T) {
 		{name: "hypervisorcluster-shoot-failed", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
 		{name: "hypervisorcluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
 		{name: "hypervisorcluster-access-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
+		// The IronCore inventory cannot provide the pool: no Shoot, and a
+		// condition saying by how much it falls short or whose servers overlap.
+		{name: "hypervisorcluster-under-provisioned", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-dedicated-overlap", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-fin.yaml", required: cloudProfile},
 		{name: "controlplanecluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
 		{name: "controlplanecluster-access-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
 		{name: "storagecluster-access-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},

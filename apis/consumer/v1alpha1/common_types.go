@@ -124,3 +124,22 @@ type PoolPlacement struct {
 	// +optional
 	Labels map[string]string `json:"labels,omitempty"`
 }
+
+// PoolInventory is what the IronCore inventory holds for a pool: the
+// metal-operator Servers carrying the pool's server labels, as the
+// provider's ServerInventory observes them.
+type PoolInventory struct {
+	// Servers carrying the pool's server labels.
+	Servers int32 `json:"servers"`
+	// Available servers, ready to be claimed.
+	Available int32 `json:"available"`
+	// Usable servers: every server of the pool's labels that is neither
+	// claimed by another pool nor failed. The pool can never grow beyond.
+	Usable int32 `json:"usable"`
+	// ClaimedByOthers: servers of the pool's labels another pool holds.
+	ClaimedByOthers int32 `json:"claimedByOthers"`
+	// Failed servers (metal-operator state Error).
+	Failed int32 `json:"failed"`
+	// Capacity of the usable servers.
+	Capacity Capacity `json:"capacity"`
+}

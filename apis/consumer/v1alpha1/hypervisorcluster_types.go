@@ -80,6 +80,9 @@ type HypervisorClusterStatus struct {
 	// of its machine class in the Gardener CloudProfile.
 	// +optional
 	AvailableCapacity *Capacity `json:"availableCapacity,omitempty"`
+	// Inventory of the pool's bare-metal servers.
+	// +optional
+	Inventory *PoolInventory `json:"inventory,omitempty"`
 }
 
 // XHypervisorCluster is a pool of KVM hypervisors on IronCore bare metal,
@@ -93,6 +96,7 @@ type HypervisorClusterStatus struct {
 // +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".spec.dedicated"
 // +kubebuilder:printcolumn:name="WORKERS",type=integer,JSONPath=".spec.workers"
 // +kubebuilder:printcolumn:name="NODES",type=integer,JSONPath=".status.nodeCount"
+// +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"
 // +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=".status.phase"
 type XHypervisorCluster struct {
 	metav1.TypeMeta   `json:",inline"`

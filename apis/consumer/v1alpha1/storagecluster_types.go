@@ -136,6 +136,9 @@ type StorageClusterStatus struct {
 	// Health of the pool's Ceph cluster.
 	// +optional
 	Health CephHealth `json:"health,omitempty"`
+	// Inventory of the pool's bare-metal servers.
+	// +optional
+	Inventory *PoolInventory `json:"inventory,omitempty"`
 }
 
 // XStorageCluster is a pool of Ceph storage nodes on IronCore bare metal, run
@@ -148,6 +151,7 @@ type StorageClusterStatus struct {
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.name"
 // +kubebuilder:printcolumn:name="DEVICES",type=string,JSONPath=".spec.ceph.deviceClass"
 // +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".spec.ceph.targetCapacity"
+// +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"
 // +kubebuilder:printcolumn:name="HEALTH",type=string,JSONPath=".status.health"
 // +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=".status.phase"
 type XStorageCluster struct {

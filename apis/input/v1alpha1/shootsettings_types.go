@@ -10,17 +10,26 @@ import (
 // Defaults of ShootSettings. They live here, not in kubebuilder markers,
 // because function input is never defaulted by an API server.
 const (
-	DefaultProjectNamespace       = "garden-c5c3"
-	DefaultCloudProfileKind       = "CloudProfile"
-	DefaultCloudProfileName       = "ironcore-metal"
-	DefaultCredentialsBindingName = "ironcore-metal"
-	DefaultProviderType           = "ironcore-metal"
-	DefaultNetworkingType         = "calico"
-	DefaultNodesCIDR              = "10.250.0.0/16"
-	DefaultMachineImageName       = "gardenlinux"
-	DefaultPurpose                = "production"
-	DefaultAccessSecretNamespace  = "crossplane-system"
+	DefaultProjectNamespace        = "garden-c5c3"
+	DefaultCloudProfileKind        = "CloudProfile"
+	DefaultCloudProfileName        = "ironcore-metal"
+	DefaultCredentialsBindingName  = "ironcore-metal"
+	DefaultProviderType            = "ironcore-metal"
+	DefaultNetworkingType          = "calico"
+	DefaultNodesCIDR               = "10.250.0.0/16"
+	DefaultMachineImageName        = "gardenlinux"
+	DefaultPurpose                 = "production"
+	DefaultAccessSecretNamespace   = "crossplane-system"
+	DefaultInventoryProviderConfig = "ironcore-metal"
 )
+
+// InventorySettings say where the pools' bare-metal inventory is observed.
+type InventorySettings struct {
+	// ProviderConfigName names the ironcore.provider.c5c3.io ProviderConfig
+	// of the IronCore metal cluster the pools' servers are in.
+	// +optional
+	ProviderConfigName string `json:"providerConfigName,omitempty"`
+}
 
 // CloudProfileReference names the Gardener CloudProfile of the Shoots.
 type CloudProfileReference struct {
@@ -96,6 +105,10 @@ type ShootSettings struct {
 	// kept, for the provider-kubernetes ProviderConfigs that read them.
 	// +optional
 	AccessSecretNamespace string `json:"accessSecretNamespace,omitempty"`
+
+	// Inventory of the hypervisor and storage pools' bare-metal servers.
+	// +optional
+	Inventory InventorySettings `json:"inventory,omitempty"`
 }
 
 // Default fills every unset field with its default.
@@ -115,6 +128,7 @@ func (s *ShootSettings) Default() {
 	def(&s.MachineImage.Name, DefaultMachineImageName)
 	def(&s.Purpose, DefaultPurpose)
 	def(&s.AccessSecretNamespace, DefaultAccessSecretNamespace)
+	def(&s.Inventory.ProviderConfigName, DefaultInventoryProviderConfig)
 }
 
 // Validate reports the first invalid field of defaulted settings, naming its

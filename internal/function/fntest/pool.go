@@ -1,7 +1,12 @@
 package fntest
 
 import (
+	"encoding/json"
+
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+
+	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 )
 
 // ShootReady is a Shoot named name as Gardener reports it once its cluster is
@@ -42,4 +47,54 @@ func ShootReconciling(name string, progress int) string {
 			"description": "reconciling", "lastUpdateTime": "2026-11-22T09:00:00Z",
 		}
 	})
+}
+
+// Inventory is the ServerInventory named name that a pool function composes
+// for the servers carrying selector, with the pool's own ServerClaims
+// prefixed claimPrefix ("" before the Shoot has a technical ID).
+func Inventory(name string, selector map[string]string, claimPrefix string) string {
+	fp := map[string]any{"serverSelector": selector}
+	if claimPrefix != "" {
+		fp["claimNamePrefix"] = claimPrefix
+	}
+	return mustJSON(map[string]any{
+		"apiVersion": ironcorev1alpha1.SchemeGroupVersion.String(), "kind": ironcorev1alpha1.ServerInventoryKind,
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"providerConfigRef": map[string]any{"name": "ironcore-metal"}, "forProvider": fp},
+	})
+}
+
+// ObservedInventory is a Ready ServerInventory named name that counted o.
+func ObservedInventory(name string, o ironcorev1alpha1.ServerInventoryObservation) string {
+	return mustJSON(map[string]any{
+		"apiVersion": ironcorev1alpha1.SchemeGroupVersion.String(), "kind": ironcorev1alpha1.ServerInventoryKind,
+		"metadata": map[string]any{"name": name},
+		"status": map[string]any{
+			"atProvider": o,
+			"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}},
+		},
+	})
+}
+
+// Counted adds to a response what a pool function adds once its inventory
+// counted o: the desired ServerInventory (JSON), the inventory condition
+// (before the others) and status.inventory.
+func Counted(rsp *fnv1.RunFunctionResponse, inventory string, o ironcorev1alpha1.ServerInventoryObservation, cond *fnv1.Condition) *fnv1.RunFunctionResponse {
+	rsp.Desired.Resources["inventory"] = Composed(inventory, true)
+	rsp.Conditions = append([]*fnv1.Condition{cond}, rsp.Conditions...)
+	status := rsp.Desired.Composite.Resource.AsMap()["status"].(map[string]any) //nolint:forcetypeassert // Response always sets it.
+	status["inventory"] = map[string]any{
+		"servers": o.Servers, "available": o.Available, "usable": o.Usable, "claimedByOthers": o.ClaimedByOthers, "failed": o.Failed,
+		"capacity": map[string]any{"vcpus": o.UsableCapacity.CPUs, "memoryGB": o.UsableCapacity.MemoryGiB},
+	}
+	rsp.Desired.Composite.Resource = resource.MustStructJSON(mustJSON(map[string]any{"status": status}))
+	return rsp
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
@@ -38,7 +39,7 @@ func main() {
 		metricsAddr    = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 		sessionCache   = flag.Int("openstack-session-cache", 64, "OpenStack credentials whose authenticated session (and token) is kept.")
-		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections unused for this long are closed.")
+		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections and IronCore Server watches unused for this long are closed.")
 	)
 	flag.Parse()
 
@@ -77,7 +78,8 @@ func main() {
 		},
 	}
 	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour), Gardens: gardener.NewClients(),
-		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle)}
+		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle),
+		IronCore: ironcore.NewClusters(*connIdle)}
 	if !ceph.Built {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}

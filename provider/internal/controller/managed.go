@@ -10,6 +10,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // SetupManaged adds the managed reconciler of one kind, with what every kind
@@ -25,6 +27,13 @@ import (
 //
 // connect is the kind's managed.WithTypedExternalConnector.
 func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
+	return SetupManagedWatching(mgr, o, gvk, list, nil, connect, extra...)
+}
+
+// SetupManagedWatching is SetupManaged for a kind whose external state can
+// be watched: src (when not nil) requests reconciles of the managed
+// resources whose external objects changed, besides the periodic poll.
+func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, src source.Source, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.GroupKind().String())
 	opts := append([]managed.ReconcilerOption{
 		connect,
@@ -53,12 +62,14 @@ func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		return errNotManaged(gvk)
 	}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		WithEventFilter(resource.DesiredStateChanged()).
-		For(mg).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		For(mg, builder.WithPredicates(resource.DesiredStateChanged()))
+	if src != nil {
+		b = b.WatchesRawSource(src)
+	}
+	return b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 }
 
 type errNotManaged schema.GroupVersionKind

@@ -13,6 +13,7 @@ import (
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
@@ -20,12 +21,14 @@ import (
 	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	cephclient "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/client"
 	cephpool "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/gardener/shootkubeconfig"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/ironcore/serverinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/domain"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
@@ -44,7 +47,7 @@ func Scheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme,
 		openstackv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme, novav1alpha1.AddToScheme,
-		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
+		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, ironcorev1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -65,6 +68,8 @@ type Deps struct {
 	OVN *ovn.Cache
 	// Ceph keeps one librados connection per cluster and user.
 	Ceph *ceph.Cache
+	// IronCore watches the Servers of each IronCore metal cluster once.
+	IronCore *ironcore.Clusters
 
 	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
 	NewCompute      func(*openstack.Session) (openstack.Compute, error)
@@ -83,6 +88,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		volumetype.Setup(mgr, o, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
 		quotaset.SetupAll(mgr, o, pc),
 		shootkubeconfig.Setup(mgr, o, d.Gardens),
+		serverinventory.Setup(mgr, o, d.IronCore),
 		logicalswitch.Setup(mgr, o, ovnPC),
 		logicalrouter.Setup(mgr, o, ovnPC),
 		hachassisgroup.Setup(mgr, o, ovnPC),

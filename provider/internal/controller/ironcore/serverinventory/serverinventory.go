@@ -1,0 +1,188 @@
+// Package serverinventory observes the metal-operator Servers of an IronCore
+// machine pool.
+//
+// A ServerInventory writes nothing: Observe counts the watched Servers of
+// its labels and always reports the "external resource" as existing and up
+// to date, so Create, Update and Delete are never asked to act. Each metal
+// cluster's Servers are watched once per ProviderConfig, and every change
+// requests a reconcile of the inventories of that ProviderConfig.
+package serverinventory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metalv1alpha1 "github.com/ironcore-dev/metal-operator/api/v1alpha1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+)
+
+// listed bounds the server names a status lists.
+const listed = 10
+
+// Setup adds the ServerInventory controller. inCluster is the provider's own
+// REST config, for ProviderConfigs with source InjectedIdentity.
+func Setup(mgr ctrl.Manager, o controller.Options, clusters *ironcore.Clusters) error {
+	kube := mgr.GetClient()
+	c := &connector{kube: kube, clusters: clusters, inCluster: mgr.GetConfig()}
+	// A Server change names its ProviderConfig; every inventory reading
+	// that ProviderConfig is observed again.
+	changed := source.Channel(clusters.Changes(), handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, pc string) []reconcile.Request {
+		l := &v1alpha1.ServerInventoryList{}
+		if err := kube.List(ctx, l); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range l.Items {
+			if ref := l.Items[i].GetProviderConfigReference(); ref != nil && ref.Name == pc {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])})
+			}
+		}
+		return reqs
+	}))
+	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ServerInventoryKind), &v1alpha1.ServerInventoryList{},
+		changed, managed.WithTypedExternalConnector[*v1alpha1.ServerInventory](c))
+}
+
+type connector struct {
+	kube      client.Client
+	clusters  *ironcore.Clusters
+	inCluster *rest.Config
+}
+
+// Connect returns the watched Servers of the metal cluster the
+// ProviderConfig names.
+func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.TypedExternalClient[*v1alpha1.ServerInventory], error) {
+	pc := &v1alpha1.ProviderConfig{}
+	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
+		return nil, err
+	}
+	var (
+		cl  *ironcore.Cluster
+		err error
+	)
+	switch pc.Spec.Credentials.Source { //nolint:exhaustive // the CRD admits only these two.
+	case xpv2.CredentialsSourceInjectedIdentity:
+		cl, err = c.clusters.ForConfig(pc.Name, c.inCluster)
+	default:
+		var kubeconfig []byte
+		kubeconfig, err = resource.CommonCredentialExtractor(ctx, pc.Spec.Credentials.Source, c.kube, pc.Spec.Credentials.CommonCredentialSelectors)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the metal cluster kubeconfig of ProviderConfig %q: %w", pc.Name, err)
+		}
+		cl, err = c.clusters.ForKubeconfig(pc.Name, kubeconfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ProviderConfig %q: %w", pc.Name, err)
+	}
+	return &external{cluster: cl}, nil
+}
+
+type external struct{ cluster *ironcore.Cluster }
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.ExternalObservation, error) {
+	if pcontroller.DeletionDone(mg) {
+		// Nothing to delete: report the view gone so the finalizer goes.
+		return managed.ExternalObservation{}, nil
+	}
+	servers, err := e.cluster.Servers(ctx, mg.Spec.ForProvider.ServerSelector)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	mg.Status.AtProvider = Count(servers, mg.Spec.ForProvider.ClaimNamePrefix)
+	mg.SetConditions(xpv2.Available())
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+}
+
+// The inventory is a view: there is nothing to create, change or delete.
+
+func (e *external) Create(context.Context, *v1alpha1.ServerInventory) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, nil
+}
+
+func (e *external) Update(context.Context, *v1alpha1.ServerInventory) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, nil
+}
+
+func (e *external) Delete(context.Context, *v1alpha1.ServerInventory) (managed.ExternalDelete, error) {
+	return managed.ExternalDelete{}, nil
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
+
+// Count sorts servers into the observation's states and sums what the
+// usable and the available ones offer. A Server claimed by a ServerClaim
+// whose name begins with ownClaimPrefix is the pool's own; with an empty
+// prefix every claimed Server is another pool's.
+func Count(servers []metalv1alpha1.Server, ownClaimPrefix string) v1alpha1.ServerInventoryObservation {
+	o := v1alpha1.ServerInventoryObservation{Servers: int32(len(servers))} //nolint:gosec // a pool has far fewer than 2^31 servers.
+	for i := range servers {
+		s := &servers[i]
+		claim := s.Spec.ServerClaimRef
+		switch {
+		case s.Status.State == metalv1alpha1.ServerStateError:
+			o.Failed++
+			if len(o.FailedServers) < listed {
+				o.FailedServers = append(o.FailedServers, s.Name)
+			}
+			continue
+		case claim != nil && (ownClaimPrefix == "" || !strings.HasPrefix(claim.Name, ownClaimPrefix)),
+			claim == nil && s.Status.State == metalv1alpha1.ServerStateReserved:
+			o.ClaimedByOthers++
+			if len(o.ClaimedByOthersServers) < listed {
+				o.ClaimedByOthersServers = append(o.ClaimedByOthersServers, v1alpha1.ClaimedServer{Server: s.Name, Claim: claimName(claim)})
+			}
+			continue
+		case claim != nil:
+			o.Claimed++
+		case s.Status.State == metalv1alpha1.ServerStateMaintenance, s.Status.State == metalv1alpha1.ServerStateParked, s.Spec.Unclaimable:
+			o.Maintenance++
+		case s.Status.State == metalv1alpha1.ServerStateAvailable:
+			o.Available++
+			add(&o.AvailableCapacity, s)
+		case s.Status.State == metalv1alpha1.ServerStateReleased:
+			o.Released++
+		default: // Initial, Discovery, or no state yet.
+			o.Discovering++
+		}
+		o.Usable++
+		add(&o.UsableCapacity, s)
+	}
+	return o
+}
+
+func claimName(ref *metalv1alpha1.ImmutableObjectReference) string {
+	if ref == nil {
+		return "(reserved without a ServerClaim)"
+	}
+	return ref.Namespace + "/" + ref.Name
+}
+
+// add adds a server's CPUs (threads, or cores where a processor reports no
+// threads) and memory to c.
+func add(c *v1alpha1.ServerCapacity, s *metalv1alpha1.Server) {
+	for _, p := range s.Status.Processors {
+		if p.TotalThreads > 0 {
+			c.CPUs += int64(p.TotalThreads)
+		} else {
+			c.CPUs += int64(p.TotalCores)
+		}
+	}
+	if m := s.Status.TotalSystemMemory; m != nil {
+		c.MemoryGiB += m.Value() >> 30
+	}
+}
