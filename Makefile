@@ -18,6 +18,7 @@ CEPH_TAGS := ceph,pacific
 
 # Modules whose CRDs the rendered output is validated against (and that the
 # local stack will run); their CRDs are copied from the module cache.
+VERSION ?= v0.1.0-dev
 PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
 ROOK := github.com/rook/rook@v1.17.8
 METAL_OPERATOR := github.com/ironcore-dev/metal-operator@v0.7.0
@@ -107,7 +108,7 @@ test-unit: ## Unit tests only (no external binaries).
 	go test -short -count=1 $(GO_PACKAGES)
 
 .PHONY: test-integration
-test-integration: openstack-up ceph-up ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests) and Ceph.
+test-integration: openstack-up ceph-up xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests) and Ceph, and of the built packages.
 	REQUIRE_INTEGRATION=1 go test -tags $(CEPH_TAGS) -count=1 -timeout 30m -run 'Integration' $(GO_PACKAGES)
 
 .PHONY: bench-provider
@@ -141,6 +142,10 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 	cluster/local/openstack/stop.sh
 
 ##@ Run
+
+.PHONY: xpkg
+xpkg: tools ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker) and the Configuration.
+	cluster/package/build.sh $(VERSION)
 
 .PHONY: render
 render: tools ## Render every example claim through the functions with the real CLI and validate the output offline.
