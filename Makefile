@@ -61,7 +61,7 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
 	@# from the pinned Go types lets render output be validated offline.
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)
-	mkdir -p cluster/crds/gardener && cp $(GARDENER_CRDS)/core.gardener.cloud_shoots.yaml cluster/crds/gardener/
+	mkdir -p cluster/crds/gardener && cp $(GARDENER_CRDS)/core.gardener.cloud_shoots.yaml $(GARDENER_CRDS)/core.gardener.cloud_cloudprofiles.yaml cluster/crds/gardener/
 	rm -rf $(GARDENER_CRDS)
 	@# provider-kubernetes places objects in Shoots; its ProviderConfig and Object schemas.
 	dir=$$(GOFLAGS= go mod download -json $(PROVIDER_KUBERNETES) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
@@ -146,6 +146,19 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 .PHONY: xpkg
 xpkg: tools ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker) and the Configuration.
 	cluster/package/build.sh $(VERSION)
+
+.PHONY: demo
+demo: tools xpkg ## Preview of the main job to come: a local management plane on real Crossplane core (packages from make xpkg, functions and provider as local processes, Gardener and metal stand-ins) composing the example hypervisor pools. Left running; stop with demo-down.
+	cluster/demo/up.sh
+
+.PHONY: demo-down
+demo-down: ## Stop everything make demo started, by PID.
+	cluster/demo/down.sh
+
+.PHONY: e2e
+e2e: tools xpkg ## Start the local management plane, drive it headless (cluster/demo/e2e.sh), stop it.
+	cluster/demo/down.sh >/dev/null
+	rc=0; cluster/demo/up.sh && cluster/demo/e2e.sh || rc=$$?; cluster/demo/down.sh; exit $$rc
 
 .PHONY: render
 render: tools ## Render every example claim through the functions with the real CLI and validate the output offline.

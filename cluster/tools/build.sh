@@ -3,7 +3,7 @@
 # the Go module proxy only, and caches them outside the repository under a
 # directory named by version:
 #
-#   $TOOLS_DIR/k8s-v1.35.8/{kube-apiserver,kubectl}
+#   $TOOLS_DIR/k8s-v1.35.8/{kube-apiserver,kubectl,kube-controller-manager}
 #   $TOOLS_DIR/etcd-v3.6.16/etcd
 #   $TOOLS_DIR/crossplane-cli-v2.5.0/crossplane
 #   $TOOLS_DIR/crossplane-core-v2.4.0/crossplane
@@ -38,6 +38,7 @@ if [[ ${1:-} == --env ]]; then
 KUBEBUILDER_ASSETS=$TOOLS_DIR/envtest-$K8S_VERSION
 KUBE_APISERVER=$K8S_DIR/kube-apiserver
 KUBECTL=$K8S_DIR/kubectl
+KUBE_CONTROLLER_MANAGER=$K8S_DIR/kube-controller-manager
 ETCD=$ETCD_DIR/etcd
 CROSSPLANE=$XP_CLI_DIR/crossplane
 CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
@@ -99,6 +100,10 @@ k8s() {
   done
   [[ -x $K8S_DIR/kube-apiserver ]] || build k8s "$K8S_DIR/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
   [[ -x $K8S_DIR/kubectl ]] || build k8s "$K8S_DIR/kubectl" k8s.io/kubernetes/cmd/kubectl "$ldflags"
+  # The local management plane (cluster/demo) runs it for owner-reference
+  # garbage collection and namespace deletion.
+  [[ -x $K8S_DIR/kube-controller-manager ]] ||
+    build k8s "$K8S_DIR/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager "$ldflags"
 }
 
 etcd() {

@@ -168,12 +168,12 @@ func TestRunFunction(t *testing.T) {
 		"NewPool": {
 			reason: "A new pool composes only its ServerInventory: no Shoot before the servers are known to exist.",
 			req:    fntest.Request(xr, nil),
-			want: fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, false)},
+			want: fntest.Withheld(fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, false)},
 				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"ServerInventory hypervisor-hv-pool-a is being created to count the servers labelled c5c3.io/machine-pool=hv-pool-a"),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating",
 					"the Shoot is not created yet: ServerInventory hypervisor-hv-pool-a is being created to count the servers labelled c5c3.io/machine-pool=hv-pool-a"),
-				fntest.AccessNoShoot),
+				fntest.AccessNoShoot)),
 		},
 		"InventoryCounted": {
 			reason: "Once the inventory holds the servers the pool may grow to, its Shoot is composed, with the default settings, and the inventory is in the pool's status.",
@@ -187,10 +187,10 @@ func TestRunFunction(t *testing.T) {
 			  "status": {"conditions": [{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "connect failed: ProviderConfig \"ironcore-metal\": cannot reach the metal cluster", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`}),
 			want: func() *fnv1.RunFunctionResponse {
 				msg := `waiting for ServerInventory hypervisor-hv-pool-a to count the servers labelled c5c3.io/machine-pool=hv-pool-a: connect failed: ProviderConfig "ironcore-metal": cannot reach the metal cluster`
-				return fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, false)},
+				return fntest.Withheld(fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, false)},
 					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", msg),
 					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
-					fntest.AccessNoShoot)
+					fntest.AccessNoShoot))
 			}(),
 		},
 		"UnderProvisioned": {
@@ -201,11 +201,11 @@ func TestRunFunction(t *testing.T) {
 			})}),
 			want: func() *fnv1.RunFunctionResponse {
 				msg := "spec.workers 20 exceeds the 12 servers the IronCore inventory can provide (16 servers labelled c5c3.io/machine-pool=hv-pool-a: 10 available, 3 claimed by another pool, 1 failed): 8 more are needed before the pool's Shoot is created"
-				return fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 16, "available": 10, "usable": 12, "claimedByOthers": 3, "failed": 1, "capacity": {"vcpus": 768, "memoryGB": 6144}}}`,
+				return fntest.Withheld(fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 16, "available": 10, "usable": 12, "claimedByOthers": 3, "failed": 1, "capacity": {"vcpus": 768, "memoryGB": 6144}}}`,
 					map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryNew, true)},
 					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "UnderProvisioned", msg),
 					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
-					fntest.AccessNoShoot)
+					fntest.AccessNoShoot))
 			}(),
 		},
 		"UnderProvisionedKeepsShoot": {
@@ -245,12 +245,12 @@ func TestRunFunction(t *testing.T) {
 				msg := "the dedicated pool's server labels c5c3.io/dedicated-pool=hv-pool-a,c5c3.io/machine-pool=hv-pool-a match 2 servers another pool has claimed " +
 					"(s-7 by ServerClaim garden/shoot--c5c3--hv-pool-b-hypervisor-z1-abc, s-9 by ServerClaim garden/shoot--c5c3--hv-pool-b-hypervisor-z2-def): " +
 					"a dedicated pool's servers must be its own; relabel them or choose another spec.ironcore.machinePool"
-				return fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 120, "available": 118, "usable": 118, "claimedByOthers": 2, "failed": 0, "capacity": {"vcpus": 7552, "memoryGB": 60416}}}`,
+				return fntest.Withheld(fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 120, "available": 118, "usable": 118, "claimedByOthers": 2, "failed": 0, "capacity": {"vcpus": 7552, "memoryGB": 60416}}}`,
 					map[string]*fnv1.Resource{"inventory": fntest.Composed(fntest.Inventory("hypervisor-hv-pool-a",
 						map[string]string{"c5c3.io/machine-pool": "hv-pool-a", "c5c3.io/dedicated-pool": "hv-pool-a"}, ""), true)},
 					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "LabelOverlap", msg),
 					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
-					fntest.AccessNoShoot)
+					fntest.AccessNoShoot))
 			}(),
 		},
 		"ShootFailed": {

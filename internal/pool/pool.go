@@ -99,6 +99,9 @@ type State struct {
 	// Inventory is the verdict on the pool's bare-metal servers; nil for
 	// clusters that are not pools.
 	Inventory *Inventory
+	// Withheld is set when the Shoot is not composed because the inventory
+	// cannot provide it.
+	Withheld bool
 }
 
 // Ready reports whether the cluster exists and can be reached.
@@ -162,9 +165,14 @@ func Compose(observed map[resource.Name]resource.ObservedComposed, desired map[r
 	return st, nil
 }
 
-// SetConditions reports the state on the composite and its claim.
+// SetConditions reports the state on the composite and its claim. Call it
+// after the desired composite is set: a pool whose Shoot is withheld is not
+// ready, though everything it composed so far (its inventory) is.
 func (s State) SetConditions(rsp *fnv1.RunFunctionResponse) {
 	s.Inventory.SetCondition(rsp)
+	if s.Withheld && rsp.GetDesired().GetComposite() != nil {
+		rsp.Desired.Composite.Ready = fnv1.Ready_READY_FALSE
+	}
 	switch {
 	case s.Shoot.Ready:
 		response.ConditionTrue(rsp, ConditionShootReady, "Available").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
@@ -289,7 +297,7 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 	}
 	var st State
 	if _, exists := observed[ResourceShoot]; inv != nil && inv.Blocks && !exists {
-		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot"}
+		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot", Withheld: true}
 	} else if st, err = Compose(observed, desired, shoot, access); err != nil {
 		return nil, err
 	}

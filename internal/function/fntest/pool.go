@@ -98,3 +98,10 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// Withheld marks a response's composite not ready, as a pool function does
+// while the inventory holds its Shoot back.
+func Withheld(rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
+	rsp.Desired.Composite.Ready = fnv1.Ready_READY_FALSE
+	return rsp
+}

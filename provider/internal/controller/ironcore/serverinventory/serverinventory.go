@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -19,8 +20,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metalv1alpha1 "github.com/ironcore-dev/metal-operator/api/v1alpha1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -34,26 +37,33 @@ import (
 // listed bounds the server names a status lists.
 const listed = 10
 
+// debounce gathers a burst of Server changes into one observation: a rack
+// powering up changes dozens of Servers within a second, and every status
+// change of an inventory wakes its pool's composite (Crossplane opens a
+// circuit breaker on composites woken too often). The work queue keeps one
+// delayed request per inventory.
+const debounce = time.Second
+
 // Setup adds the ServerInventory controller. inCluster is the provider's own
 // REST config, for ProviderConfigs with source InjectedIdentity.
 func Setup(mgr ctrl.Manager, o controller.Options, clusters *ironcore.Clusters) error {
 	kube := mgr.GetClient()
 	c := &connector{kube: kube, clusters: clusters, inCluster: mgr.GetConfig()}
 	// A Server change names its ProviderConfig; every inventory reading
-	// that ProviderConfig is observed again.
-	changed := source.Channel(clusters.Changes(), handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, pc string) []reconcile.Request {
-		l := &v1alpha1.ServerInventoryList{}
-		if err := kube.List(ctx, l); err != nil {
-			return nil
-		}
-		var reqs []reconcile.Request
-		for i := range l.Items {
-			if ref := l.Items[i].GetProviderConfigReference(); ref != nil && ref.Name == pc {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])})
+	// that ProviderConfig is observed again, once per burst of changes.
+	changed := source.Channel(clusters.Changes(), handler.TypedFuncs[string, reconcile.Request]{
+		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[string], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l := &v1alpha1.ServerInventoryList{}
+			if err := kube.List(ctx, l); err != nil {
+				return
 			}
-		}
-		return reqs
-	}))
+			for i := range l.Items {
+				if ref := l.Items[i].GetProviderConfigReference(); ref != nil && ref.Name == e.Object {
+					q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])}, debounce)
+				}
+			}
+		},
+	})
 	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ServerInventoryKind), &v1alpha1.ServerInventoryList{},
 		changed, managed.WithTypedExternalConnector[*v1alpha1.ServerInventory](c))
 }
