@@ -119,6 +119,9 @@ for l in "${logs[@]}"; do
   [ "$n" -eq 0 ] && pass "$l: no new errors in 30s" || fail "$l: $n new errors in 30s: $(grep 'ERROR\|"level":"error"' "$RUN/$l.log" | tail -1 | cut -c1-300)"
 done
 
+echo "== memory of the plane's processes"
+cluster/demo/rss.sh
+
 echo
 [ "$fails" -eq 0 ] && { echo "e2e: all passed"; exit 0; }
 echo "e2e: $fails failed (logs in $RUN)"; exit 1

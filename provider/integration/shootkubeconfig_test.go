@@ -13,27 +13,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/gardenerstandin"
+	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
-
-// kubeconfigOf writes a REST config as a kubeconfig.
-func kubeconfigOf(t *testing.T, cfg *rest.Config) []byte {
-	t.Helper()
-	c := clientcmdapi.NewConfig()
-	c.Clusters["c"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	c.AuthInfos["u"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	c.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "u"}
-	c.CurrentContext = "c"
-	b, err := clientcmd.Write(*c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestIntegrationShootKubeconfig: the provider requests an admin kubeconfig
 // of a Shoot through shoots/adminkubeconfig (served by the Gardener
@@ -46,14 +31,14 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 
 	// The "Shoot's" admin kubeconfig is the API server's own, so the test
 	// can prove the Secret's kubeconfig works.
-	issued := kubeconfigOf(t, h.config)
+	issued := kubetest.Kubeconfig(t, h.config)
 	garden, err := gardenerstandin.New(h.config, func(string, string) []byte { return issued })
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(garden)
 	t.Cleanup(srv.Close)
-	gardenKubeconfig := kubeconfigOf(t, &rest.Config{Host: srv.URL})
+	gardenKubeconfig := kubetest.Kubeconfig(t, &rest.Config{Host: srv.URL})
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "garden-kubeconfig", Namespace: "crossplane-system"},
 		Data: map[string][]byte{"kubeconfig": gardenKubeconfig}}

@@ -21,8 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -72,7 +70,7 @@ func TestServerInventoryIntegration(t *testing.T) {
 		createServer(ctx, t, kube, s.name, s.labels, metalv1alpha1.ServerState(s.state), s.claim)
 	}
 
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "metal-kubeconfig", Namespace: "default"}, Data: map[string][]byte{"kubeconfig": kubeconfigOf(t, cfg)}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "metal-kubeconfig", Namespace: "default"}, Data: map[string][]byte{"kubeconfig": kubetest.Kubeconfig(t, cfg)}}
 	bad := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "metal-bad", Namespace: "default"}, Data: map[string][]byte{"kubeconfig": []byte("not: a: kubeconfig")}}
 	for _, o := range []client.Object{secret, bad, providerConfig("metal", secret.Name), providerConfig("metal-bad", bad.Name)} {
 		if err := kube.Create(ctx, o); err != nil {
@@ -239,22 +237,6 @@ func providerConfig(name, secret string) *v1alpha1.ProviderConfig {
 			}},
 		}},
 	}
-}
-
-// kubeconfigOf writes the test API server's connection as a kubeconfig, as
-// an operator would store the metal cluster's in a Secret.
-func kubeconfigOf(t *testing.T, cfg *rest.Config) []byte {
-	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["metal"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
-	kc.Contexts["metal"] = &clientcmdapi.Context{Cluster: "metal", AuthInfo: "admin"}
-	kc.CurrentContext = "metal"
-	b, err := clientcmd.Write(*kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // waitFor waits until the inventory is Ready and observes want.
