@@ -102,7 +102,11 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ServerInventory) (
 	return &external{cluster: cl}, nil
 }
 
-type external struct{ cluster *ironcore.Cluster }
+// external observes the Servers; the inventory is a view and writes nothing.
+type external struct {
+	pcontroller.View[*v1alpha1.ServerInventory]
+	cluster *ironcore.Cluster
+}
 
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.ExternalObservation, error) {
 	if pcontroller.DeletionDone(mg) {
@@ -117,22 +121,6 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ServerInventory) (m
 	mg.SetConditions(xpv2.Available())
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 }
-
-// The inventory is a view: there is nothing to create, change or delete.
-
-func (e *external) Create(context.Context, *v1alpha1.ServerInventory) (managed.ExternalCreation, error) {
-	return managed.ExternalCreation{}, nil
-}
-
-func (e *external) Update(context.Context, *v1alpha1.ServerInventory) (managed.ExternalUpdate, error) {
-	return managed.ExternalUpdate{}, nil
-}
-
-func (e *external) Delete(context.Context, *v1alpha1.ServerInventory) (managed.ExternalDelete, error) {
-	return managed.ExternalDelete{}, nil
-}
-
-func (e *external) Disconnect(context.Context) error { return nil }
 
 // Count sorts servers into the observation's states and sums what the
 // usable and the available ones offer. A Server claimed by a ServerClaim

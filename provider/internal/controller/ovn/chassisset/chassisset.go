@@ -30,7 +30,11 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error 
 			External: func(c *ovn.Conn) managed.TypedExternalClient[*v1alpha1.ChassisSet] { return &external{conn: c} }}))
 }
 
-type external struct{ conn *ovn.Conn }
+// external queries the Southbound chassis; the set is a view and writes nothing.
+type external struct {
+	pcontroller.View[*v1alpha1.ChassisSet]
+	conn *ovn.Conn
+}
 
 // Observe always finds the set (it is a query, possibly empty) until the
 // resource is deleted; nothing is ever created, updated or deleted.
@@ -77,20 +81,6 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ChassisSet) (manage
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 }
-
-func (e *external) Create(context.Context, *v1alpha1.ChassisSet) (managed.ExternalCreation, error) {
-	return managed.ExternalCreation{}, nil
-}
-
-func (e *external) Update(context.Context, *v1alpha1.ChassisSet) (managed.ExternalUpdate, error) {
-	return managed.ExternalUpdate{}, nil
-}
-
-func (e *external) Delete(context.Context, *v1alpha1.ChassisSet) (managed.ExternalDelete, error) {
-	return managed.ExternalDelete{}, nil
-}
-
-func (e *external) Disconnect(context.Context) error { return nil }
 
 // Zones are the availability zones a chassis announces in ovn-cms-options
 // (other_config; external_ids on OVN before 22.09), as Neutron reads them.
