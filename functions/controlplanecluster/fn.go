@@ -48,7 +48,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st, desired, access := run.State, run.Desired, run.Access
-	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
+	status := st.Status()
 	if st.Shoot.Ready {
 		status["kubeconfig"] = map[string]any{"name": access.SecretName(), "namespace": access.SecretNamespace}
 	}

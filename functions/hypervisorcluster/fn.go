@@ -42,10 +42,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	st, desired := run.State, run.Desired
 	requireCloudProfile(rsp, run.Settings)
-	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
-	if inv := st.Inventory.Status(); inv != nil {
-		status["inventory"] = inv
-	}
+	status := st.Status()
 	if st.Ready() && st.Shoot.Changing {
 		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
 	}

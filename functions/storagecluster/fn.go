@@ -57,10 +57,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
-	status := map[string]any{"phase": st.Phase(), "clusterName": st.ClusterName}
-	if inv := st.Inventory.Status(); inv != nil {
-		status["inventory"] = inv
-	}
+	status := st.Status()
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	// A pool in one site has no arbiter to wait for.
 	arbiterReady, arbiterMsg := s.ArbiterCluster == "", "waiting for access to the pool's cluster"

@@ -224,6 +224,17 @@ func providerConfig(a Access) *composed.Unstructured {
 	return pc
 }
 
+// Status is the composite's status as far as this package knows it: the
+// phase, Gardener's technical ID and, for a pool, its counted inventory.
+// Functions add what is theirs.
+func (s State) Status() map[string]any {
+	status := map[string]any{"phase": s.Phase(), "clusterName": s.ClusterName}
+	if inv := s.Inventory.Status(); inv != nil {
+		status["inventory"] = inv
+	}
+	return status
+}
+
 // Phase of the cluster: Failed when Gardener gave up, Ready once it can be
 // reached, Provisioning until then.
 func (s State) Phase() string {
