@@ -36,25 +36,33 @@ const (
 
 // Inventory is the verdict on a pool's bare-metal servers.
 type Inventory struct {
-	// Observed is set once the ServerInventory has counted the servers.
-	Observed bool
-	// Count is what it counted.
+	// Count is what the ServerInventory counted (nothing while Waiting).
 	Count ironcorev1alpha1.ServerInventoryObservation
 	// Reason and Message of ConditionInventory.
 	Reason, Message string
-	// Blocks is set when the pool's Shoot must not be created: the servers
-	// are not known yet, too few, or (for a dedicated pool) also another
-	// pool's. A Shoot that exists is never withdrawn.
-	Blocks bool
 }
 
 // Sufficient reports whether the inventory holds every server the pool may
 // grow to.
 func (i *Inventory) Sufficient() bool { return i.Reason == ReasonInventorySufficient }
 
+// Counted reports whether the ServerInventory has counted the servers.
+func (i *Inventory) Counted() bool { return i.Reason != ReasonInventoryWaiting }
+
+// Blocks reports whether the pool's Shoot must not be created: the servers
+// are not counted yet, too few, or (for a dedicated pool) also another
+// pool's. A Shoot that exists is never withdrawn.
+func (i *Inventory) Blocks() bool {
+	switch i.Reason {
+	case ReasonInventoryWaiting, ReasonUnderProvisioned, ReasonLabelOverlap:
+		return true
+	}
+	return false
+}
+
 // Status is the pool's status.inventory, nil until the servers are counted.
 func (i *Inventory) Status() *v1alpha1.PoolInventory {
-	if i == nil || !i.Observed {
+	if i == nil || !i.Counted() {
 		return nil
 	}
 	c := i.Count
@@ -100,7 +108,7 @@ func composeInventory(observed map[resource.Name]resource.ObservedComposed, desi
 
 	o, ok := observed[ResourceInventory]
 	if !ok {
-		return &Inventory{Reason: ReasonInventoryWaiting, Blocks: true,
+		return &Inventory{Reason: ReasonInventoryWaiting,
 			Message: fmt.Sprintf("ServerInventory %s is being created to count the servers labelled %s", mr.Name, labels)}, nil
 	}
 	obs := &ironcorev1alpha1.ServerInventory{}
@@ -112,7 +120,7 @@ func composeInventory(observed map[resource.Name]resource.ObservedComposed, desi
 		if s := obs.GetCondition(xpv2.TypeSynced); s.Status == corev1.ConditionFalse && s.Message != "" {
 			msg += ": " + s.Message
 		}
-		return &Inventory{Reason: ReasonInventoryWaiting, Blocks: true, Message: msg}, nil
+		return &Inventory{Reason: ReasonInventoryWaiting, Message: msg}, nil
 	}
 	// Counted is ready, whatever the verdict: a pool that cannot reach
 	// maxWorkers still works, and one short of workers has no Shoot to be
@@ -123,7 +131,7 @@ func composeInventory(observed map[resource.Name]resource.ObservedComposed, desi
 
 // judge compares the counted servers with what the worker asks for.
 func judge(c ironcorev1alpha1.ServerInventoryObservation, w gardener.Worker, labels string) *Inventory {
-	inv := &Inventory{Observed: true, Count: c}
+	inv := &Inventory{Count: c}
 	counted := fmt.Sprintf("%d servers labelled %s: %d available, %d claimed by another pool, %d failed", c.Servers, labels, c.Available, c.ClaimedByOthers, c.Failed)
 	_, dedicated := w.ServerLabels[gardener.LabelDedicatedPool]
 	switch {
@@ -132,11 +140,11 @@ func judge(c ironcorev1alpha1.ServerInventoryObservation, w gardener.Worker, lab
 		for _, s := range c.ClaimedByOthersServers {
 			held = append(held, s.Server+" by ServerClaim "+s.Claim)
 		}
-		inv.Reason, inv.Blocks = ReasonLabelOverlap, true
+		inv.Reason = ReasonLabelOverlap
 		inv.Message = fmt.Sprintf("the dedicated pool's server labels %s match %d servers another pool has claimed (%s): a dedicated pool's servers must be its own; relabel them or choose another spec.ironcore.machinePool",
 			labels, c.ClaimedByOthers, strings.Join(held, ", "))
 	case w.Minimum > c.Usable:
-		inv.Reason, inv.Blocks = ReasonUnderProvisioned, true
+		inv.Reason = ReasonUnderProvisioned
 		inv.Message = fmt.Sprintf("spec.workers %d exceeds the %d servers the IronCore inventory can provide (%s): %d more are needed before the pool's Shoot is created",
 			w.Minimum, c.Usable, counted, w.Minimum-c.Usable)
 	case w.Maximum > c.Usable:

@@ -307,7 +307,7 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 		}
 	}
 	var st State
-	if _, exists := observed[ResourceShoot]; inv != nil && inv.Blocks && !exists {
+	if _, exists := observed[ResourceShoot]; inv != nil && inv.Blocks() && !exists {
 		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot", Withheld: true}
 	} else if st, err = Compose(observed, desired, shoot, access); err != nil {
 		return nil, err
