@@ -88,21 +88,8 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, delay time.Duration) 
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
-		l, err := dyn.Resource(shoots).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "gardener-standin: cannot list Shoots:", err)
-		}
-		for i := range l.Items {
-			s := &l.Items[i]
-			if ready(s) || time.Since(s.GetCreationTimestamp().Time) < delay || s.GetDeletionTimestamp() != nil {
-				continue
-			}
-			markReady(s)
-			if _, err := dyn.Resource(shoots).Namespace(s.GetNamespace()).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
-				fmt.Fprintf(os.Stderr, "gardener-standin: cannot report Shoot %s/%s ready: %v\n", s.GetNamespace(), s.GetName(), err)
-				continue
-			}
-			fmt.Printf("Shoot %s/%s ready\n", s.GetNamespace(), s.GetName())
+		if err := markShootsReady(ctx, dyn, delay); err != nil {
+			fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -110,6 +97,28 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, delay time.Duration) 
 		case <-t.C:
 		}
 	}
+}
+
+// markShootsReady reports ready every Shoot that is not yet, not being
+// deleted, and older than delay.
+func markShootsReady(ctx context.Context, dyn dynamic.Interface, delay time.Duration) error {
+	l, err := dyn.Resource(shoots).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("cannot list Shoots: %w", err)
+	}
+	for i := range l.Items {
+		s := &l.Items[i]
+		if ready(s) || time.Since(s.GetCreationTimestamp().Time) < delay || s.GetDeletionTimestamp() != nil {
+			continue
+		}
+		markReady(s)
+		if _, err := dyn.Resource(shoots).Namespace(s.GetNamespace()).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+			fmt.Fprintf(os.Stderr, "gardener-standin: cannot report Shoot %s/%s ready: %v\n", s.GetNamespace(), s.GetName(), err)
+			continue
+		}
+		fmt.Printf("Shoot %s/%s ready\n", s.GetNamespace(), s.GetName())
+	}
+	return nil
 }
 
 func ready(s *unstructured.Unstructured) bool {
