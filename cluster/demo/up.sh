@@ -39,8 +39,9 @@ wait_for() {
   die "$what (waited ${bound}s)"
 }
 
+functions=(function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster)
 [ -e "$RUN/apiserver.pid" ] && die "a demo already runs in $RUN: stop it with cluster/demo/down.sh"
-for p in function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster provider-cobaltcore configuration-cobaltcore; do
+for p in "${functions[@]}" provider-cobaltcore configuration-cobaltcore; do
   [ -f "$XPKG/$p.xpkg" ] || die "no package $XPKG/$p.xpkg: run make xpkg"
 done
 rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs"
@@ -124,7 +125,7 @@ external() { # KIND-REVISION NAME [ENDPOINT]
     \"conditions\":[{\"type\":\"RuntimeHealthy\",\"status\":\"True\",\"reason\":\"ExternalRuntime\",\"message\":\"runs as a local process (cluster/demo)\",\"lastTransitionTime\":\"$(date -u +%FT%TZ)\"}]}}" >/dev/null
 }
 port=9501
-for fn in function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster; do
+for fn in "${functions[@]}"; do
   install_pkg Function "$fn"
   external functionrevision "$fn" "127.0.0.1:$port"
   TLS_SERVER_CERTS_DIR=$c/functions bg "$fn" "$RUN/bin/$fn" --address="127.0.0.1:$port" --metrics-address=
@@ -133,12 +134,11 @@ done
 install_pkg Provider provider-cobaltcore
 external providerrevision provider-cobaltcore
 install_pkg Configuration configuration-cobaltcore "  skipDependencyResolution: true"
-for p in function/function-controlplane-cluster function/function-hypervisor-cluster function/function-storage-cluster \
-  function/function-openstack-cluster provider/provider-cobaltcore configuration/configuration-cobaltcore; do
-  wait_for 120 "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)" \
-    $K wait --for=condition=Healthy "$p" --timeout=1s
+for p in "${functions[@]/#/function/}" provider/provider-cobaltcore configuration/configuration-cobaltcore; do
+  $K wait --for=condition=Healthy "$p" --timeout=120s >/dev/null 2>&1 ||
+    die "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)"
 done
-for fn in function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster; do alive "$fn"; done
+for fn in "${functions[@]}"; do alive "$fn"; done
 
 say "starting the provider and the stand-ins"
 bg provider "$RUN/bin/provider" -kubeconfig "$KUBECONFIG" -metrics-bind-address 127.0.0.1:18090 -health-probe-bind-address 127.0.0.1:18091 -poll 30s
