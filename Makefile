@@ -148,7 +148,7 @@ xpkg: tools ## Build every package offline into _output/xpkg: the four functions
 	cluster/package/build.sh $(VERSION)
 
 .PHONY: demo
-demo: tools xpkg ## Preview of the main job to come: a local management plane on real Crossplane core (packages from make xpkg, functions and provider as local processes, Gardener and metal stand-ins) composing the example hypervisor pools. Left running; stop with demo-down.
+demo: tools xpkg openstack-up ceph-up ## The main job: a local management plane on real Crossplane core (packages from make xpkg; functions, provider and provider-kubernetes as local processes; Gardener, operator and metal stand-ins; the local OpenStack and Ceph) applying the examples/ GitOps tree until every claim is Ready, then showing what exists. Left running; stop with demo-down.
 	cluster/demo/up.sh
 
 .PHONY: demo-down
@@ -156,7 +156,7 @@ demo-down: ## Stop everything make demo started, by PID.
 	cluster/demo/down.sh
 
 .PHONY: e2e
-e2e: tools xpkg ## Start the local management plane, drive it headless (cluster/demo/e2e.sh), stop it.
+e2e: tools xpkg openstack-up ceph-up ## Start the local management plane, drive it headless (cluster/demo/e2e.sh), stop it.
 	cluster/demo/down.sh >/dev/null
 	rc=0; cluster/demo/up.sh && cluster/demo/e2e.sh || rc=$$?; cluster/demo/down.sh; exit $$rc
 

@@ -1,11 +1,33 @@
 #!/usr/bin/env bash
 # Stops everything cluster/demo/up.sh started, by the PIDs it recorded, and
 # waits until each process is gone.
+#
+# The local OpenStack and Ceph outlive the demo (make openstack-down
+# ceph-down stops them), so first the tenants' clouds are deleted through
+# the product, while it still runs: their projects, aggregates, volume
+# types, Ceph pools and clients leave the real services (bounded: 180s; what
+# is left then is named).
 set -uo pipefail
+# One compound command: bash reads all of it before running any, so editing
+# this file while it runs cannot derail it.
+{
+cd "$(dirname "$0")/../.."
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 shopt -s nullglob
 pids=("$RUN"/*.pid)
 [ ${#pids[@]} -eq 0 ] && { echo "no demo runs in $RUN"; exit 0; }
+if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
+  eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
+  export KUBECONFIG=$RUN/kubeconfig
+  mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io -o name 2>/dev/null; }
+  if "$KUBECTL" get openstackclusters -A -o name 2>/dev/null | grep -q .; then
+    echo "deleting the tenants' clouds (their objects in the local OpenStack and Ceph go with them)"
+    "$KUBECTL" delete openstackclusters --all -A --wait=false >/dev/null 2>&1
+    for _ in $(seq 90); do [ -z "$(mrs)" ] && break; sleep 2; done
+    left=$(mrs | tr '\n' ' ')
+    [ -n "$left" ] && echo "left in the local services (not deleted within 180s): $left"
+  fi
+fi
 # The API server last, so the controllers stop against a live one.
 for f in "${pids[@]}"; do [ "$(basename "$f")" = apiserver.pid ] || kill "$(cat "$f")" 2>/dev/null; done
 for f in "${pids[@]}"; do
@@ -20,3 +42,5 @@ if [ -f "$RUN/apiserver.pid" ]; then
   rm -f "$RUN/apiserver.pid"
 fi
 echo "demo stopped"
+exit
+}

@@ -12,11 +12,25 @@
 #      no Shoot (LabelOverlap);
 #   5. deleting a claim removes its composite, ServerInventory, Shoot and
 #      ShootKubeconfig, leaves the Servers and every other pool untouched;
-#   6. no error loops: Crossplane core, the provider and the functions log no
+#   6. the tenants' clouds: every example OpenStackCluster is Ready, and each
+#      has its own objects in the real services (Keystone project, Nova
+#      aggregates, Cinder volume types, Ceph pools and CephX client);
+#   7. shared pools are shared out, never over-committed: the clouds on
+#      hv-pool-a hold shares that add up to at most its workers, each in its
+#      own aggregate; a cloud asking for more than is free is refused;
+#   8. the dedicated pool: finance alone uses hv-pool-fin, another tenant's
+#      claim on it is refused with its message and gets nothing;
+#   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
+#      pools and client from the real services, and leaves every other
+#      tenant's objects as they were;
+#  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
 # Every wait is bounded; a failure names what was expected and what is.
 set -uo pipefail
+# One compound command: bash reads all of it before running any, so editing
+# this file while it runs cannot derail it.
+{
 cd "$(dirname "$0")/../.."
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 [ -f "$RUN/kubeconfig" ] && [ -f "$RUN/crossplane.pid" ] || { echo "no demo runs in $RUN: start it with cluster/demo/up.sh" >&2; exit 1; }
@@ -108,14 +122,107 @@ eventually 60 "hv-pool-us: its ShootKubeconfig is gone" absent shootkubeconfig h
 others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"
 
-echo "== 6. no error loops"
-count() { grep -c "$2" "$RUN/$1.log" || true; }
+echo "== 6. the tenants' clouds"
+OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
+CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
+os() { OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 120 openstack --os-cloud admin "$@"; }
+cephc() { timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 "$@"; }
+# What the real services hold: one sorted name per line.
+real() {
+  case $1 in
+    projects) os project list -f value -c Name ;;
+    aggregates) os aggregate list -f value -c Name ;;
+    volumetypes) os volume type list -f value -c Name ;;
+    cephpools) cephc osd pool ls ;;
+    cephclients) cephc auth ls 2>/dev/null | grep '^client\.openstack-' ;;
+  esac | sort
+}
+xr() { $K -n "$1" get openstackcluster "$2" -o jsonpath='{.spec.resourceRef.name}'; }
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is Ready"; else fail "$c is not Ready"; fi
+done
 declare -A before
-logs=(crossplane provider function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster)
-for l in "${logs[@]}"; do before[$l]=$(count "$l" 'ERROR\|"level":"error"'); done
+for what in projects aggregates volumetypes cephpools cephclients; do before[$what]=$(real "$what"); done
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  x=$(xr "${c%/*}" "${c#*/}")
+  grep -qx "$x" <<<"${before[projects]}" && pass "$c: Keystone project $x" || fail "$c: no Keystone project $x"
+  n=$(grep -c "^$x-hv-pool" <<<"${before[aggregates]}"); [ "$n" -ge 1 ] && pass "$c: $n Nova aggregate(s)" || fail "$c: no Nova aggregate"
+  n=$(grep -c "^$x-st-pool" <<<"${before[volumetypes]}"); [ "$n" -ge 1 ] && pass "$c: $n Cinder volume type(s)" || fail "$c: no Cinder volume type"
+  n=$(grep -c "^$x-st-pool" <<<"${before[cephpools]}"); [ "$n" -ge 2 ] && pass "$c: $n Ceph pools" || fail "$c: $n Ceph pools"
+  grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
+done
+
+echo "== 7. shared pools are shared out, not over-committed"
+workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.workers}')
+total=0
+for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  x=$(xr "${c%/*}" "${c#*/}")
+  n=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.hypervisor[?(@.name=="hv-pool-a")].allocatedNodes}')
+  meta=$(os aggregate show "$x-hv-pool-a" -f value -c properties 2>&1)
+  case $meta in *"c5c3.io_allocated_nodes='$n'"*) pass "$c holds $n nodes of hv-pool-a in its own aggregate $x-hv-pool-a" ;;
+    *) fail "$c: aggregate $x-hv-pool-a does not record its $n nodes: $meta" ;; esac
+  total=$((total + n))
+done
+[ "$total" -le "$workers" ] && pass "the shares of hv-pool-a add up to $total of its $workers nodes" || fail "hv-pool-a is over-committed: $total of $workers"
+$K create namespace team-c >/dev/null 2>&1 || true
+cloud() { # NAMESPACE NAME POOL NODES
+  $K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: $2, namespace: $1}
+spec:
+  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}
+  region: eu-de-1
+  size: small
+  hypervisorClusters: [{name: $3, nodes: $4}]
+  storageClusters: [st-pool-a]
+Y
+}
+refusal() { # NAMESPACE NAME: the Synced message of the claim's composite (where Crossplane reports a function's refusal)
+  local x; x=$(xr "$1" "$2"); [ -n "$x" ] || return 1
+  $K get xopenstackcluster "$x" -o jsonpath='{.status.conditions[?(@.type=="Synced")].message}'
+}
+synced_says() { # NAMESPACE NAME TEXT: the refusal says TEXT
+  case $(refusal "$1" "$2") in *"$3"*) return 0 ;; esac
+  return 1
+}
+cloud team-c team-c-big hv-pool-a $((workers - total + 1))
+eventually 60 "a cloud asking for one node more than hv-pool-a has free is refused" synced_says team-c team-c-big "over-committed"
+sleep 3
+[ -z "$($K get managed -l crossplane.io/claim-name=team-c-big -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for team-c-big"
+
+echo "== 8. the dedicated pool"
+users=$($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
+[ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
+cloud team-b team-b-on-fin hv-pool-fin 2
+eventually 60 "team-b's claim on finance's dedicated pool is refused" synced_says team-b team-b-on-fin "hv-pool-fin"
+msg=$(refusal team-b team-b-on-fin)
+echo "      message: ${msg:0:300}"
+sleep 3
+[ -z "$($K get managed -l crossplane.io/claim-name=team-b-on-fin -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for team-b-on-fin"
+$K -n team-b delete openstackcluster team-b-on-fin --wait=false >/dev/null
+$K -n team-c delete openstackcluster team-c-big --wait=false >/dev/null
+
+echo "== 9. deleting a tenant's claim"
+gone=$(xr team-a team-a-staging)
+$K -n team-a delete openstackcluster team-a-staging --wait=false >/dev/null
+eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
+for what in projects aggregates volumetypes cephpools cephclients; do
+  now=$(real "$what")
+  left=$(grep "$gone" <<<"$now" | tr '\n' ' ')
+  [ -z "$left" ] && pass "$what: team-a-staging's are gone from the real service" || fail "$what: left behind: $left"
+  [ "$(grep -v "$gone" <<<"${before[$what]}")" = "$now" ] && pass "$what: every other tenant's are untouched" ||
+    fail "$what of other tenants changed: $(diff <(grep -v "$gone" <<<"${before[$what]}") <(echo "$now") | tr '\n' ' ')"
+done
+
+echo "== 10. no error loops"
+count() { grep -c "$2" "$RUN/$1.log" || true; }
+declare -A errs
+logs=(crossplane provider provider-kubernetes function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster)
+for l in "${logs[@]}"; do errs[$l]=$(count "$l" 'ERROR\|"level":"error"'); done
 sleep 30
 for l in "${logs[@]}"; do
-  n=$(( $(count "$l" 'ERROR\|"level":"error"') - before[$l] ))
+  n=$(( $(count "$l" 'ERROR\|"level":"error"') - errs[$l] ))
   [ "$n" -eq 0 ] && pass "$l: no new errors in 30s" || fail "$l: $n new errors in 30s: $(grep 'ERROR\|"level":"error"' "$RUN/$l.log" | tail -1 | cut -c1-300)"
 done
 
@@ -125,3 +232,5 @@ cluster/demo/rss.sh
 echo
 [ "$fails" -eq 0 ] && { echo "e2e: all passed"; exit 0; }
 echo "e2e: $fails failed (logs in $RUN)"; exit 1
+exit
+}

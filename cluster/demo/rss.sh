@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the peak resident memory (VmHWM) and current RSS of every process
 # cluster/demo/up.sh started. etcd and kube-apiserver are children of the
-# apiserver launcher and are listed by name.
+# apiserver launcher and are listed by name; the Shoots' etcd and
+# kube-apiservers, children of the Gardener stand-in, are summed.
 set -uo pipefail
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 row() { # NAME PID
@@ -16,6 +17,15 @@ for f in "$RUN"/*.pid; do
   if [ "$n" = apiserver ]; then
     for c in $(pgrep -P "$p"); do row "$(basename "$(readlink /proc/"$c"/exe)")" "$c"; done
     continue
+  fi
+  if [ "$n" = gardener-standin ]; then
+    kids=$(pgrep -P "$p" | tr '\n' ' ')
+    if [ -n "$kids" ]; then
+      # shellcheck disable=SC2086 # PIDs
+      printf '%-32s %8s MiB %8s MiB\n' "Shoot clusters ($(wc -w <<<"$kids") processes)" \
+        "$(( $(cat $(printf '/proc/%s/status ' $kids) 2>/dev/null | awk '/VmHWM/{s+=$2} END{print s+0}') / 1024 ))" \
+        "$(( $(cat $(printf '/proc/%s/status ' $kids) 2>/dev/null | awk '/VmRSS/{s+=$2} END{print s+0}') / 1024 ))"
+    fi
   fi
   row "$n" "$p"
 done

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
 # Starts a local management plane that runs the product on real Crossplane
-# core, with no outside cluster, and composes the example hypervisor pools:
+# core, with no outside cluster, and applies the example GitOps tree:
 #
 #   etcd + kube-apiserver (internal/cmd/apiserver) and kube-controller-manager
 #   (garbage collection), Crossplane core v2.4.0
 #   (--package-runtime=External, webhooks off, client certs made here), our
 #   packages from `make xpkg` installed from core's package cache with
 #   packagePullPolicy Never, the four functions as local processes serving
-#   core over mTLS, the provider as a local process, and two stand-ins:
-#   internal/cmd/gardener-standin (Shoots become ready; shoots/adminkubeconfig)
-#   and internal/cmd/metal-standin (the metal-operator Servers of the pools).
+#   core over mTLS, our provider and provider-kubernetes v1.0.0 (pinned,
+#   built by cluster/tools/build.sh) as local processes, the local OpenStack
+#   and Ceph (make openstack-up ceph-up, started before this script), and
+#   three stand-ins, each saying in its doc what it does not simulate:
+#     internal/cmd/gardener-standin  Shoots become ready, each with a local
+#                                    kube-apiserver of its own, served
+#                                    through shoots/adminkubeconfig;
+#     internal/cmd/operator-standin  what the operators inside Shoots report:
+#                                    the c5c3-operator (ControlPlane Ready, an
+#                                    admin clouds.yaml for the local
+#                                    Keystone), Rook (CephCluster Ready with
+#                                    the local Ceph's health, its monitors and
+#                                    admin key), the Ceph arbiter;
+#     internal/cmd/metal-standin     the metal-operator Servers of the pools.
 #
-# It then applies examples/infrastructure/*/hypervisor-pools and waits until
-# every HypervisorCluster is Ready. Every wait is bounded; a failure names
-# the component or claim and its condition. cluster/demo/down.sh stops
-# everything by PID.
+# It then applies examples/infrastructure (control-plane clusters,
+# hypervisor and storage pools), waits until every pool claim is Ready, then
+# examples/tenants and waits until every OpenStackCluster is Ready, and
+# prints what exists. Every wait is bounded; a failure names the component
+# or claim and its conditions. cluster/demo/down.sh stops everything by PID.
 #
-# A preview of the main job (issue #8): storage and control-plane pools,
-# tenant clouds, provider-kubernetes and the local OpenStack/OVN/Ceph are
-# not part of it yet.
-#
-# Usage: cluster/demo/up.sh   (after `make xpkg`; run dir $COBALTCORE_DEMO, default /tmp/cobaltcore-demo)
+# Usage: cluster/demo/up.sh   (after `make xpkg openstack-up ceph-up`; run dir $COBALTCORE_DEMO, default /tmp/cobaltcore-demo)
 set -euo pipefail
+# One compound command: bash reads all of it before running any, so editing
+# this file while it runs cannot derail it.
+{
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
@@ -47,7 +58,7 @@ done
 rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs"
 
 say "building the local binaries"
-for c in apiserver gardener-standin metal-standin; do go build -o "$RUN/bin/$c" "./internal/cmd/$c"; done
+for c in apiserver gardener-standin metal-standin operator-standin; do go build -o "$RUN/bin/$c" "./internal/cmd/$c"; done
 tags=""; [ -f /usr/include/rados/librados.h ] && tags="-tags ceph,pacific"
 # shellcheck disable=SC2086 # tags is a word list
 go build $tags -o "$RUN/bin/provider" ./provider/cmd/provider
@@ -71,7 +82,18 @@ bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG"
 say "installing Crossplane's CRDs and the external schemas"
 XP_SRC=$(GOFLAGS= go mod download -json github.com/crossplane/crossplane/v2@v2.4.0 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
 $K apply --server-side -f "$XP_SRC/cluster/crds" >/dev/null
-$K apply --server-side -f cluster/crds/gardener -f cluster/crds/metal-operator -f cluster/crds/provider-kubernetes/kubernetes.crossplane.io_providerconfigs.yaml >/dev/null
+$K apply --server-side -f cluster/crds/gardener -f cluster/crds/metal-operator >/dev/null
+# provider-kubernetes runs as a plain local process, not as a package, so
+# its CRDs are applied here. The cluster-scoped Object CRD converts between
+# v1alpha1 and v1alpha2 through the provider's webhook, which is not reachable
+# as a Service here; the functions write and read only v1alpha2 (storage), so
+# conversion is turned off rather than served.
+[ -x "$PROVIDER_KUBERNETES" ] || die "no provider-kubernetes at $PROVIDER_KUBERNETES: run make tools"
+for f in "$PROVIDER_KUBERNETES_CRDS"/*.yaml; do
+  sed '/^  conversion:/,/^  [a-z]/{/^  conversion:/!{/^  [a-z]/!d}}; s/^  conversion:.*/  conversion: {strategy: None}/' "$f"
+  echo ---
+done >"$RUN/provider-kubernetes-crds.yaml"
+$K apply --server-side -f "$RUN/provider-kubernetes-crds.yaml" >/dev/null
 $K wait --for=condition=Established crd --all --timeout=60s >/dev/null || die "CRDs not established"
 $K create namespace crossplane-system >/dev/null
 
@@ -86,6 +108,9 @@ cert() { # DIR CN EXTENSIONS
 }
 cert core crossplane "extendedKeyUsage = clientAuth"
 cert functions functions "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1')"
+# provider-kubernetes always serves its conversion webhook (on :9443), so it
+# needs a server certificate even though nothing calls it here.
+cert provider-kubernetes provider-kubernetes "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1')"
 $K -n crossplane-system create secret generic functions-tls-server --from-file="$c/functions/tls.crt" --from-file="$c/functions/tls.key" --from-file="$c/ca.crt" >/dev/null
 
 say "seeding Crossplane's package cache from $XPKG"
@@ -140,9 +165,26 @@ for p in "${functions[@]/#/function/}" provider/provider-cobaltcore configuratio
 done
 for fn in "${functions[@]}"; do alive "$fn"; done
 
-say "starting the provider and the stand-ins"
+say "starting the providers and the stand-ins"
+OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
+CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
+curl -fs http://127.0.0.1:5000/v3 >/dev/null || die "the local OpenStack does not answer on 127.0.0.1:5000: run make openstack-up"
+timeout 20 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 health >/dev/null 2>&1 || die "the local Ceph does not answer: run make ceph-up"
+# A demo that was killed rather than stopped (down.sh deletes the clouds
+# first) leaves its tenants' Ceph pools and clients behind; the single
+# memstore OSD has room for only so many placement groups, so they go.
+# Only names of the example clouds' composites (<claim>-<5 chars>-...).
+demo_names='^(client\.openstack-)?(finance-prod|internal-prod|team-a-prod|team-a-staging|team-b-staging|team-c-big|team-b-on-fin)-[a-z0-9]{5}-'
+for p in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool ls 2>/dev/null | grep -E "$demo_names"); do
+  timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool delete "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1
+done
+for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls 2>/dev/null | grep -E "$demo_names"); do
+  timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth del "$e" >/dev/null 2>&1
+done
 bg provider "$RUN/bin/provider" -kubeconfig "$KUBECONFIG" -metrics-bind-address 127.0.0.1:18090 -health-probe-bind-address 127.0.0.1:18091 -poll 30s
 wait_for 60 "the provider is not healthy ($RUN/provider.log)" curl -fs http://127.0.0.1:18091/healthz
+# --poll: how soon an Object sees what changed in a Shoot's cluster.
+TLS_SERVER_CERTS_DIR=$c/provider-kubernetes bg provider-kubernetes "$PROVIDER_KUBERNETES" --poll=10s --sanitize-secrets
 cat >"$RUN/garden-kubeconfig" <<KC
 apiVersion: v1
 kind: Config
@@ -151,10 +193,14 @@ users: [{name: standin, user: {}}]
 contexts: [{name: garden, context: {cluster: garden, user: standin}}]
 current-context: garden
 KC
-# The Shoots' clusters are stood in for by the management cluster itself.
-bg gardener-standin "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-kubeconfig "$KUBECONFIG" -listen 127.0.0.1:18443
-wait_for 30 "the Gardener stand-in does not serve ($RUN/gardener-standin.log)" curl -fs http://127.0.0.1:18443/version
-pools=(examples/infrastructure/*/hypervisor-pools/*.yaml)
+mkdir -p "$RUN/shoots"
+bg gardener-standin "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -listen 127.0.0.1:18443 -shoot-clusters "$RUN/shoots" \
+  -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-namespaces rook-ceph,arbiter-operator
+wait_for 60 "the Gardener stand-in does not serve ($RUN/gardener-standin.log)" curl -fs http://127.0.0.1:18443/version
+bg operator-standin "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" \
+  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key"
+alive provider-kubernetes
+pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
 
 say "landscape: the CloudProfile, the garden and metal cluster ProviderConfigs"
@@ -164,17 +210,48 @@ $K -n crossplane-system create secret generic garden-kubeconfig --from-file=kube
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K apply -f cluster/demo/providerconfigs.yaml >/dev/null
 
-say "applying the hypervisor pools of examples/infrastructure"
+# wait_claims BOUND KINDS: poll until every claim of KINDS (comma-separated)
+# is Ready, saying every 15s how many are; fail after BOUND seconds naming
+# each claim that is not and its conditions, or at once when a process of
+# the plane has exited.
+wait_claims() {
+  local bound=$1 kinds=$2 t0 ready total last=0 f
+  t0=$(date +%s)
+  while :; do
+    for f in "$RUN"/*.pid; do alive "$(basename "$f" .pid)"; done
+    read -r ready total < <($K get "$kinds" -A -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
+      awk '{n++; if ($1 == "True") r++} END {print r + 0, n + 0}')
+    [ "$total" -gt 0 ] && [ "$ready" = "$total" ] && return 0
+    if [ $(( $(date +%s) - t0 )) -ge "$bound" ]; then
+      $K get "$kinds" -A -o jsonpath='{range .items[*]}{.kind} {.metadata.namespace}/{.metadata.name}: {range .status.conditions[?(@.status!="True")]}{.type}={.reason}: {.message}; {end}{"\n"}{end}' |
+        grep ': [A-Z]' >&2 || true
+      die "$((total - ready)) of $total claims ($kinds) are not Ready after ${bound}s (their conditions above)"
+    fi
+    if [ $(( $(date +%s) - last )) -ge 15 ]; then say "  $ready of $total claims Ready"; last=$(date +%s); fi
+    sleep 2
+  done
+}
+
+say "applying examples/infrastructure: control-plane clusters, hypervisor and storage pools"
 applied=$(date +%s)
 $K apply -f examples/infrastructure/namespace.yaml >/dev/null
-for f in "${pools[@]}"; do $K apply -f "$f" >/dev/null; done
-for f in "${pools[@]}"; do
-  n=$(sed -n 's/^  name: //p' "$f" | head -1)
-  if ! $K -n infrastructure wait --for=condition=Ready "hypervisorcluster/$n" --timeout=180s >/dev/null 2>&1; then
-    die "HypervisorCluster $n is not Ready: $($K -n infrastructure get hypervisorcluster "$n" -o jsonpath='{range .status.conditions[?(@.status!="True")]}{.type}={.reason}: {.message}; {end}')"
-  fi
-done
-say "every hypervisor pool is Ready, $(( $(date +%s) - applied ))s after kubectl apply"
-$K get hypervisorclusters -A
-$K get serverinventories
-echo "KUBECONFIG=$KUBECONFIG   stop with: cluster/demo/down.sh"
+cps=(examples/infrastructure/*/control-plane/*.yaml)
+hvs=(examples/infrastructure/*/hypervisor-pools/*.yaml)
+sts=(examples/infrastructure/*/storage-pools/*.yaml)
+for f in "${cps[@]}" "${hvs[@]}" "${sts[@]}"; do $K apply -f "$f" >/dev/null; done
+wait_claims 300 controlplaneclusters,hypervisorclusters,storageclusters
+infra_ready=$(( $(date +%s) - applied ))
+say "every pool and control-plane cluster is Ready, ${infra_ready}s after kubectl apply"
+
+say "applying examples/tenants: the tenants' OpenStackClusters"
+tenants=(examples/tenants/*/openstack-clusters/*.yaml)
+for f in examples/tenants/*/namespace.yaml "${tenants[@]}"; do $K apply -f "$f" >/dev/null; done
+wait_claims 420 openstackclusters
+all_ready=$(( $(date +%s) - applied ))
+say "every claim is Ready, ${all_ready}s after the first kubectl apply"
+printf 'infrastructure %s\nall %s\n' "$infra_ready" "$all_ready" >"$RUN/timings"
+
+cluster/demo/show.sh
+echo "KUBECONFIG=$KUBECONFIG   stop with: make demo-down"
+exit
+}

@@ -8,13 +8,14 @@
 #   $TOOLS_DIR/crossplane-cli-v2.5.0/crossplane
 #   $TOOLS_DIR/crossplane-core-v2.4.0/crossplane
 #   $TOOLS_DIR/validate-cache-core-v2.4.0/   (Crossplane's own CRDs for offline `resource validate`)
+#   $TOOLS_DIR/provider-kubernetes-v1.0.0/{provider,crds/}   (the local management plane, cluster/demo)
 #
 # Each tool is built from a committed throwaway module beside this script
 # (go.mod + go.sum pin every dependency), because `go install pkg@version` needs
 # version lists that the filtered proxy refuses. A flock serialises concurrent
 # runs; a finished tool is never rebuilt, so a second run takes seconds.
 #
-# usage: cluster/tools/build.sh [all|k8s|etcd|crossplane|validate-cache]...
+# usage: cluster/tools/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes]...
 # prints nothing on stdout but `export` lines when called with --env.
 set -euo pipefail
 
@@ -28,6 +29,7 @@ ETCD_DIR=$TOOLS_DIR/etcd-$ETCD_VERSION
 XP_CLI_DIR=$TOOLS_DIR/crossplane-cli-$CROSSPLANE_CLI_VERSION
 XP_CORE_DIR=$TOOLS_DIR/crossplane-core-$CROSSPLANE_CORE_VERSION
 VALIDATE_CACHE=$TOOLS_DIR/validate-cache-core-$CROSSPLANE_CORE_VERSION
+PK_DIR=$TOOLS_DIR/provider-kubernetes-$PROVIDER_KUBERNETES_VERSION
 
 start=$SECONDS
 log() { printf '[tools %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
@@ -43,6 +45,8 @@ ETCD=$ETCD_DIR/etcd
 CROSSPLANE=$XP_CLI_DIR/crossplane
 CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
 CROSSPLANE_VALIDATE_CACHE=$VALIDATE_CACHE
+PROVIDER_KUBERNETES=$PK_DIR/provider
+PROVIDER_KUBERNETES_CRDS=$PK_DIR/crds
 EOF
   exit 0
 fi
@@ -118,6 +122,23 @@ crossplane() {
     build crossplane "$XP_CLI_DIR/crossplane" github.com/crossplane/cli/v2/cmd/crossplane "-s -w -X $v=$CROSSPLANE_CLI_VERSION"
 }
 
+# provider-kubernetes pins crossplane-runtime v2.0.0-rc.1 and controller-runtime
+# v0.19, which do not build beside the project's v2.4.0/v0.24, so it has its own
+# throwaway module. Its CRDs come from the same module version; the demo applies
+# them itself instead of installing the provider as a package (see cluster/demo).
+provider_kubernetes() {
+  local moddir
+  [[ -x $PK_DIR/provider ]] ||
+    build provider-kubernetes "$PK_DIR/provider" github.com/crossplane-contrib/provider-kubernetes/cmd/provider "-s -w"
+  if [[ ! -e $PK_DIR/crds/.complete ]]; then
+    moddir=$(cd "$here/provider-kubernetes" && GOFLAGS= GOTOOLCHAIN=local go list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes)
+    mkdir -p "$PK_DIR/crds"
+    cp "$moddir"/package/crds/*.yaml "$PK_DIR/crds/"
+    chmod u+w "$PK_DIR"/crds/*.yaml
+    touch "$PK_DIR/crds/.complete"
+  fi
+}
+
 # envtest wants one directory holding kube-apiserver, etcd and kubectl.
 envtest_assets() {
   local d=$TOOLS_DIR/envtest-$K8S_VERSION
@@ -164,12 +185,13 @@ main() {
 
   for t in "${targets[@]}"; do
     case $t in
-      all) k8s; etcd; envtest_assets; crossplane; validate_cache ;;
+      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes ;;
       k8s) k8s ;;
       etcd) etcd ;;
       crossplane) crossplane ;;
       validate-cache) validate_cache ;;
-      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache)" >&2; exit 2 ;;
+      provider-kubernetes) provider_kubernetes ;;
+      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes)" >&2; exit 2 ;;
     esac
   done
   log "tools ready in $TOOLS_DIR"

@@ -83,7 +83,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 	}
 	osdCaps := make([]string, 0, len(pools))
 	for _, p := range pools {
-		name := c.cephPool(p.use)
+		name := c.cephPool(st, p.use)
 		osdCaps = append(osdCaps, "profile rbd pool="+name)
 		mr := &cephv1alpha1.Pool{
 			TypeMeta:   metav1.TypeMeta{APIVersion: cephv1alpha1.SchemeGroupVersion.String(), Kind: "Pool"},
@@ -126,7 +126,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.cephClientSecret(st)},
 			},
 			ForProvider: cephv1alpha1.ClientParameters{
-				Entity: c.cephEntity(),
+				Entity: c.cephEntity(st),
 				Caps:   map[string]string{"mon": "profile rbd", "mgr": "profile rbd", "osd": strings.Join(osdCaps, ", ")},
 			},
 		},
@@ -136,24 +136,24 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 	if err != nil {
 		return res, err
 	}
-	res.status.Client = &v1alpha1.CephClient{Name: "client." + c.cephEntity()}
+	res.status.Client = &v1alpha1.CephClient{Name: "client." + c.cephEntity(st)}
 	secretKey := resource.Name("ceph-" + st + "-client-secret")
 	_, keyCopying := observed[secretKey]
 	switch {
 	case clientStatus != v1alpha1.CephPoolReady:
 		res.ready = false
-		res.waiting = append(res.waiting, fmt.Sprintf("CephX client %s in %s is %s", c.cephEntity(), st, clientStatus))
+		res.waiting = append(res.waiting, fmt.Sprintf("CephX client %s in %s is %s", c.cephEntity(st), st, clientStatus))
 	case !namespaceReady && !keyCopying:
 		res.ready = false
-		res.waiting = append(res.waiting, fmt.Sprintf("the key of %s waits for namespace %s", c.cephEntity(), c.namespace()))
+		res.waiting = append(res.waiting, fmt.Sprintf("the key of %s waits for namespace %s", c.cephEntity(st), c.namespace()))
 	default:
 		// The key exists only now; the Object copies it from the client's
 		// connection secret into the cloud's namespace.
-		o := remote.Object(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), map[string]any{
+		o := remote.Created(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), map[string]any{
 			"apiVersion": "v1", "kind": "Secret",
 			"metadata":   map[string]any{"name": cephClientSecretRemote(st), "namespace": c.namespace(), "labels": anyMap(c.labels())},
 			"type":       "Opaque",
-			"stringData": map[string]any{cephv1alpha1.ConnectionSecretKeyEntity: "client." + c.cephEntity()},
+			"stringData": map[string]any{cephv1alpha1.ConnectionSecretKeyEntity: "client." + c.cephEntity(st)},
 		})
 		from := func(key string) remote.Patch {
 			return remote.Patch{APIVersion: "v1", Kind: "Secret", Namespace: c.in.SecretNamespace, Name: c.cephClientSecret(st),
@@ -166,7 +166,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 			res.status.Client.SecretRef = &v1alpha1.SecretReference{Name: cephClientSecretRemote(st), Namespace: c.namespace()}
 		} else {
 			res.ready = false
-			res.waiting = append(res.waiting, fmt.Sprintf("the key of %s is being copied to Secret %s/%s", c.cephEntity(), c.namespace(), cephClientSecretRemote(st)))
+			res.waiting = append(res.waiting, fmt.Sprintf("the key of %s is being copied to Secret %s/%s", c.cephEntity(st), c.namespace(), cephClientSecretRemote(st)))
 		}
 	}
 
@@ -174,7 +174,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 	// ceph-<pool>-<use>, named <cloud>-<short>), and whether it is up.
 	rook := func(use, short, kind string, spec map[string]any) (string, bool) {
 		key := resource.Name("ceph-" + st + "-" + use)
-		name := c.cephPool(short)
+		name := c.rookObject(short)
 		desired[key] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-"+st+"-"+short, access, map[string]any{
 			"apiVersion": "ceph.rook.io/v1", "kind": kind,
 			"metadata": map[string]any{"name": name, "namespace": rookNamespace, "labels": anyMap(c.labels())},

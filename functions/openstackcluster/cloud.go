@@ -81,11 +81,18 @@ func (c *cloud) endpoint(service string) string {
 // clouds.yaml, which the cloud's ProviderConfig reads.
 func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }
 
-// cephEntity is the tenant's CephX user (without "client.").
-func (c *cloud) cephEntity() string { return "openstack-" + c.name }
+// cephEntity is the tenant's CephX user in a storage pool (without
+// "client."). Like the pools, it names the storage pool too: a Ceph cluster
+// is a pool's own, but where several pools share one (the local demo) the
+// names must not meet.
+func (c *cloud) cephEntity(storagePool string) string { return "openstack-" + c.name + "-" + storagePool }
 
-// cephPool names one of the tenant's pools in a Ceph cluster.
-func (c *cloud) cephPool(use string) string { return c.name + "-" + use }
+// cephPool names one of the tenant's pools in a storage pool's Ceph.
+func (c *cloud) cephPool(storagePool, use string) string { return c.name + "-" + storagePool + "-" + use }
+
+// rookObject names one of the tenant's Rook objects in a storage pool's
+// cluster (which is the pool's own, in every landscape).
+func (c *cloud) rookObject(short string) string { return c.name + "-" + short }
 
 // cephClientSecret is the management-cluster Secret the CephX client of a
 // storage pool publishes its key to.

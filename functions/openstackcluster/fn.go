@@ -157,7 +157,7 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 	}
 
 	// The cloud's namespace, then its ControlPlane in it.
-	desired[resourceNamespace] = &resource.DesiredComposed{Resource: remote.Object(c.name+"-namespace", c.controlPlaneAccess(), map[string]any{
+	desired[resourceNamespace] = &resource.DesiredComposed{Resource: remote.Created(c.name+"-namespace", c.controlPlaneAccess(), map[string]any{
 		"apiVersion": "v1", "kind": "Namespace",
 		"metadata": map[string]any{"name": c.namespace(), "labels": anyMap(c.labels())},
 	})}

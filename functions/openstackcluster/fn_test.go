@@ -352,7 +352,7 @@ func TestStages(t *testing.T) {
 		}},
 		{"storage ready", w.storageReady, want{
 			resources: append([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage...), phase: "Provisioning", ready: []string{conditionPoolsReady},
-			message: map[string]string{conditionStorageReady: "the key of openstack-team-a-prod-7xk2p is being copied to Secret openstack-team-a-prod-7xk2p/ceph-client-st-pool-a"},
+			message: map[string]string{conditionStorageReady: "the key of openstack-team-a-prod-7xk2p-st-pool-a is being copied to Secret openstack-team-a-prod-7xk2p/ceph-client-st-pool-a"},
 		}},
 		{"key copied", w.keyCopied, want{
 			resources: append([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage...), phase: "Provisioning",
@@ -760,7 +760,7 @@ func TestSpecFields(t *testing.T) {
 				get(s, "storage", "ceph").(map[string]any)["volumePool"] = map[string]any{"replication": 2, "compression": "force", "quotaGB": 5}
 			},
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
-				want := map[string]any{"name": "team-a-prod-7xk2p-volumes", "size": float64(2), "compressionMode": "force", "quotaMaxBytes": float64(5 << 30), "application": "rbd"}
+				want := map[string]any{"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": float64(2), "compressionMode": "force", "quotaMaxBytes": float64(5 << 30), "application": "rbd"}
 				if diff := cmp.Diff(want, get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider")); diff != "" {
 					t.Errorf("volumes pool (-want +got):\n%s", diff)
 				}
@@ -780,7 +780,7 @@ func TestSpecFields(t *testing.T) {
 				if _, ok := rsp.GetDesired().GetResources()["ceph-st-pool-a-ephemeral"]; ok {
 					t.Error("composed the ephemeral pool")
 				}
-				want := map[string]any{"mon": "profile rbd", "mgr": "profile rbd", "osd": "profile rbd pool=team-a-prod-7xk2p-volumes, profile rbd pool=team-a-prod-7xk2p-images"}
+				want := map[string]any{"mon": "profile rbd", "mgr": "profile rbd", "osd": "profile rbd pool=team-a-prod-7xk2p-st-pool-a-volumes, profile rbd pool=team-a-prod-7xk2p-st-pool-a-images"}
 				if diff := cmp.Diff(want, get(desired(t, rsp, "ceph-st-pool-a-client"), "spec", "forProvider", "caps")); diff != "" {
 					t.Errorf("client caps (-want +got):\n%s", diff)
 				}
@@ -830,19 +830,19 @@ func TestSpecFields(t *testing.T) {
 				}
 			},
 		},
-		"hypervisor pools: an aggregate and availability zone each, for the tenant's project": {
+		"hypervisor pools: an aggregate (named after the cloud) and availability zone (the pool) each, for the cloud's project": {
 			mutate: func(s map[string]any) {
 				s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-b", "nodes": 7}}
 			},
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
-				want := map[string]any{"name": "hv-pool-b", "availabilityZone": "hv-pool-b",
+				want := map[string]any{"name": "team-a-prod-7xk2p-hv-pool-b", "availabilityZone": "hv-pool-b",
 					"metadata":           map[string]any{"c5c3.io_pool": "hv-pool-b", "c5c3.io_allocated_nodes": "7"},
 					"filterTenantIDRefs": []any{map[string]any{"name": "team-a-prod-7xk2p"}}}
 				if diff := cmp.Diff(want, get(desired(t, rsp, "aggregate-hv-pool-b"), "spec", "forProvider")); diff != "" {
 					t.Errorf("hv-pool-b's aggregate (-want +got):\n%s", diff)
 				}
-				if got := get(desired(t, rsp, "project"), "spec", "forProvider", "name"); got != "team-a" {
-					t.Errorf("project name = %v, want the tenant", got)
+				if got := get(desired(t, rsp, "project"), "spec", "forProvider", "name"); got != "team-a-prod-7xk2p" {
+					t.Errorf("project name = %v, want the cloud's name", got)
 				}
 			},
 		},

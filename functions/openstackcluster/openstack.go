@@ -105,10 +105,12 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 		return xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: c.name}}
 	}
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Labels: c.labels()} }
-	projectName := c.tenant
-	if projectName == "" {
-		projectName = c.name
-	}
+	// Names in the cloud's own APIs carry the cloud's name: whoever reads
+	// Keystone, Nova or Cinder sees whose object it is, and clouds whose
+	// services are shared (a test region; the local demo, where one
+	// OpenStack stands in for every cloud) never take each other's objects.
+	// Availability zones keep the pool's name: that is what users pick.
+	projectName := c.name
 	project := &keystonev1alpha1.Project{
 		TypeMeta:   metav1.TypeMeta{APIVersion: keystonev1alpha1.SchemeGroupVersion.String(), Kind: "Project"},
 		ObjectMeta: meta(c.name),
@@ -130,14 +132,14 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 				TypeMeta:   metav1.TypeMeta{APIVersion: novav1alpha1.SchemeGroupVersion.String(), Kind: "Aggregate"},
 				ObjectMeta: meta(c.name + "-" + name),
 				Spec: novav1alpha1.AggregateSpec{ClusterManagedResourceSpec: managed(), ForProvider: novav1alpha1.AggregateParameters{
-					Name: name, AvailabilityZone: name,
+					Name: c.name + "-" + name, AvailabilityZone: name,
 					Metadata: map[string]string{
 						metadataPool: name, metadataAllocatedNodes: strconv.Itoa(int(allocated[name])),
 					},
 					FilterTenantIDRefs: []xpv2.Reference{*projectRef},
 				}},
 			}
-			if err := add(resource.Name("aggregate-"+name), "Nova aggregate "+name, agg); err != nil {
+			if err := add(resource.Name("aggregate-"+name), "Nova aggregate "+agg.Spec.ForProvider.Name, agg); err != nil {
 				return st, err
 			}
 		}
@@ -162,10 +164,10 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 				TypeMeta:   metav1.TypeMeta{APIVersion: cinderv1alpha1.SchemeGroupVersion.String(), Kind: "VolumeType"},
 				ObjectMeta: meta(c.name + "-" + name),
 				Spec: cinderv1alpha1.VolumeTypeSpec{ClusterManagedResourceSpec: managed(), ForProvider: cinderv1alpha1.VolumeTypeParameters{
-					Name: name, BackendName: cinderBackend(name), Description: "RBD volumes in storage pool " + name,
+					Name: c.name + "-" + name, BackendName: cinderBackend(name), Description: "RBD volumes in storage pool " + name,
 				}},
 			}
-			if err := add(resource.Name("volume-type-"+name), "Cinder volume type "+name, vt); err != nil {
+			if err := add(resource.Name("volume-type-"+name), "Cinder volume type "+vt.Spec.ForProvider.Name, vt); err != nil {
 				return st, err
 			}
 		}

@@ -55,7 +55,7 @@ func composeArbiter(s *v1alpha1.StorageClusterParameters, a pool.Access, observe
 	source := pool.Access{Kind: pool.KindControlPlane, Name: s.ArbiterCluster, SecretNamespace: a.SecretNamespace}
 	secretName := "arbiter-" + s.ArbiterCluster + "-kubeconfig"
 
-	kc := remote.Object(pc+"-arbiter-kubeconfig", pc, map[string]any{
+	kc := remote.Created(pc+"-arbiter-kubeconfig", pc, map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
 		"metadata": map[string]any{"name": secretName, "namespace": arbiterNamespace},
 	})

@@ -7,9 +7,10 @@
 // What it simulates: an AdminKubeconfigRequest for an existing Shoot answers
 // a kubeconfig valid for the requested lifetime (Gardener's default cap of 24
 // hours applies), 404 for a Shoot that does not exist. What it does not:
-// machines, Shoot reconciliation, real per-Shoot clusters or short-lived
-// client certificates — the kubeconfig it hands out is the one it was given
-// (for tests, the backing API server's own).
+// machines, Shoot reconciliation or short-lived client certificates — the
+// kubeconfig it hands out is the one it is given: in the demo, that of the
+// Shoot's own local kube-apiserver (Clusters), in tests the backing API
+// server's own.
 package gardenerstandin
 
 import (
@@ -44,7 +45,8 @@ type Garden struct {
 }
 
 // New returns a Garden in front of backend. kubeconfig returns what a
-// Shoot's admin kubeconfig request is answered with.
+// Shoot's admin kubeconfig request is answered with, nil while the Shoot's
+// cluster does not serve (answered 503).
 func New(backend *rest.Config, kubeconfig func(namespace, shoot string) []byte) (*Garden, error) {
 	rt, err := rest.TransportFor(backend)
 	if err != nil {
@@ -93,9 +95,14 @@ func (g *Garden) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lifetime = min(lifetime, maxLifetime)
+	kc := g.kubeconfig(ns, shoot)
+	if kc == nil {
+		writeStatus(w, http.StatusServiceUnavailable, fmt.Sprintf("the cluster of Shoot %s/%s does not serve yet", ns, shoot))
+		return
+	}
 	req.APIVersion, req.Kind = authenticationv1alpha1.SchemeGroupVersion.String(), "AdminKubeconfigRequest"
 	req.Status = authenticationv1alpha1.AdminKubeconfigRequestStatus{
-		Kubeconfig:          g.kubeconfig(ns, shoot),
+		Kubeconfig:          kc,
 		ExpirationTimestamp: metav1.NewTime(g.now().Add(lifetime).Truncate(time.Second)),
 	}
 	g.Issued.Add(1)
@@ -111,6 +118,8 @@ func writeStatus(w http.ResponseWriter, code int, msg string) {
 		reason = metav1.StatusReasonBadRequest
 	case http.StatusUnprocessableEntity:
 		reason = metav1.StatusReasonInvalid
+	case http.StatusServiceUnavailable:
+		reason = metav1.StatusReasonServiceUnavailable
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)

@@ -16,7 +16,7 @@ const (
 
 // Object wraps a manifest in an Object that applies it in the cluster the
 // ProviderConfig reaches, and is Ready when the manifest's own Ready
-// condition is.
+// condition is (for kinds without one, see Created).
 func Object(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
 	o := composed.New()
 	o.SetAPIVersion(APIVersion)
@@ -27,6 +27,16 @@ func Object(name, providerConfig string, manifest map[string]any) *composed.Unst
 		"forProvider":       map[string]any{"manifest": manifest},
 		"readiness":         map[string]any{"policy": "DeriveFromObject"},
 	}
+	return o
+}
+
+// Created wraps a manifest of a kind that reports no Ready condition (a
+// Namespace, a Secret) in an Object that is Ready once the object exists:
+// with DeriveFromObject such an Object would never be Ready.
+func Created(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
+	o := Object(name, providerConfig, manifest)
+	spec := o.Object["spec"].(map[string]any) //nolint:forcetypeassert // set by Object
+	spec["readiness"] = map[string]any{"policy": "SuccessfulCreate"}
 	return o
 }
 

@@ -8,7 +8,8 @@
 #
 #   COBALTCORE_OPENSTACK_RUN  run directory (default /tmp/cobaltcore-openstack; wiped unless KEEP=1)
 #   COMPUTE_HOSTS             fake compute hosts (default "hv-1 hv-2")
-#   CINDER_BACKENDS           fake cinder-volume backends (default "ceph-st-pool-a ceph-st-pool-b")
+#   CINDER_BACKENDS           fake cinder-volume backends (default: one per example storage pool,
+#                             "ceph-st-pool-{a,b,fin,s,us}")
 #
 # Admin credential: admin / secret, project admin, domain Default, region
 # RegionOne, Keystone http://127.0.0.1:5000/v3 (also written to
@@ -17,7 +18,7 @@ set -euo pipefail
 H=$(cd "$(dirname "$0")" && pwd)
 RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 COMPUTE_HOSTS=${COMPUTE_HOSTS:-"hv-1 hv-2"}
-CINDER_BACKENDS=${CINDER_BACKENDS:-"ceph-st-pool-a ceph-st-pool-b"}
+CINDER_BACKENDS=${CINDER_BACKENDS:-"ceph-st-pool-a ceph-st-pool-b ceph-st-pool-fin ceph-st-pool-s ceph-st-pool-us"}
 PY=/usr/bin/python3   # the distribution's python, with the OpenStack modules
 KS=http://127.0.0.1:5000/v3
 
@@ -53,11 +54,15 @@ password = secret
 memcached_servers =
 CONF
 }
-# uwsgi_app NAME PORT WSGI ENV: --http11-socket with "Connection: close":
-# plain --http-socket breaks Go's keep-alive connections.
+# uwsgi_app NAME PORT WSGI THREADS ENV [PROCESSES]: --http11-socket with
+# "Connection: close": plain --http-socket breaks Go's keep-alive
+# connections. nova-api runs on
+# eventlet, whose hub breaks ("greenlet.error: cannot switch to a different
+# thread") and hangs the worker when uwsgi gives it a second thread: it
+# scales by processes instead.
 uwsgi_app() {
   uwsgi --plugin python3 --http11-socket "127.0.0.1:$2" --chdir "$RUN/$1" --wsgi-file "$3" \
-    --master --processes 1 --threads "${4:-2}" --lazy-apps --die-on-term --buffer-size 65535 \
+    --master --processes "${6:-1}" --threads "${4:-2}" --lazy-apps --die-on-term --buffer-size 65535 \
     --add-header "Connection: close" --env "$5" --pidfile "$RUN/$1/uwsgi.pid" --daemonize "$RUN/$1/uwsgi.log"
 }
 
@@ -180,7 +185,7 @@ NM="nova-manage --config-file $D/nova.conf"
   $NM cell_v2 create_cell --name cell1 --database_connection "sqlite:///$D/nova_cell1.db" --transport-url fake://
   $NM db sync; } > "$D/manage.log" 2>&1
 for db in nova_api nova_cell0 nova_cell1; do wal "$D/$db.db"; done
-uwsgi_app nova 8774 /usr/bin/nova-api-wsgi 2 "OS_NOVA_CONFIG_DIR=$D"
+uwsgi_app nova 8774 /usr/bin/nova-api-wsgi 1 "OS_NOVA_CONFIG_DIR=$D" 2
 wait_for nova-api "$D/uwsgi.log" curl -sf http://127.0.0.1:8774/
 
 echo "cinder-api"

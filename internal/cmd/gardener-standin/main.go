@@ -3,18 +3,25 @@
 // stand-in for the demo, not a Gardener:
 //
 //   - every Shoot (a custom resource in the management cluster's API server,
-//     cluster/crds/gardener) is reported created and healthy after -delay:
-//     status.technicalID, a succeeded last operation and the four health
-//     conditions Gardener sets;
+//     cluster/crds/gardener) gets a cluster of its own: a local
+//     kube-apiserver (on one etcd shared by all Shoots) with the CRDs of
+//     -shoot-crds and the namespaces of -shoot-namespaces, which the
+//     landscape's Shoots would have;
+//   - once that cluster serves, and not before -delay, the Shoot is reported
+//     created and healthy: status.technicalID, a succeeded last operation and
+//     the four health conditions Gardener sets;
 //   - shoots/adminkubeconfig is served (internal/gardenerstandin) on -listen
-//     in front of that API server, and answers with -shoot-kubeconfig.
+//     in front of that API server, and answers with the admin kubeconfig of
+//     the Shoot's cluster (also written to -shoot-clusters, for the stand-in
+//     of the operators inside Shoots, cmd/operator-standin);
+//   - a deleted Shoot's cluster is stopped.
 //
 // What it does not simulate: machines, ServerClaims, the worker pools'
-// nodes, the Shoot's own control plane (the kubeconfig it hands out is the
-// one it is given), reconciliation of changes, hibernation or deletion
-// flows. Shoots are deleted at once.
+// nodes (a Shoot's cluster has none, so nothing scheduled there runs),
+// short-lived credentials, reconciliation of changes, hibernation or
+// deletion flows. Shoots are deleted at once.
 //
-// Usage: gardener-standin -kubeconfig MGMT -listen 127.0.0.1:18443 -shoot-kubeconfig FILE
+// Usage: gardener-standin -kubeconfig MGMT -listen 127.0.0.1:18443 -shoot-clusters DIR [-shoot-crds DIR]... [-shoot-namespaces a,b]
 package main
 
 import (
@@ -39,28 +46,48 @@ import (
 
 var shoots = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
 
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
 func main() {
+	// Its own flag set: controller-runtime (through envtest) registers
+	// -kubeconfig on the global one.
+	flag := flag.NewFlagSet("gardener-standin", flag.ExitOnError)
 	kubeconfig := flag.String("kubeconfig", "", "the management cluster, which holds the Shoots")
 	listen := flag.String("listen", "127.0.0.1:18443", "where to serve the garden API (plain HTTP, loopback only)")
-	shootKubeconfig := flag.String("shoot-kubeconfig", "", "the kubeconfig every admin kubeconfig request is answered with")
-	delay := flag.Duration("delay", 3*time.Second, "how long a new Shoot takes to become ready")
-	flag.Parse()
-	if err := run(*kubeconfig, *listen, *shootKubeconfig, *delay); err != nil {
+	dir := flag.String("shoot-clusters", "", "directory the Shoot clusters' admin kubeconfigs are written to, as <namespace>.<shoot>.kubeconfig")
+	var crds list
+	flag.Var(&crds, "shoot-crds", "a directory of CRDs every Shoot cluster has (repeatable)")
+	namespaces := flag.String("shoot-namespaces", "", "comma-separated namespaces every Shoot cluster has")
+	delay := flag.Duration("delay", 3*time.Second, "the least time a new Shoot takes to become ready")
+	_ = flag.Parse(os.Args[1:]) //nolint:errcheck // ExitOnError
+	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "gardener-standin: -shoot-clusters and KUBEBUILDER_ASSETS (kube-apiserver, etcd; see cluster/tools/build.sh --env) are required")
+		os.Exit(2)
+	}
+	var ns []string
+	if *namespaces != "" {
+		ns = strings.Split(*namespaces, ",")
+	}
+	if err := run(*kubeconfig, *listen, *dir, crds, ns, *delay); err != nil {
 		fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, listen, shootKubeconfig string, delay time.Duration) error {
+func run(kubeconfig, listen, dir string, crds, namespaces []string, delay time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
 	}
-	issued, err := os.ReadFile(shootKubeconfig) //nolint:gosec // a file named on the command line
+	clusters, err := gardenerstandin.NewClusters(dir, crds, namespaces)
 	if err != nil {
 		return err
 	}
-	garden, err := gardenerstandin.New(cfg, func(string, string) []byte { return issued })
+	defer clusters.Stop()
+	garden, err := gardenerstandin.New(cfg, clusters.Kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -75,7 +102,7 @@ func run(kubeconfig, listen, shootKubeconfig string, delay time.Duration) error 
 		<-ctx.Done()
 		_ = srv.Close() //nolint:errcheck // shutting down
 	}()
-	go reconcile(ctx, dyn, delay)
+	go reconcile(ctx, dyn, clusters, delay)
 	fmt.Println("garden stand-in serving on", listen)
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		return err
@@ -83,12 +110,13 @@ func run(kubeconfig, listen, shootKubeconfig string, delay time.Duration) error 
 	return nil
 }
 
-// reconcile reports every Shoot older than delay ready, every 2 seconds.
-func reconcile(ctx context.Context, dyn dynamic.Interface, delay time.Duration) {
+// reconcile, every 2 seconds, reports ready every Shoot whose cluster
+// serves, and stops the clusters of deleted Shoots.
+func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenerstandin.Clusters, delay time.Duration) {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
-		if err := markShootsReady(ctx, dyn, delay); err != nil {
+		if err := markShootsReady(ctx, dyn, clusters, delay); err != nil {
 			fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		}
 		select {
@@ -99,16 +127,26 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, delay time.Duration) 
 	}
 }
 
-// markShootsReady reports ready every Shoot that is not yet, not being
-// deleted, and older than delay.
-func markShootsReady(ctx context.Context, dyn dynamic.Interface, delay time.Duration) error {
+// markShootsReady starts the cluster of every Shoot not being deleted,
+// reports ready every Shoot that is not yet, older than delay, whose cluster
+// serves, and stops the clusters of Shoots that are gone.
+func markShootsReady(ctx context.Context, dyn dynamic.Interface, clusters *gardenerstandin.Clusters, delay time.Duration) error {
 	l, err := dyn.Resource(shoots).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("cannot list Shoots: %w", err)
 	}
+	keep := map[string]bool{}
 	for i := range l.Items {
 		s := &l.Items[i]
-		if ready(s) || time.Since(s.GetCreationTimestamp().Time) < delay || s.GetDeletionTimestamp() != nil {
+		if s.GetDeletionTimestamp() != nil {
+			continue
+		}
+		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
+		serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
+		}
+		if ready(s) || !serves || time.Since(s.GetCreationTimestamp().Time) < delay {
 			continue
 		}
 		markReady(s)
@@ -117,6 +155,9 @@ func markShootsReady(ctx context.Context, dyn dynamic.Interface, delay time.Dura
 			continue
 		}
 		fmt.Printf("Shoot %s/%s ready\n", s.GetNamespace(), s.GetName())
+	}
+	for _, k := range clusters.Keep(keep) {
+		fmt.Printf("Shoot %s deleted: its cluster is stopped\n", k)
 	}
 	return nil
 }

@@ -126,10 +126,16 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
+	// The name is the pool's ID, so it is recorded before the pool is asked
+	// for: crossplane persists it even when Create fails. A monitor that
+	// times out may still have made the pool (a busy cluster does); Observe
+	// then finds it under this resource's external name, unmarked, takes it
+	// as its own and Update marks it. Recorded only after, such a pool would
+	// be "someone else's" for good.
+	meta.SetExternalName(mg, p.Name)
 	if err := e.ceph.CreatePool(ctx, p.Name, r); err != nil {
 		return managed.ExternalCreation{}, fmt.Errorf("cannot create ceph pool %q: %w", p.Name, err)
 	}
-	meta.SetExternalName(mg, p.Name)
 	if err := e.ceph.EnableApplication(ctx, p.Name, app(p)); err != nil {
 		return managed.ExternalCreation{}, err
 	}

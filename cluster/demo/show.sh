@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Prints what the running local management plane (cluster/demo/up.sh) made:
+# the claims with their printer columns, a trace of one OpenStackCluster
+# through Crossplane, and for each tenant cloud the real objects in the local
+# Keystone, Nova, Cinder and Ceph.
+#
+# Usage: cluster/demo/show.sh [OPENSTACKCLUSTER-NAMESPACE/NAME to trace]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
+OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
+CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
+[ -f "$RUN/kubeconfig" ] || { echo "no demo runs in $RUN: start it with make demo" >&2; exit 1; }
+eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
+export KUBECONFIG=$RUN/kubeconfig
+K=$KUBECTL
+trace=${1:-team-a/team-a-prod}
+
+section() { printf '\n=== %s\n' "$*"; }
+section "claims"
+$K get controlplaneclusters,hypervisorclusters,storageclusters -n infrastructure
+echo
+$K get openstackclusters -A
+
+section "crossplane resource trace openstackcluster ${trace#*/} -n ${trace%/*}"
+"$CROSSPLANE" resource trace openstackcluster "${trace#*/}" -n "${trace%/*}" 2>&1
+
+# What the real services hold, read once: the local OpenStack's CLI as admin, the ceph CLI.
+os() { OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 120 openstack --os-cloud admin "$@"; }
+cephc() { timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 "$@"; }
+projects=$(os project list -f value -c Name 2>&1)
+aggregates=$(os aggregate list --long -f value -c Name -c "Availability Zone" -c Properties 2>&1)
+volumetypes=$(os volume type list --long -f value -c Name -c Description 2>&1)
+cephpools=$(cephc osd pool ls detail 2>&1 | sed -n "s/^pool [0-9]* '\([^']*\)' replicated size \([0-9]*\).*/\1 (size \2)/p")
+cephclients=$(cephc auth ls 2>/dev/null | grep '^client\.openstack-')
+
+section "in the local OpenStack and Ceph, per tenant cloud (the one local OpenStack and Ceph stand in for every cloud's and pool's)"
+for x in $($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null); do
+  printf -- '--- %s/%s (composite %s)\n' "$($K get xopenstackcluster "$x" -o jsonpath='{.metadata.labels.crossplane\.io/claim-namespace}')" \
+    "$($K get xopenstackcluster "$x" -o jsonpath='{.metadata.labels.crossplane\.io/claim-name}')" "$x"
+  grep -x "$x" <<<"$projects" | sed 's/^/  Keystone project  /'
+  grep "^$x-" <<<"$aggregates" | sed 's/^/  Nova aggregate    /'
+  grep "^$x-" <<<"$volumetypes" | sed 's/^/  Cinder type       /'
+  grep "^$x-" <<<"$cephpools" | sed 's/^/  Ceph pool         /'
+  grep "^client.openstack-$x-" <<<"$cephclients" | sed 's/^/  CephX client      /'
+done

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/regions"
+)
+
+// registerRegion gives the local Keystone's catalog the cloud's region:
+// every endpoint of the local OpenStack's own region again under region,
+// as the c5c3-operator's Keystone bootstrap registers a cloud's services in
+// the cloud's region. Clients of the cloud (the provider) then find their
+// endpoints in the region the cloud was claimed for.
+func (s *standin) registerRegion(ctx context.Context, region string) error {
+	if region == "" || s.regions[region] {
+		return nil
+	}
+	auth, eo, _, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(s.clouds)), clouds.WithCloudName("admin"))
+	if err != nil {
+		return fmt.Errorf("the local OpenStack's clouds.yaml: %w", err)
+	}
+	pc, err := openstack.AuthenticatedClient(ctx, auth)
+	if err != nil {
+		return fmt.Errorf("cannot authenticate to the local Keystone: %w", err)
+	}
+	id, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{Region: eo.Region})
+	if err != nil {
+		return err
+	}
+	if _, err := regions.Get(ctx, id, region).Extract(); gophercloud.ResponseCodeIs(err, 404) {
+		if _, err := regions.Create(ctx, id, regions.CreateOpts{ID: region, Description: "registered by operator-standin"}).Extract(); err != nil {
+			return fmt.Errorf("cannot create region %s: %w", region, err)
+		}
+	} else if err != nil {
+		return err
+	}
+	pages, err := endpoints.List(id, endpoints.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+	all, err := endpoints.ExtractEndpoints(pages)
+	if err != nil {
+		return err
+	}
+	type key struct{ service, iface string }
+	have := map[key]bool{}
+	for _, e := range all {
+		if e.Region == region {
+			have[key{e.ServiceID, string(e.Availability)}] = true
+		}
+	}
+	for _, e := range all {
+		if e.Region != eo.Region || have[key{e.ServiceID, string(e.Availability)}] {
+			continue
+		}
+		if _, err := endpoints.Create(ctx, id, endpoints.CreateOpts{
+			Availability: e.Availability, Region: region, URL: e.URL, ServiceID: e.ServiceID,
+		}).Extract(); err != nil {
+			return fmt.Errorf("cannot register %s endpoint %s in region %s: %w", e.Availability, e.URL, region, err)
+		}
+		have[key{e.ServiceID, string(e.Availability)}] = true
+	}
+	s.regions[region] = true
+	fmt.Printf("region %s registered in the local Keystone\n", region)
+	return nil
+}

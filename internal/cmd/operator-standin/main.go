@@ -1,0 +1,392 @@
+// Command operator-standin does, in the local Shoot clusters that
+// cmd/gardener-standin runs, what the operators a landscape runs inside its
+// Shoots would report — and nothing more. It is a stand-in for the demo:
+//
+//   - the c5c3-operator (the control-plane stand-in): a ControlPlane
+//     (c5c3.io/v1alpha1) is reported Ready, with every service it enables
+//     ready, and the admin credential Secret it names
+//     (spec.korc.adminCredential.cloudCredentialsRef) holds a clouds.yaml
+//     for the local OpenStack's Keystone (-clouds-yaml), whose catalog gets
+//     the ControlPlane's spec.region (the local services' endpoints again);
+//   - Rook: a CephCluster is reported Ready with the health and capacity of
+//     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
+//     CephFilesystem or CephObjectStore Ready, and Rook's own rook-ceph-mon Secret (admin key) and
+//     rook-ceph-mon-endpoints ConfigMap point at the local Ceph's monitors;
+//   - the external Ceph arbiter operator: RemoteCluster and RemoteArbiter
+//     report state Ready.
+//
+// What it does not simulate: any of those operators' work. No OpenStack
+// service is deployed per ControlPlane (every cloud is the one local
+// OpenStack), no Ceph daemon per CephCluster (every storage pool is the one
+// local Ceph), no arbiter monitor joins; changes to a spec are not acted on.
+//
+// Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+var (
+	controlPlanes  = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
+	cephClusters   = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
+	// Rook's kinds that are Ready once their pools exist.
+	rookPools = []schema.GroupVersionResource{
+		{Group: "ceph.rook.io", Version: "v1", Resource: "cephblockpools"},
+		{Group: "ceph.rook.io", Version: "v1", Resource: "cephfilesystems"},
+		{Group: "ceph.rook.io", Version: "v1", Resource: "cephobjectstores"},
+	}
+	remoteClusters = schema.GroupVersionResource{Group: "ceph.cobaltcore.sap.com", Version: "v1alpha1", Resource: "remoteclusters"}
+	remoteArbiters = schema.GroupVersionResource{Group: "ceph.cobaltcore.sap.com", Version: "v1alpha1", Resource: "remotearbiters"}
+)
+
+type config struct {
+	dir, cloudsYAML, cephConf, cephKeyFile, cephMon string
+}
+
+func main() {
+	c := config{}
+	flag.StringVar(&c.dir, "shoot-clusters", "", "directory of the Shoot clusters' admin kubeconfigs (gardener-standin -shoot-clusters)")
+	flag.StringVar(&c.cloudsYAML, "clouds-yaml", "", "the local OpenStack's clouds.yaml with cloud \"admin\" (cluster/local/openstack)")
+	flag.StringVar(&c.cephConf, "ceph-conf", "", "the local Ceph's ceph.conf (cluster/local/ceph)")
+	flag.StringVar(&c.cephKeyFile, "ceph-key", "", "file holding the local Ceph's client.admin key")
+	flag.StringVar(&c.cephMon, "ceph-mon", "a=127.0.0.1:6789", "the local Ceph's monitors as Rook lists them (name=host:port,...)")
+	flag.Parse()
+	if c.dir == "" || c.cloudsYAML == "" || c.cephConf == "" || c.cephKeyFile == "" {
+		fmt.Fprintln(os.Stderr, "operator-standin: -shoot-clusters, -clouds-yaml, -ceph-conf and -ceph-key are required")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "operator-standin:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	clouds, err := os.ReadFile(c.cloudsYAML)
+	if err != nil {
+		return err
+	}
+	key, err := os.ReadFile(c.cephKeyFile)
+	if err != nil {
+		return err
+	}
+	s := &standin{config: c, clouds: clouds, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}}
+	t := time.NewTicker(3 * time.Second)
+	defer t.Stop()
+	fmt.Println("operator stand-in watching", c.dir)
+	for {
+		s.sweep(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+type standin struct {
+	config
+	clouds  []byte
+	cephKey string
+	ceph    *cephFacts
+	clients map[string]*cluster
+	regions map[string]bool
+}
+
+type cluster struct {
+	name     string
+	modified time.Time
+	dyn      dynamic.Interface
+	kube     kubernetes.Interface
+}
+
+// sweep visits every Shoot cluster once. Errors are reported and retried
+// at the next sweep: a cluster may be starting or stopping.
+func (s *standin) sweep(ctx context.Context) {
+	files, err := filepath.Glob(filepath.Join(s.dir, "*.kubeconfig"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "operator-standin:", err)
+		return
+	}
+	s.ceph = nil // read again, once, when a CephCluster needs it
+	seen := map[string]bool{}
+	for _, f := range files {
+		seen[f] = true
+		c, err := s.client(f)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "operator-standin: %s: %v\n", f, err)
+			continue
+		}
+		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.pools, s.arbiters} {
+			if err := step(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
+			}
+		}
+	}
+	for f := range s.clients {
+		if !seen[f] {
+			delete(s.clients, f)
+		}
+	}
+}
+
+func (s *standin) client(file string) (*cluster, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := s.clients[file]; ok && c.modified.Equal(fi.ModTime()) {
+		return c, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", file)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = 10 * time.Second
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{name: strings.TrimSuffix(filepath.Base(file), ".kubeconfig"), modified: fi.ModTime(), dyn: dyn, kube: kube}
+	s.clients[file] = c
+	return c, nil
+}
+
+// each calls fn for every object of gvr whose status does not say done yet,
+// and writes the status fn sets.
+func each(ctx context.Context, c *cluster, gvr schema.GroupVersionResource, done func(*unstructured.Unstructured) bool, fn func(*unstructured.Unstructured) error) error {
+	l, err := c.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("cannot list %s: %w", gvr.Resource, err)
+	}
+	for i := range l.Items {
+		o := &l.Items[i]
+		if o.GetDeletionTimestamp() != nil || done(o) {
+			continue
+		}
+		if err := fn(o); err != nil {
+			return fmt.Errorf("%s %s/%s: %w", gvr.Resource, o.GetNamespace(), o.GetName(), err)
+		}
+		if _, err := c.dyn.Resource(gvr).Namespace(o.GetNamespace()).UpdateStatus(ctx, o, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("cannot report %s %s/%s: %w", gvr.Resource, o.GetNamespace(), o.GetName(), err)
+		}
+		fmt.Printf("cluster %s: %s %s/%s reported ready\n", c.name, gvr.Resource, o.GetNamespace(), o.GetName())
+	}
+	return nil
+}
+
+// readyCondition is a Ready condition; Rook's schemas have no
+// observedGeneration in conditions, the ControlPlane's (metav1.Condition)
+// has.
+func readyCondition(reason, msg string) map[string]any {
+	return map[string]any{
+		"type": "Ready", "status": "True", "reason": reason, "message": msg,
+		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
+	}
+}
+
+// hasReady says whether the object reports a Ready condition for its
+// current generation.
+func hasReady(o *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" && m["status"] == "True" {
+			g, ok := m["observedGeneration"].(int64)
+			return !ok || g == o.GetGeneration()
+		}
+	}
+	return false
+}
+
+// controlPlanes reports every ControlPlane Ready and writes its admin
+// credential: the local Keystone's clouds.yaml.
+func (s *standin) controlPlanes(ctx context.Context, c *cluster) error {
+	return each(ctx, c, controlPlanes, hasReady, func(o *unstructured.Unstructured) error {
+		region, _, _ := unstructured.NestedString(o.Object, "spec", "region")
+		if err := s.registerRegion(ctx, region); err != nil {
+			return err
+		}
+		secret, _, _ := unstructured.NestedString(o.Object, "spec", "korc", "adminCredential", "cloudCredentialsRef", "secretName")
+		if secret != "" {
+			if err := s.apply(ctx, c, &corev1.Secret{
+				ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: o.GetNamespace()},
+				Data:       map[string][]byte{"clouds.yaml": s.clouds},
+			}); err != nil {
+				return err
+			}
+		}
+		ready := readyCondition("Ready", "operator-standin: the local OpenStack stands in for every service")
+		ready["observedGeneration"] = o.GetGeneration()
+		services, _, _ := unstructured.NestedMap(o.Object, "spec", "services")
+		var st []any
+		for name := range services {
+			st = append(st, map[string]any{"name": name, "ready": true})
+		}
+		o.Object["status"] = map[string]any{
+			"observedGeneration": o.GetGeneration(),
+			"services":           st,
+			"conditions":         []any{ready},
+		}
+		return nil
+	})
+}
+
+// cephClusters reports every CephCluster Ready with the local Ceph's
+// health and capacity, and publishes its monitors and admin key as Rook
+// does.
+func (s *standin) cephClusters(ctx context.Context, c *cluster) error {
+	done := func(o *unstructured.Unstructured) bool {
+		p, _, _ := unstructured.NestedString(o.Object, "status", "phase")
+		return p == "Ready" && hasReady(o)
+	}
+	return each(ctx, c, cephClusters, done, func(o *unstructured.Unstructured) error {
+		facts, err := s.cephFacts()
+		if err != nil {
+			return err
+		}
+		ns := o.GetNamespace()
+		if err := s.apply(ctx, c, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph-mon", Namespace: ns},
+			Data:       map[string][]byte{"admin-secret": []byte(s.cephKey), "fsid": []byte(facts.FSID)},
+		}); err != nil {
+			return err
+		}
+		if err := s.apply(ctx, c, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph-mon-endpoints", Namespace: ns},
+			Data:       map[string]string{"data": s.cephMon},
+		}); err != nil {
+			return err
+		}
+		o.Object["status"] = map[string]any{
+			"phase": "Ready", "state": "Created", "message": "Cluster created successfully (operator-standin: the local Ceph)",
+			"ceph": map[string]any{
+				"health": facts.Health, "fsid": facts.FSID,
+				"capacity": map[string]any{"bytesTotal": facts.Total, "bytesAvailable": facts.Available, "bytesUsed": facts.Used,
+					"lastUpdated": time.Now().UTC().Format(time.RFC3339)},
+			},
+			"conditions": []any{readyCondition("ClusterCreated", "Cluster created successfully")},
+		}
+		return nil
+	})
+}
+
+// pools reports Rook's block pools, filesystems and object stores Ready.
+func (s *standin) pools(ctx context.Context, c *cluster) error {
+	done := func(o *unstructured.Unstructured) bool { return hasReady(o) }
+	for _, gvr := range rookPools {
+		if err := each(ctx, c, gvr, done, func(o *unstructured.Unstructured) error {
+			o.Object["status"] = map[string]any{
+				"phase":      "Ready",
+				"conditions": []any{readyCondition("Created", "operator-standin: stands in for Rook, nothing is deployed")},
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *standin) arbiters(ctx context.Context, c *cluster) error {
+	done := func(o *unstructured.Unstructured) bool {
+		st, _, _ := unstructured.NestedString(o.Object, "status", "state")
+		return st == "Ready"
+	}
+	ready := func(o *unstructured.Unstructured) error {
+		o.Object["status"] = map[string]any{"state": "Ready"}
+		return nil
+	}
+	if err := each(ctx, c, remoteClusters, done, ready); err != nil {
+		return err
+	}
+	return each(ctx, c, remoteArbiters, done, ready)
+}
+
+// apply creates or replaces a Secret or ConfigMap.
+func (s *standin) apply(ctx context.Context, c *cluster, obj any) error {
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		_, err := c.kube.CoreV1().Secrets(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			_, err = c.kube.CoreV1().Secrets(o.Namespace).Update(ctx, o, metav1.UpdateOptions{})
+		}
+		return err
+	case *corev1.ConfigMap:
+		_, err := c.kube.CoreV1().ConfigMaps(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			_, err = c.kube.CoreV1().ConfigMaps(o.Namespace).Update(ctx, o, metav1.UpdateOptions{})
+		}
+		return err
+	}
+	return fmt.Errorf("cannot apply %T", obj)
+}
+
+// cephFacts is what Rook reports of its cluster, read from the local Ceph.
+type cephFacts struct {
+	Health, FSID            string
+	Total, Available, Used int64
+}
+
+func (s *standin) cephFacts() (*cephFacts, error) {
+	if s.ceph != nil {
+		return s.ceph, nil
+	}
+	var st struct {
+		FSID   string `json:"fsid"`
+		Health struct {
+			Status string `json:"status"`
+		} `json:"health"`
+	}
+	var df struct {
+		Stats struct {
+			Total     int64 `json:"total_bytes"`
+			Available int64 `json:"total_avail_bytes"`
+			Used      int64 `json:"total_used_raw_bytes"`
+		} `json:"stats"`
+	}
+	if err := s.cephJSON(&st, "status"); err != nil {
+		return nil, err
+	}
+	if err := s.cephJSON(&df, "df"); err != nil {
+		return nil, err
+	}
+	s.ceph = &cephFacts{Health: st.Health.Status, FSID: st.FSID, Total: df.Stats.Total, Available: df.Stats.Available, Used: df.Stats.Used}
+	return s.ceph, nil
+}
+
+func (s *standin) cephJSON(into any, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "ceph", append([]string{"-c", s.cephConf, "--connect-timeout", "10", "-f", "json"}, args...)...).Output() //nolint:gosec // fixed command
+	if err != nil {
+		return fmt.Errorf("ceph %s: %w", strings.Join(args, " "), err)
+	}
+	return json.Unmarshal(out, into)
+}
