@@ -3,7 +3,7 @@
 # what the product must do there, end to end through Crossplane core, the
 # functions, the provider and the stand-ins:
 #
-#   1. every example hypervisor pool is Ready (up.sh waited for it);
+#   1. every example pool and control-plane cluster is Ready (up.sh waited);
 #   2. the inventory is watched: Servers that fail show in the claim's
 #      InventorySufficient condition within seconds, and so does their return;
 #   3. a pool the inventory cannot provide gets no Shoot, is not Ready, and
@@ -79,8 +79,8 @@ spec:
 Y
 }
 
-echo "== 1. the example pools"
-for n in $($K -n infrastructure get hypervisorclusters -o name); do
+echo "== 1. the example pools and control-plane clusters"
+for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
   if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
 done
 
@@ -159,7 +159,8 @@ for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
   x=$(xr "${c%/*}" "${c#*/}")
   n=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.hypervisor[?(@.name=="hv-pool-a")].allocatedNodes}')
   meta=$(os aggregate show "$x-hv-pool-a" -f value -c properties 2>&1)
-  case $meta in *"c5c3.io_allocated_nodes='$n'"*) pass "$c holds $n nodes of hv-pool-a in its own aggregate $x-hv-pool-a" ;;
+  # The CLI prints properties as a Python dict or as key='value' pairs, by version.
+  case $meta in *"c5c3.io_allocated_nodes': '$n'"* | *"c5c3.io_allocated_nodes='$n'"*) pass "$c holds $n nodes of hv-pool-a in its own aggregate $x-hv-pool-a" ;;
     *) fail "$c: aggregate $x-hv-pool-a does not record its $n nodes: $meta" ;; esac
   total=$((total + n))
 done

@@ -85,10 +85,14 @@ func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }
 // "client."). Like the pools, it names the storage pool too: a Ceph cluster
 // is a pool's own, but where several pools share one (the local demo) the
 // names must not meet.
-func (c *cloud) cephEntity(storagePool string) string { return "openstack-" + c.name + "-" + storagePool }
+func (c *cloud) cephEntity(storagePool string) string {
+	return "openstack-" + c.name + "-" + storagePool
+}
 
 // cephPool names one of the tenant's pools in a storage pool's Ceph.
-func (c *cloud) cephPool(storagePool, use string) string { return c.name + "-" + storagePool + "-" + use }
+func (c *cloud) cephPool(storagePool, use string) string {
+	return c.name + "-" + storagePool + "-" + use
+}
 
 // rookObject names one of the tenant's Rook objects in a storage pool's
 // cluster (which is the pool's own, in every landscape).

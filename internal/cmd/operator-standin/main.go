@@ -47,8 +47,8 @@ import (
 )
 
 var (
-	controlPlanes  = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
-	cephClusters   = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
+	controlPlanes = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
+	cephClusters  = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
 	// Rook's kinds that are Ready once their pools exist.
 	rookPools = []schema.GroupVersionResource{
 		{Group: "ceph.rook.io", Version: "v1", Resource: "cephblockpools"},
@@ -350,7 +350,7 @@ func (s *standin) apply(ctx context.Context, c *cluster, obj any) error {
 
 // cephFacts is what Rook reports of its cluster, read from the local Ceph.
 type cephFacts struct {
-	Health, FSID            string
+	Health, FSID           string
 	Total, Available, Used int64
 }
 

@@ -19,7 +19,8 @@ import (
 
 // Setup adds the reconcilers that count a ProviderConfig's users and keep a
 // ProviderConfig in use from being deleted, for every ProviderConfig kind
-// (OpenStack, Gardener, IronCore, OVN, Ceph).
+// (OpenStack, Gardener, IronCore, OVN, Ceph), and the CredentialsGuard that
+// keeps its credentials Secret as long.
 func Setup(mgr ctrl.Manager, o controller.Options) error {
 	for _, k := range []struct {
 		gv           schema.GroupVersion
@@ -48,6 +49,13 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 			Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 		if err != nil {
 			return err
+		}
+		// OVN's ProviderConfig has no spec.credentials (its TLS Secret is
+		// spec.tlsSecretRef, set up by a platform engineer, not composed).
+		if k.gv.Group != ovnv1alpha1.SchemeGroupVersion.Group {
+			if err := SetupCredentialsGuard(mgr, o, of, k.config, k.used); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

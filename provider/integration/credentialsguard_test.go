@@ -1,0 +1,79 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+)
+
+// A cloud's credentials Secret and everything that uses it are deleted at
+// once, the Secret first (as when a composite goes: its admin clouds.yaml is
+// itself composed). The Secret must stay until the Project has deleted its
+// Keystone project, then go; nothing may leak.
+func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
+	h := withOpenStack(t)
+	ctx := context.Background()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded-clouds"), Namespace: "crossplane-system"},
+		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
+	h.create(t, secret)
+	pc := &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded")}, Spec: openstackv1alpha1.ProviderConfigSpec{
+		Credentials: openstackv1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: "admin",
+			CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{Key: "clouds.yaml",
+				SecretReference: xpv2.SecretReference{Name: secret.Name, Namespace: secret.Namespace}}}},
+	}}
+	h.create(t, pc)
+	name := h.name("guarded-project")
+	p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ProjectSpec{
+		ClusterManagedResourceSpec: managedBy(pc.Name),
+		ForProvider:                keystonev1alpha1.ProjectParameters{Name: name, Tags: []string{"cobaltcore-test"}},
+	}}
+	h.create(t, p)
+	h.waitReady(t, p)
+	id := p.GetAnnotations()["crossplane.io/external-name"]
+
+	eventually(t, "the Secret carries the ProviderConfig's finalizer", func() (bool, string) {
+		s := &corev1.Secret{}
+		if err := h.kube.Get(ctx, client.ObjectKeyFromObject(secret), s); err != nil {
+			return false, err.Error()
+		}
+		return len(s.Finalizers) == 1, "finalizers: " + strings.Join(s.Finalizers, ",")
+	})
+
+	// All at once, the Secret first.
+	for _, o := range []client.Object{secret, pc, p} {
+		if err := h.kube.Delete(ctx, o); err != nil {
+			t.Fatalf("delete %s: %v", o.GetName(), err)
+		}
+	}
+	h.waitGone(t, p)
+	if _, err := clientsOf(h).keystone.GetProject(ctx, id); err == nil {
+		t.Errorf("Keystone project %s (%s) is left behind", name, id)
+	}
+	// The Project's ProviderConfigUsage goes by owner-reference garbage
+	// collection, which this API server (no kube-controller-manager) does
+	// not run: remove it as the collector would.
+	if err := h.kube.DeleteAllOf(ctx, &openstackv1alpha1.ProviderConfigUsage{}, client.MatchingLabels{xpv2.LabelKeyProviderName: pc.Name}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the ProviderConfig and then the Secret are gone", func() (bool, string) {
+		errPC := h.kube.Get(ctx, client.ObjectKeyFromObject(pc), &openstackv1alpha1.ProviderConfig{})
+		errS := h.kube.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{})
+		return kerrors.IsNotFound(errPC) && kerrors.IsNotFound(errS), "ProviderConfig: " + errString(errPC) + "; Secret: " + errString(errS)
+	})
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "still there"
+	}
+	return err.Error()
+}

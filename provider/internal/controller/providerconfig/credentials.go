@@ -1,0 +1,127 @@
+package providerconfig
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// CredentialsGuard keeps the credentials Secret of a ProviderConfig in use
+// from going away before its users: a finalizer on the Secret while the
+// ProviderConfig has users, removed once it has none.
+//
+// Why: a composite's resources are deleted together. When the Secret is
+// itself composed — a cloud's admin clouds.yaml is the connection secret of
+// a provider-kubernetes Object — it would go first, and every managed
+// resource of the cloud would fail to connect and so never delete its
+// external object (the cloud's project, aggregates and volume types would
+// leak). With the finalizer the Secret stays readable while terminating,
+// the resources delete their objects, the ProviderConfig loses its users
+// and is deleted, and the Secret follows.
+type CredentialsGuard struct {
+	Kube   client.Client
+	Config schema.GroupVersionKind
+	// UsageList is the kind of the ProviderConfig's usage list: users are
+	// counted here rather than read from status.users, which the usage
+	// reconciler stops updating once the ProviderConfig is being deleted.
+	UsageList schema.GroupVersionKind
+}
+
+// guardFinalizer is the finalizer this ProviderConfig puts on its Secret
+// (one per ProviderConfig: a Secret may serve several) and on itself, so
+// that it is still there to release the Secret after its users are gone.
+func (g CredentialsGuard) guardFinalizer(pc string) string {
+	name := "credentials-of-" + pc
+	if len(name) > 63 {
+		h := sha256.Sum256([]byte(pc))
+		name = "credentials-of-" + hex.EncodeToString(h[:])[:40]
+	}
+	return g.Config.Group + "/" + name
+}
+
+// Reconcile protects or releases the Secret of one ProviderConfig.
+func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pc := &unstructured.Unstructured{}
+	pc.SetGroupVersionKind(g.Config)
+	if err := g.Kube.Get(ctx, req.NamespacedName, pc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	fin := g.guardFinalizer(pc.GetName())
+	usages := &unstructured.UnstructuredList{}
+	usages.SetGroupVersionKind(g.UsageList)
+	if err := g.Kube.List(ctx, usages, client.MatchingLabels{xpv2.LabelKeyProviderName: pc.GetName()}); err != nil {
+		return reconcile.Result{}, fmt.Errorf("cannot count the users of ProviderConfig %s: %w", pc.GetName(), err)
+	}
+	users := len(usages.Items)
+	ns, _, _ := unstructured.NestedString(pc.Object, "spec", "credentials", "secretRef", "namespace")
+	name, _, _ := unstructured.NestedString(pc.Object, "spec", "credentials", "secretRef", "name")
+	// A ProviderConfig being deleted still has users until they are gone
+	// (the usage reconciler blocks its deletion): protect by users alone.
+	protect := users > 0
+
+	if protect && !meta.FinalizerExists(pc, fin) {
+		meta.AddFinalizer(pc, fin)
+		if err := g.Kube.Update(ctx, pc); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if name != "" {
+		if err := g.secret(ctx, types.NamespacedName{Namespace: ns, Name: name}, fin, protect); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if !protect && meta.FinalizerExists(pc, fin) {
+		meta.RemoveFinalizer(pc, fin)
+		if err := g.Kube.Update(ctx, pc); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	return reconcile.Result{}, nil
+}
+
+// secret adds (protect) or removes the finalizer on the Secret.
+func (g CredentialsGuard) secret(ctx context.Context, key types.NamespacedName, fin string, protect bool) error {
+	s := &corev1.Secret{}
+	if err := g.Kube.Get(ctx, key, s); err != nil {
+		if kerrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("cannot get credentials Secret %s: %w", key, err)
+	}
+	switch {
+	case protect && !meta.FinalizerExists(s, fin) && !meta.WasDeleted(s):
+		meta.AddFinalizer(s, fin)
+	case !protect && meta.FinalizerExists(s, fin):
+		meta.RemoveFinalizer(s, fin)
+	default:
+		return nil
+	}
+	return client.IgnoreNotFound(g.Kube.Update(ctx, s))
+}
+
+// SetupCredentialsGuard adds a CredentialsGuard for a ProviderConfig kind.
+// It runs on every change of a ProviderConfig and of its usages.
+func SetupCredentialsGuard(mgr ctrl.Manager, o controller.Options, of resource.ProviderConfigKinds, config, usage client.Object) error {
+	name := "credentials-guard/" + of.Config.Group
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		For(config).
+		Watches(usage, &resource.EnqueueRequestForProviderConfig{}).
+		Complete(ratelimiter.NewReconciler(name, CredentialsGuard{Kube: mgr.GetClient(), Config: of.Config, UsageList: of.UsageList}, o.GlobalRateLimiter))
+}
