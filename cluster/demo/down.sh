@@ -28,13 +28,22 @@ if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev
     [ -n "$left" ] && echo "left in the local services (not deleted within 180s): $left"
   fi
 fi
+# The Shoots' kube-apiservers and etcd are the Gardener stand-in's
+# children, which it stops on SIGTERM; noted first, so that none outlives it
+# should it have to be killed.
+children=""
+[ -f "$RUN/gardener-standin.pid" ] && children=$(pgrep -P "$(cat "$RUN/gardener-standin.pid")" | tr '\n' ' ')
 # The API server last, so the controllers stop against a live one.
 for f in "${pids[@]}"; do [ "$(basename "$f")" = apiserver.pid ] || kill "$(cat "$f")" 2>/dev/null; done
 for f in "${pids[@]}"; do
   [ "$(basename "$f")" = apiserver.pid ] && continue
-  for _ in $(seq 30); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.5; done
+  for _ in $(seq 60); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.5; done
   kill -9 "$(cat "$f")" 2>/dev/null
   rm -f "$f"
+done
+for p in $children; do
+  for _ in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+  kill -9 "$p" 2>/dev/null
 done
 if [ -f "$RUN/apiserver.pid" ]; then
   kill "$(cat "$RUN/apiserver.pid")" 2>/dev/null

@@ -85,11 +85,15 @@ for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,stor
 done
 
 echo "== 2. Server changes reach the claim through the watches"
-for i in $(seq -w 1 15); do $K patch server "hv-pool-a-0$i" --subresource=status --type=merge -p '{"status":{"state":"Error"}}' >/dev/null; done
-eventually 15 "15 failed Servers: hv-pool-a reports MaxWorkersUnreachable" is_reason hv-pool-a InventorySufficient MaxWorkersUnreachable
-for i in $(seq -w 1 15); do $K patch server "hv-pool-a-0$i" --subresource=status --type=merge -p '{"status":{"state":"Available"}}' >/dev/null; done
-eventually 15 "the Servers return: hv-pool-a counts 62 usable servers again" is_reason hv-pool-a InventorySufficient Sufficient
-eventually 15 "... and is Sufficient with all 62" says hv-pool-a InventorySufficient "62 usable servers"
+# hv-pool-a: 62 servers for 50 to 60 workers. 5 failing leave 57: enough
+# for its workers, not for its maxWorkers (15 would leave it short of its
+# workers: UnderProvisioned, a different verdict).
+for i in $(seq 1 5); do $K patch server "$(printf 'hv-pool-a-%03d' "$i")" --subresource=status --type=merge -p '{"status":{"state":"Error"}}' >/dev/null; done
+eventually 15 "5 failed Servers: hv-pool-a reports MaxWorkersUnreachable" is_reason hv-pool-a InventorySufficient MaxWorkersUnreachable
+eventually 15 "... counting 57 usable servers" says hv-pool-a InventorySufficient "exceeds the 57 servers"
+for i in $(seq 1 5); do $K patch server "$(printf 'hv-pool-a-%03d' "$i")" --subresource=status --type=merge -p '{"status":{"state":"Available"}}' >/dev/null; done
+eventually 15 "the Servers return: hv-pool-a is Sufficient again" is_reason hv-pool-a InventorySufficient Sufficient
+eventually 15 "... with all 62 usable servers" says hv-pool-a InventorySufficient "62 usable servers"
 
 echo "== 3. an under-provisioned pool"
 for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done

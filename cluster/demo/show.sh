@@ -44,3 +44,11 @@ for x in $($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.na
   grep "^$x-" <<<"$cephpools" | sed 's/^/  Ceph pool         /'
   grep "^client.openstack-$x-" <<<"$cephclients" | sed 's/^/  CephX client      /'
 done
+
+# OVN: the clouds' Neutron would make logical switches and routers here as
+# tenants create networks; the functions compose no OVN objects per cloud
+# yet (the per-pool HA chassis groups wait on the OVS agent's zone labels).
+section "the local OVN Northbound (no per-cloud OVN objects are composed yet)"
+nb() { timeout 20 ovn-nbctl --db=tcp:127.0.0.1:6641 --timeout=10 "$@" 2>&1; }
+printf 'logical switches: %s   logical routers: %s   HA chassis groups: %s\n' \
+  "$(nb ls-list | grep -c .)" "$(nb lr-list | grep -c .)" "$(nb ha-chassis-group-list | grep -c '^[0-9a-f]')"

@@ -140,11 +140,13 @@ func (c *Clusters) Kubeconfig(namespace, shoot string) []byte {
 	return nil
 }
 
-// Keep stops the clusters of every Shoot not in keep (namespace.shoot).
+// Keep stops the clusters of every Shoot not in keep (namespace.shoot),
+// all at once: each kube-apiserver takes seconds to stop.
 func (c *Clusters) Keep(keep map[string]bool) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var stopped []string
+	var wg sync.WaitGroup
 	for k, sc := range c.running {
 		if keep[k] {
 			continue
@@ -152,10 +154,15 @@ func (c *Clusters) Keep(keep map[string]bool) []string {
 		delete(c.running, k)
 		_ = os.Remove(filepath.Join(c.dir, k+".kubeconfig")) //nolint:errcheck // may not exist yet
 		if sc.plane != nil {
-			_ = sc.plane.APIServer.Stop() //nolint:errcheck // best effort
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = sc.plane.APIServer.Stop() //nolint:errcheck // best effort
+			}()
 		}
 		stopped = append(stopped, k)
 	}
+	wg.Wait()
 	return stopped
 }
 

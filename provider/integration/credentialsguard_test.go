@@ -12,13 +12,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 )
 
 // A cloud's credentials Secret and everything that uses it are deleted at
 // once, the Secret first (as when a composite goes: its admin clouds.yaml is
 // itself composed). The Secret must stay until the Project has deleted its
-// Keystone project, then go; nothing may leak.
+// Keystone project and the QuotaSet is gone, then go; nothing may leak or
+// hang.
 func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	h := withOpenStack(t)
 	ctx := context.Background()
@@ -39,6 +41,16 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	h.create(t, p)
 	h.waitReady(t, p)
 	id := p.GetAnnotations()["crossplane.io/external-name"]
+	// Nova checks a quota set's project with Keystone: once the project is
+	// gone its quotas answer 400, which must count as gone too.
+	q := &novav1alpha1.QuotaSet{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded-quota")}, Spec: novav1alpha1.QuotaSetSpec{
+		ClusterManagedResourceSpec: managedBy(pc.Name),
+		ForProvider: novav1alpha1.QuotaSetParameters{
+			ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: &xpv2.Reference{Name: name}}, Cores: ptr(7),
+		},
+	}}
+	h.create(t, q)
+	h.waitReady(t, q)
 
 	eventually(t, "the Secret carries the ProviderConfig's finalizer", func() (bool, string) {
 		s := &corev1.Secret{}
@@ -48,13 +60,14 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 		return len(s.Finalizers) == 1, "finalizers: " + strings.Join(s.Finalizers, ",")
 	})
 
-	// All at once, the Secret first.
-	for _, o := range []client.Object{secret, pc, p} {
+	// All at once, the Secret first, the project before its quotas.
+	for _, o := range []client.Object{secret, pc, p, q} {
 		if err := h.kube.Delete(ctx, o); err != nil {
 			t.Fatalf("delete %s: %v", o.GetName(), err)
 		}
 	}
 	h.waitGone(t, p)
+	h.waitGone(t, q)
 	if _, err := clientsOf(h).keystone.GetProject(ctx, id); err == nil {
 		t.Errorf("Keystone project %s (%s) is left behind", name, id)
 	}

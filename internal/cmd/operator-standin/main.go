@@ -13,7 +13,10 @@
 //     CephFilesystem or CephObjectStore Ready, and Rook's own rook-ceph-mon Secret (admin key) and
 //     rook-ceph-mon-endpoints ConfigMap point at the local Ceph's monitors;
 //   - the external Ceph arbiter operator: RemoteCluster and RemoteArbiter
-//     report state Ready.
+//     report state Ready;
+//   - the namespace controller of the Shoot's kube-controller-manager, which
+//     these clusters do not run: a deleted namespace is emptied of the kinds
+//     above, Secrets and ConfigMaps, and finalized.
 //
 // What it does not simulate: any of those operators' work. No OpenStack
 // service is deployed per ControlPlane (every cloud is the one local
@@ -139,7 +142,7 @@ func (s *standin) sweep(ctx context.Context) {
 			fmt.Fprintf(os.Stderr, "operator-standin: %s: %v\n", f, err)
 			continue
 		}
-		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.pools, s.arbiters} {
+		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.pools, s.arbiters, s.namespaces} {
 			if err := step(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
 			}
@@ -327,6 +330,41 @@ func (s *standin) arbiters(ctx context.Context, c *cluster) error {
 		return err
 	}
 	return each(ctx, c, remoteArbiters, done, ready)
+}
+
+// namespaces does the namespace controller's part for deleted namespaces
+// (a Shoot's cluster here has no kube-controller-manager, so a deleted
+// namespace would stay Terminating and the Object that made it would wait
+// for it forever): it deletes what this stand-in and the functions place in
+// namespaces — ControlPlanes, Secrets, ConfigMaps — and then finalizes the
+// namespace.
+func (s *standin) namespaces(ctx context.Context, c *cluster) error {
+	l, err := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("cannot list namespaces: %w", err)
+	}
+	for i := range l.Items {
+		ns := &l.Items[i]
+		if ns.DeletionTimestamp == nil || len(ns.Spec.Finalizers) == 0 {
+			continue
+		}
+		all := metav1.ListOptions{}
+		if err := c.dyn.Resource(controlPlanes).Namespace(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("namespace %s: cannot delete its ControlPlanes: %w", ns.Name, err)
+		}
+		if err := c.kube.CoreV1().Secrets(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
+			return fmt.Errorf("namespace %s: cannot delete its Secrets: %w", ns.Name, err)
+		}
+		if err := c.kube.CoreV1().ConfigMaps(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
+			return fmt.Errorf("namespace %s: cannot delete its ConfigMaps: %w", ns.Name, err)
+		}
+		ns.Spec.Finalizers = nil
+		if _, err := c.kube.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("cannot finalize namespace %s: %w", ns.Name, err)
+		}
+		fmt.Printf("cluster %s: namespace %s emptied and finalized\n", c.name, ns.Name)
+	}
+	return nil
 }
 
 // apply creates or replaces a Secret or ConfigMap.

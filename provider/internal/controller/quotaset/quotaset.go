@@ -10,12 +10,15 @@ package quotaset
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/gophercloud/gophercloud/v2"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -76,6 +79,11 @@ func (e *external[T]) Observe(ctx context.Context, mg T) (managed.ExternalObserv
 	}
 	have, err := e.quotas.Get(ctx, project)
 	if err != nil {
+		if meta.WasDeleted(mg) && projectGone(err) {
+			// The project went first (a cloud's resources are deleted
+			// together), and its quotas with it: nothing is left to reset.
+			return managed.ExternalObservation{}, nil
+		}
 		return managed.ExternalObservation{}, openstack.Classify(err, "cannot get the %s quotas of project %s", e.kind.Service, project)
 	}
 	e.kind.SetObservation(mg, project)
@@ -130,13 +138,20 @@ func (e *external[T]) Delete(ctx context.Context, mg T) (managed.ExternalDelete,
 	mg.SetConditions(xpv2.Deleting())
 	project := meta.GetExternalName(mg)
 	err := e.quotas.Reset(ctx, project)
-	if openstack.IsNotFound(err) {
+	if projectGone(err) {
 		return managed.ExternalDelete{}, nil
 	}
 	return managed.ExternalDelete{}, openstack.Classify(err, "cannot reset the %s quotas of project %s to the defaults", e.kind.Service, project)
 }
 
 func (e *external[T]) Disconnect(context.Context) error { return nil }
+
+// projectGone recognises the answer for quotas of a project that no longer
+// exists: 404, or Nova's 400 "Project ID … is not a valid project" (Nova
+// checks the project with Keystone; Cinder and Neutron do not).
+func projectGone(err error) bool {
+	return openstack.IsNotFound(err) || (gophercloud.ResponseCodeIs(err, http.StatusBadRequest) && strings.Contains(err.Error(), "is not a valid project"))
+}
 
 // changes are the desired limits that differ from the observed ones.
 func changes(want map[string]*int64, have map[string]int64) map[string]*int64 {
