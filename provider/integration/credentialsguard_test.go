@@ -27,11 +27,7 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded-clouds"), Namespace: "crossplane-system"},
 		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
 	h.create(t, secret)
-	pc := &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded")}, Spec: openstackv1alpha1.ProviderConfigSpec{
-		Credentials: openstackv1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: "admin",
-			CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{Key: "clouds.yaml",
-				SecretReference: xpv2.SecretReference{Name: secret.Name, Namespace: secret.Namespace}}}},
-	}}
+	pc := cloudsYAMLConfig(h.name("guarded"), secret.Namespace, secret.Name, "")
 	h.create(t, pc)
 	name := h.name("guarded-project")
 	p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ProjectSpec{

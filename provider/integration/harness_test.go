@@ -181,17 +181,23 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	for name, p := range map[string]struct{ secret, region string }{
 		pcLocal: {"cloud-admin", ""}, pcWrongCreds: {"cloud-wrong", ""}, pcWrongRegion: {"cloud-admin", "RegionX"},
 	} {
-		pc := &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: openstackv1alpha1.ProviderConfigSpec{
-			Region: p.region,
-			Credentials: openstackv1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: "admin",
-				CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{Key: "clouds.yaml", SecretReference: xpv2.SecretReference{Name: p.secret, Namespace: ns.Name}}}},
-		}}
+		pc := cloudsYAMLConfig(name, ns.Name, p.secret, p.region)
 		if err := kube.Create(ctx, pc); err != nil && !kerrors.IsAlreadyExists(err) {
 			return nil, err
 		}
 	}
 
 	return &harness{kube: kube, config: restCfg, run: fmt.Sprintf("%06x", rand.IntN(1<<24))}, nil
+}
+
+// cloudsYAMLConfig is an OpenStack ProviderConfig reading cloud "admin" of
+// the clouds.yaml in Secret namespace/secret.
+func cloudsYAMLConfig(name, namespace, secret, region string) *openstackv1alpha1.ProviderConfig {
+	return &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: openstackv1alpha1.ProviderConfigSpec{
+		Region: region,
+		Credentials: openstackv1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: "admin",
+			CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{Key: "clouds.yaml", SecretReference: xpv2.SecretReference{Name: secret, Namespace: namespace}}}},
+	}}
 }
 
 // name is unique per test run: the local cloud outlives test runs.
