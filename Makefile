@@ -22,6 +22,7 @@ VERSION ?= v0.1.0-dev
 PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
 ROOK := github.com/rook/rook@v1.17.8
 METAL_OPERATOR := github.com/ironcore-dev/metal-operator@v0.7.0
+HYPERVISOR_OPERATOR := github.com/cobaltcore-dev/openstack-hypervisor-operator@v1.2.3
 PROVIDER_API_GROUPS := gardener ironcore openstack keystone nova cinder neutron ceph ovn
 GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
@@ -71,6 +72,10 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	dir=$$(GOFLAGS= go mod download -json $(METAL_OPERATOR) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/metal-operator && \
 	  for k in servers serverclaims; do install -m 0644 $$dir/config/crd/bases/metal.ironcore.dev_$$k.yaml cluster/crds/metal-operator/; done
+	@# The openstack-hypervisor-operator's Hypervisor and Eviction, which the hypervisor and HA agents write.
+	dir=$$(GOFLAGS= go mod download -json $(HYPERVISOR_OPERATOR) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
+	  mkdir -p cluster/crds/hypervisor-operator && \
+	  for k in hypervisors evictions; do install -m 0644 $$dir/charts/openstack-hypervisor-operator/crds/kvm.cloud.sap_$$k.yaml cluster/crds/hypervisor-operator/; done
 	@# Rook's CRDs, for the CephCluster and pools the storage functions place in pool clusters.
 	dir=$$(GOFLAGS= go mod download -json $(ROOK) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/rook && install -m 0644 $$dir/deploy/examples/crds.yaml cluster/crds/rook/ceph.rook.io_crds.yaml
