@@ -5,6 +5,7 @@ go 1.26.3
 require (
 	github.com/c5c3/consumer-plane v0.0.0-00010101000000-000000000000
 	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/ceph/go-ceph v0.37.0
 	github.com/cobaltcore-dev/openstack-hypervisor-operator v1.2.3
 	github.com/go-logr/logr v1.4.4
 	github.com/ovn-org/libovsdb v0.7.0

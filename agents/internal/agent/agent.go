@@ -60,16 +60,22 @@ func NewManager(o Options, scheme *runtime.Scheme, own ...client.Object) (manage
 
 // NewManagerFor is NewManager with an explicit REST config (tests).
 func NewManagerFor(cfg *rest.Config, o Options, scheme *runtime.Scheme, own ...client.Object) (manager.Manager, error) {
+	return ctrl.NewManager(cfg, ManagerOptions(o, scheme, own...))
+}
+
+// ManagerOptions are the manager options NewManager uses, for an agent that
+// adds its own (the storage agent's leader election).
+func ManagerOptions(o Options, scheme *runtime.Scheme, own ...client.Object) ctrl.Options {
 	byObject := map[client.Object]cache.ByObject{}
 	for _, obj := range own {
 		byObject[obj] = cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", o.Node)}
 	}
-	return ctrl.NewManager(cfg, ctrl.Options{
+	return ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress: o.ProbeAddr,
 		Cache:                  cache.Options{ByObject: byObject},
-	})
+	}
 }
 
 // Runnable adapts a function to a manager runnable that runs on every
