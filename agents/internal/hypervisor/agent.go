@@ -99,6 +99,10 @@ func (a *Agent) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-resync.C:
+			// A full look: sizes the source caches between events too.
+			if inv, ok := a.Source.(interface{ InvalidateAll() }); ok {
+				inv.InvalidateAll()
+			}
 		case <-a.trigger:
 			// Let a burst of events (a domain defined then started) settle.
 			select {
