@@ -15,6 +15,10 @@ GO_PACKAGES := ./...
 # built and tested with these tags; `go build ./...` without them works and
 # leaves it out.
 CEPH_TAGS := ceph,pacific
+# The node agents are a Go module of their own (agents/go.mod: the hypervisor
+# operator's API pins a newer Kubernetes). Their libvirt and Ceph code is cgo
+# behind these tags (libvirt-dev, librados-dev: `make agents-deps`).
+AGENT_TAGS := libvirt,$(CEPH_TAGS)
 
 # Modules whose CRDs the rendered output is validated against (and that the
 # local stack will run); their CRDs are copied from the module cache.
@@ -24,7 +28,7 @@ ROOK := github.com/rook/rook@v1.17.8
 METAL_OPERATOR := github.com/ironcore-dev/metal-operator@v0.7.0
 HYPERVISOR_OPERATOR := github.com/cobaltcore-dev/openstack-hypervisor-operator@v1.2.3
 PROVIDER_API_GROUPS := gardener ironcore openstack keystone nova cinder neutron ceph ovn
-GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb
+GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb agents/apis agents/internal/ovs/vswitchd
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
 
@@ -76,6 +80,12 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	dir=$$(GOFLAGS= go mod download -json $(HYPERVISOR_OPERATOR) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/hypervisor-operator && \
 	  for k in hypervisors evictions; do install -m 0644 $$dir/charts/openstack-hypervisor-operator/crds/kvm.cloud.sap_$$k.yaml cluster/crds/hypervisor-operator/; done
+	@# The agents' APIs (OVSNode, CephStatus) and the Open_vSwitch models, with
+	@# the consumer plane's pinned tools run inside the agents' module.
+	cg=$$(go tool -n controller-gen); mg=$$(go tool -n modelgen); cd agents && \
+	  $$cg object paths=./apis/... && rm -rf ../cluster/crds/agents && \
+	  $$cg crd:crdVersions=v1 paths=./apis/... output:crd:dir=../cluster/crds/agents && \
+	  cd internal/ovs && rm -rf vswitchd && $$mg -p vswitchd -o vswitchd schema/vswitch.ovsschema
 	@# Rook's CRDs, for the CephCluster and pools the storage functions place in pool clusters.
 	dir=$$(GOFLAGS= go mod download -json $(ROOK) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/rook && install -m 0644 $$dir/deploy/examples/crds.yaml cluster/crds/rook/ceph.rook.io_crds.yaml
@@ -91,12 +101,15 @@ build: ## Build every binary into bin/ (functions, the provider, internal tools)
 	go build -o bin/ ./functions/... ./internal/cmd/...
 	@# With librados' headers the provider gets its Ceph support.
 	go build $(if $(wildcard /usr/include/rados/librados.h),-tags $(CEPH_TAGS)) -o bin/ ./provider/cmd/...
+	@# The agents: the OVS agent always; the libvirt and Ceph ones with their headers.
+	cd agents && go build -tags '$(AGENT_TAGS)' -o ../bin/ ./cmd/...
 
 .PHONY: lint
 lint: ## gofmt, go vet and the shell scripts' syntax.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
 	go vet -tags $(CEPH_TAGS) ./provider/...
+	cd agents && go vet ./... && go vet -tags '$(AGENT_TAGS)' ./...
 	@for f in $$(git ls-files '*.sh' .ci/run); do bash -n "$$f"; done
 
 .PHONY: tools
@@ -106,15 +119,17 @@ tools: ## Build the pinned crossplane CLI, Crossplane core, kube-apiserver, etcd
 ##@ Test
 
 .PHONY: test
-test: tools check-generate lint test-unit test-integration ## The test suite: unit tests and integration tests against the real components.
+test: tools agents-deps check-generate lint test-unit test-integration ## The test suite: unit tests and integration tests against the real components.
 
 .PHONY: test-unit
 test-unit: ## Unit tests only (no external binaries).
 	go test -short -count=1 $(GO_PACKAGES)
+	cd agents && go test -short -count=1 ./...
 
 .PHONY: test-integration
-test-integration: openstack-up ceph-up xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests) and Ceph, and of the built packages.
+test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests), Ceph, libvirtd and ovsdb-server, and of the built packages.
 	REQUIRE_INTEGRATION=1 go test -tags $(CEPH_TAGS) -count=1 -timeout 30m -run 'Integration' $(GO_PACKAGES)
+	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -count=1 -timeout 15m -run 'Integration' ./...
 
 .PHONY: bench-provider
 bench-provider: tools openstack-up ## The provider's convergence benchmark: 500 resources against the local OpenStack beside a plain gophercloud loop (docs/benchmarks.md).
@@ -123,6 +138,11 @@ bench-provider: tools openstack-up ## The provider's convergence benchmark: 500 
 .PHONY: bench-provider-ovn-ceph
 bench-provider-ovn-ceph: tools ceph-up ## The provider's OVN and Ceph benchmarks: 200 OVN rows on a 3-member Raft Northbound, 20 Ceph pools, each beside a plain client loop (docs/benchmarks.md).
 	REQUIRE_INTEGRATION=1 go test -tags $(CEPH_TAGS) -run '^$$' -bench 'BenchmarkConverge(OVN200|Ceph20)' -benchtime=1x -timeout 30m ./provider/integration/
+
+.PHONY: bench-agents
+bench-agents: tools ceph-up agents-deps ## The agents' benchmarks: one introspection cycle of 1,000 domains (test driver and libvirtd side by side) and each agent binary's peak RSS (docs/benchmarks.md).
+	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -run '^$$' -bench Introspect1000 -benchtime=20x -count=1 ./internal/hypervisor/
+	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -run '^$$' -bench AgentsRSS -benchtime=1x -count=1 -v ./internal/bench/ | grep -E 'peak RSS|^Benchmark|^ok'
 
 ##@ Local backends (OpenStack: Keystone, Placement, nova-api, cinder-api, neutron-server with OVN and MariaDB; Ceph; all on 127.0.0.1)
 
@@ -137,6 +157,10 @@ ceph-up: ## Install the local Ceph's Debian packages and librados-dev (as root, 
 	cluster/local/ceph/install.sh
 	@if timeout 10 ceph -c $${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf status >/dev/null 2>&1; then echo "local Ceph: already running"; \
 	  else cluster/local/ceph/start.sh; fi
+
+.PHONY: agents-deps
+agents-deps: ## Install what the agents build and test with (as root, once): libvirtd and libvirt-dev, Open vSwitch's ovsdb-server, librados-dev.
+	cluster/local/agents/install.sh
 
 .PHONY: ceph-down
 ceph-down: ## Stop the local Ceph (by the PIDs its daemons wrote; its data is in memory and goes).
