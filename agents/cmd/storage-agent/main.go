@@ -35,7 +35,7 @@ func run() error {
 	var opts agent.Options
 	opts.Bind(flag.CommandLine)
 	name := flag.String("name", "ceph", "The CephStatus object to publish into.")
-	conf := flag.String("ceph-conf", "/etc/ceph/ceph.conf", "ceph.conf of the cluster (Rook's config).")
+	conf := flag.String("ceph-conf", "/etc/ceph/ceph.conf", "ceph.conf of the cluster; empty: the monitors from $CEPH_MON_ENDPOINTS (Rook's rook-ceph-mon-endpoints) with the key in $CEPH_KEY.")
 	user := flag.String("ceph-user", "admin", "The CephX user (without client.).")
 	keyring := flag.String("ceph-keyring", "", "A keyring file for the user; empty uses ceph.conf's.")
 	interval := flag.Duration("interval", 30*time.Second, "Time between two reads of the cluster.")
@@ -69,7 +69,12 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	conn, err := ceph.Dial(*conf, *user, *keyring, 10*time.Second)
+	var conn *ceph.Conn
+	if *conf != "" {
+		conn, err = ceph.Dial(*conf, *user, *keyring, 10*time.Second)
+	} else {
+		conn, err = ceph.DialMon(os.Getenv("CEPH_MON_ENDPOINTS"), *user, os.Getenv("CEPH_KEY"), 10*time.Second)
+	}
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,4 +185,33 @@ func matchCLI(t *testing.T, conf string, st storagev1alpha1.CephStatusStatus, po
 		return fmt.Errorf("OSDs %d/%d/%d, CLI %d/%d/%d", st.OSDs.Total, st.OSDs.Up, st.OSDs.In, len(osds.OSDs), up, in)
 	}
 	return nil
+}
+
+// TestIntegrationStorageAgentRookEndpoints connects the way the DaemonSet
+// does in a pool cluster: Rook's mon endpoints and admin key, no ceph.conf.
+func TestIntegrationStorageAgentRookEndpoints(t *testing.T) {
+	conf := cephConf(t)
+	key, err := os.ReadFile(filepath.Join(filepath.Dir(conf), "admin.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ceph.DialMon("", "admin", "k", time.Second); err == nil {
+		t.Fatal("no endpoints accepted")
+	}
+	conn, err := ceph.DialMon("a=127.0.0.1:6789", "admin", strings.TrimSpace(string(key)), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	st, err := ceph.Read(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status struct {
+		FSID string `json:"fsid"`
+	}
+	cli(t, conf, &status, "status")
+	if st.FSID != status.FSID || st.OSDs.Total == 0 {
+		t.Fatalf("read fsid %s with %d OSDs; the CLI says fsid %s", st.FSID, st.OSDs.Total, status.FSID)
+	}
 }
