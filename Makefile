@@ -173,7 +173,7 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 ##@ Run
 
 .PHONY: xpkg
-xpkg: tools ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker) and the Configuration.
+xpkg: tools agents-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker) and the Configuration; and the node agents' images into _output/images.
 	cluster/package/build.sh $(VERSION)
 
 .PHONY: demo

@@ -10,6 +10,11 @@
 # needs cgo and a base image with librados): its Ceph kinds report that in
 # their condition; run the provider with librados for Ceph (see README).
 #
+# The node agents (agents/) are images only, for the DaemonSets of
+# cluster/agents: the OVS agent static, the libvirt and Ceph ones (cgo) with
+# the shared libraries they link from this machine's Debian packages
+# (imgbuild -libs). They go to _output/images.
+#
 # Usage: cluster/package/build.sh [VERSION]   (default v0.1.0-dev)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -53,4 +58,16 @@ root="$work/configuration" && mkdir -p "$root"
 cp crossplane.yaml "$root/" && cp -r package/xrds package/compositions "$root/"
 "$CROSSPLANE" xpkg build --package-root="$root" -o "$OUT/configuration-cobaltcore.xpkg"
 
-ls -l "$OUT"
+# The node agents' images.
+images=${IMAGES:-_output/images}
+mkdir -p "$images"
+CGO_ENABLED=0 go -C agents build -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/ovs-agent" ./cmd/ovs-agent
+"$work/imgbuild" -bin "$work/bin/ovs-agent" -entrypoint /ovs-agent -tag "$REGISTRY/ovs-agent:$VERSION" -ports 8080/tcp,8081/tcp \
+  -out "$images/ovs-agent.tar" >/dev/null
+for agent in hypervisor-agent ha-agent storage-agent; do
+  go -C agents build -tags libvirt,ceph,pacific -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/$agent" "./cmd/$agent"
+  "$work/imgbuild" -bin "$work/bin/$agent" -entrypoint "/$agent" -tag "$REGISTRY/$agent:$VERSION" -ports 8080/tcp,8081/tcp \
+    -libs -out "$images/$agent.tar" >/dev/null
+done
+
+ls -l "$OUT" "$images"

@@ -5,6 +5,11 @@
 // embeds into a package. The image is reproducible: every timestamp is the
 // Unix epoch, so the same binary gives the same digest.
 //
+// With -libs, the layer also holds the shared libraries a cgo binary links
+// (the node agents': libvirt, librados), as ldd resolves them on the build
+// machine (Debian 12), with the dynamic loader — a distroless-style image
+// built from the build machine's own packages.
+//
 // Usage: imgbuild -bin _output/bin/provider -entrypoint /provider -tag xpkg.c5c3.io/cobaltcore/provider:v0.1.0 -out provider.tar
 package main
 
@@ -15,6 +20,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path"
+	"sort"
 	"strings"
 	"time"
 
@@ -34,12 +42,13 @@ func main() {
 	tag := flag.String("tag", "", "the image reference recorded in the tarball")
 	out := flag.String("out", "", "the image tarball to write")
 	ports := flag.String("ports", "", "comma-separated ports the image exposes, for example 9443/tcp")
+	libs := flag.Bool("libs", false, "also add the shared libraries the binary links (cgo binaries), as ldd resolves them here")
 	flag.Parse()
 	if *bin == "" || *entrypoint == "" || *tag == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "imgbuild: -bin, -entrypoint, -tag and -out are required")
 		os.Exit(2)
 	}
-	digest, err := build(*bin, *entrypoint, *tag, *out, *ports)
+	digest, err := build(*bin, *entrypoint, *tag, *out, *ports, *libs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "imgbuild:", err)
 		os.Exit(1)
@@ -47,20 +56,57 @@ func main() {
 	fmt.Printf("%s %s %s\n", *out, *tag, digest)
 }
 
-func build(bin, entrypoint, tag, out, ports string) (v1.Hash, error) {
-	data, err := os.ReadFile(bin) //nolint:gosec // the binary named on the command line
-	if err != nil {
-		return v1.Hash{}, err
+func build(bin, entrypoint, tag, out, ports string, libs bool) (v1.Hash, error) {
+	files := map[string]string{strings.TrimPrefix(entrypoint, "/"): bin}
+	if libs {
+		linked, err := sharedLibraries(bin)
+		if err != nil {
+			return v1.Hash{}, err
+		}
+		for _, l := range linked {
+			files[strings.TrimPrefix(l, "/")] = l
+		}
 	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	epoch := time.Unix(0, 0)
-	hdr := &tar.Header{Name: strings.TrimPrefix(entrypoint, "/"), Mode: 0o755, Size: int64(len(data)), Uid: nonRoot, Gid: nonRoot, ModTime: epoch, Typeflag: tar.TypeReg}
-	if err := tw.WriteHeader(hdr); err != nil {
-		return v1.Hash{}, err
+	dirs := map[string]bool{}
+	for _, n := range names {
+		// Parent directories first, so the layer unpacks anywhere.
+		for d := path.Dir(n); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
 	}
-	if _, err := tw.Write(data); err != nil {
-		return v1.Hash{}, err
+	dirList := make([]string, 0, len(dirs))
+	for d := range dirs {
+		dirList = append(dirList, d)
+	}
+	sort.Strings(dirList)
+	for _, d := range dirList {
+		if err := tw.WriteHeader(&tar.Header{Name: d + "/", Mode: 0o755, ModTime: epoch, Typeflag: tar.TypeDir}); err != nil {
+			return v1.Hash{}, err
+		}
+	}
+	for _, n := range names {
+		data, err := os.ReadFile(files[n]) //nolint:gosec // the binary and its libraries
+		if err != nil {
+			return v1.Hash{}, err
+		}
+		hdr := &tar.Header{Name: n, Mode: 0o755, Size: int64(len(data)), Uid: nonRoot, Gid: nonRoot, ModTime: epoch, Typeflag: tar.TypeReg}
+		if n != strings.TrimPrefix(entrypoint, "/") {
+			hdr.Uid, hdr.Gid = 0, 0
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return v1.Hash{}, err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return v1.Hash{}, err
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return v1.Hash{}, err
@@ -99,4 +145,32 @@ func build(bin, entrypoint, tag, out, ports string) (v1.Hash, error) {
 		return v1.Hash{}, err
 	}
 	return img.Digest()
+}
+
+// sharedLibraries lists the files the dynamic loader maps for bin (ldd's
+// "name => /path" lines and the loader itself), with symlinks resolved: the
+// image holds each under the path the loader asks for.
+func sharedLibraries(bin string) ([]string, error) {
+	out, err := exec.Command("ldd", bin).Output() //nolint:gosec // the binary named on the command line
+	if err != nil {
+		return nil, fmt.Errorf("ldd %s: %w (is it a static binary? then leave out -libs)", bin, err)
+	}
+	var libs []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		f := strings.Fields(line)
+		var p string
+		switch {
+		case len(f) >= 3 && f[1] == "=>" && strings.HasPrefix(f[2], "/"):
+			p = f[2]
+		case len(f) >= 1 && strings.HasPrefix(f[0], "/"):
+			p = f[0]
+		default:
+			continue
+		}
+		libs = append(libs, p)
+	}
+	if len(libs) == 0 {
+		return nil, fmt.Errorf("ldd found no shared libraries in %s", bin)
+	}
+	return libs, nil
 }
