@@ -28,7 +28,7 @@ ROOK := github.com/rook/rook@v1.17.8
 METAL_OPERATOR := github.com/ironcore-dev/metal-operator@v0.7.0
 HYPERVISOR_OPERATOR := github.com/cobaltcore-dev/openstack-hypervisor-operator@v1.2.3
 PROVIDER_API_GROUPS := gardener ironcore openstack keystone nova cinder neutron ceph ovn
-GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb agents/apis agents/internal/ovs/vswitchd
+GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb agents/apis agents/internal/ovs/vswitchd internal/agentbundle/manifests
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
 
@@ -86,6 +86,9 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	  $$cg object paths=./apis/... && rm -rf ../cluster/crds/agents && \
 	  $$cg crd:crdVersions=v1 paths=./apis/... output:crd:dir=../cluster/crds/agents && \
 	  cd internal/ovs && rm -rf vswitchd && $$mg -p vswitchd -o vswitchd schema/vswitch.ovsschema
+	@# The pool functions carry the agents' manifests and CRDs (internal/agentbundle).
+	rm -rf internal/agentbundle/manifests && mkdir -p internal/agentbundle/manifests && \
+	  cp cluster/agents/*.yaml cluster/crds/agents/*.yaml internal/agentbundle/manifests/
 	@# Rook's CRDs, for the CephCluster and pools the storage functions place in pool clusters.
 	dir=$$(GOFLAGS= go mod download -json $(ROOK) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/rook && install -m 0644 $$dir/deploy/examples/crds.yaml cluster/crds/rook/ceph.rook.io_crds.yaml

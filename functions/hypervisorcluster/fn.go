@@ -12,6 +12,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -43,6 +44,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st, desired := run.State, run.Desired
 	requireCloudProfile(rsp, run.Settings)
 	status := st.Status()
+	if st.Ready() {
+		// The node agents go into the pool's cluster as soon as it can be reached.
+		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+	}
 	if st.Ready() && st.Shoot.Changing {
 		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
 	}

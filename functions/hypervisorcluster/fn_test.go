@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
 
@@ -146,10 +147,11 @@ func countedRsp(inventory string, rsp *fnv1.RunFunctionResponse) *fnv1.RunFuncti
 func TestRunFunction(t *testing.T) {
 	accessReady := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})
 	// A fresh map each time: Counted adds the inventory to it.
+	// The node agents are placed once the pool's cluster can be reached.
 	readyResources := func() map[string]*fnv1.Resource {
-		return map[string]*fnv1.Resource{
+		return fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
-		}
+		}, "hypervisor-hv-pool-a", agentbundle.Hypervisor)
 	}
 
 	dedicatedShoot := fntest.Edit(shoot, func(m map[string]any) {
@@ -282,7 +284,7 @@ func TestRunFunction(t *testing.T) {
 			reason: "With the Shoot ready and its kubeconfig kept fresh the pool is Ready.",
 			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
+				readyResources(),
 				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
 			),
 		},

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
 	"github.com/c5c3/consumer-plane/internal/remote"
@@ -66,6 +67,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		pc := access.ProviderConfigName()
 		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
 		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
+		if err := pool.PlaceAgents(desired, access, agentbundle.Storage); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
 		ceph = observeCeph(observed, desired)
 		if ceph.Ready {
 			if err := composeCephAccess(access, observed, desired); err != nil {

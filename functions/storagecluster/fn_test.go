@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
 
@@ -186,10 +187,11 @@ func TestRunFunction(t *testing.T) {
 		}
 		return m
 	}
+	// Once the pool's cluster can be reached: the CephCluster and the node agents.
 	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
-		m := map[string]*fnv1.Resource{
+		m := fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
-		}
+		}, "storage-st-pool-a", agentbundle.Storage)
 		for k, v := range more {
 			m[k] = v
 		}

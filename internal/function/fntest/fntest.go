@@ -10,6 +10,9 @@ import (
 	"github.com/crossplane/function-sdk-go/response"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"k8s.io/utils/ptr"
+
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
+	"github.com/c5c3/consumer-plane/internal/remote"
 )
 
 // Request observes the composite xr and the named composed resources (JSON).
@@ -123,4 +126,25 @@ func Requiring(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string
 		Resources:      map[string]*fnv1.ResourceSelector{key: sel},
 	}
 	return rsp
+}
+
+// Agents are the desired Objects that place a pool's node agents (set) into
+// its cluster through ProviderConfig pc, merged into resources: what
+// pool.PlaceAgents composes once a pool's cluster can be reached. The
+// bundle's content is data (cluster/agents); internal/pool's tests spell one
+// of these Objects out.
+func Agents(resources map[string]*fnv1.Resource, pc string, set agentbundle.Set) map[string]*fnv1.Resource {
+	objs, err := agentbundle.Objects(set)
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range objs {
+		o := remote.Created(pc+"-agent-"+m.Name, pc, m.Object)
+		j, err := json.Marshal(o.Object)
+		if err != nil {
+			panic(err)
+		}
+		resources["agent-"+m.Name] = Composed(string(j), false)
+	}
+	return resources
 }

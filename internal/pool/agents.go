@@ -1,0 +1,24 @@
+package pool
+
+import (
+	"github.com/crossplane/function-sdk-go/resource"
+
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
+	"github.com/c5c3/consumer-plane/internal/remote"
+)
+
+// PlaceAgents composes a pool's node agents into its cluster, once it can be
+// reached: one provider-kubernetes Object per object of the agents' bundle
+// (agentbundle, cluster/agents), each Ready once applied — a DaemonSet's
+// rollout follows the nodes, not the pool's phase.
+func PlaceAgents(desired map[resource.Name]*resource.DesiredComposed, a Access, set agentbundle.Set) error {
+	objs, err := agentbundle.Objects(set)
+	if err != nil {
+		return err
+	}
+	pc := a.ProviderConfigName()
+	for _, m := range objs {
+		desired[resource.Name("agent-"+m.Name)] = &resource.DesiredComposed{Resource: remote.Created(pc+"-agent-"+m.Name, pc, m.Object)}
+	}
+	return nil
+}
