@@ -40,7 +40,7 @@ func main() {
 			return err
 		}
 		w := &virt.Watcher{URI: uri}
-		a := ha.New(mgr.GetClient(), opts.Node, ha.NewEngine(policy), w, mgr.GetEventRecorderFor("ha-agent"),
+		a := ha.New(mgr.GetClient(), opts.Node, ha.NewEngine(policy), w, mgr.GetEventRecorder("ha-agent"),
 			ha.NewMetrics(metrics.Registry), log)
 		w.OnEvent, w.OnConnection = a.OnEvent, a.OnConnection
 		if err := mgr.Add(agent.Runnable(w.Run)); err != nil {

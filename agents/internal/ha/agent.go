@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/agents/internal/virt"
@@ -29,8 +29,8 @@ type Agent struct {
 	Node    string
 	Engine  *Engine
 	Starter Starter
-	// Recorder receives Kubernetes events about the node.
-	Recorder record.EventRecorder
+	// Recorder receives Kubernetes events (events.k8s.io) about the node.
+	Recorder events.EventRecorder
 	Metrics  *Metrics
 	Log      logr.Logger
 
@@ -39,7 +39,7 @@ type Agent struct {
 }
 
 // New returns an agent with its event queue.
-func New(c client.Client, node string, e *Engine, s Starter, rec record.EventRecorder, m *Metrics, log logr.Logger) *Agent {
+func New(c client.Client, node string, e *Engine, s Starter, rec events.EventRecorder, m *Metrics, log logr.Logger) *Agent {
 	if m == nil {
 		m = NewMetrics(nil)
 	}
@@ -71,7 +71,7 @@ func (a *Agent) OnConnection(connected bool, err error) {
 	if was {
 		a.Metrics.LibvirtLost.Inc()
 		a.Log.Error(err, "Lost libvirt: domain failures on this node go unseen until it is back")
-		a.event(corev1.EventTypeWarning, "LibvirtLost", "HA agent lost libvirt: %v", err)
+		a.event(corev1.EventTypeWarning, "LibvirtLost", "Watch", "HA agent lost libvirt: %v", err)
 	}
 }
 
@@ -110,7 +110,7 @@ func (a *Agent) act(ctx context.Context, d Decision) {
 		if err := a.Starter.StartDomain(d.Domain.UUID); err != nil {
 			a.Metrics.Actions.WithLabelValues(string(ActionRestart), "error").Inc()
 			log.Error(err, "Restart failed")
-			a.event(corev1.EventTypeWarning, "RestartFailed", "%s; restarting it failed: %v", d.Reason, err)
+			a.event(corev1.EventTypeWarning, "RestartFailed", "Restart", "%s; restarting it failed: %v", d.Reason, err)
 			// A domain that cannot be restarted here is handled like a flapping one.
 			if a.Engine.Policy.OnFlapping == ActionEvict {
 				a.evict(ctx, Decision{Action: ActionEvict, Domain: d.Domain, Reason: d.Reason + "; restarting it failed"})
@@ -119,13 +119,13 @@ func (a *Agent) act(ctx context.Context, d Decision) {
 		}
 		a.Metrics.Actions.WithLabelValues(string(ActionRestart), "ok").Inc()
 		log.Info("Restarted a domain that stopped unexpectedly", "reason", d.Reason)
-		a.event(corev1.EventTypeNormal, "DomainRestarted", "%s; restarted it", d.Reason)
+		a.event(corev1.EventTypeNormal, "DomainRestarted", "Restart", "%s; restarted it", d.Reason)
 	case ActionEvict:
 		a.evict(ctx, d)
 	case ActionReport:
 		a.Metrics.Actions.WithLabelValues(string(ActionReport), "ok").Inc()
 		log.Info("Domain stopped unexpectedly; the policy only reports it", "reason", d.Reason)
-		a.event(corev1.EventTypeWarning, "DomainFailed", "%s", d.Reason)
+		a.event(corev1.EventTypeWarning, "DomainFailed", "Report", "%s", d.Reason)
 	}
 }
 
@@ -147,20 +147,20 @@ func (a *Agent) evict(ctx context.Context, d Decision) {
 	case err != nil:
 		a.Metrics.Actions.WithLabelValues(string(ActionEvict), "error").Inc()
 		a.Log.Error(err, "Cannot request the node's evacuation", "eviction", ev.Name)
-		a.event(corev1.EventTypeWarning, "EvictionFailed", "%s; requesting evacuation failed: %v", d.Reason, err)
+		a.event(corev1.EventTypeWarning, "EvictionFailed", "Evict", "%s; requesting evacuation failed: %v", d.Reason, err)
 	default:
 		a.Metrics.Actions.WithLabelValues(string(ActionEvict), "ok").Inc()
 		a.Log.Info("Requested the node's evacuation", "eviction", ev.Name, "reason", d.Reason)
-		a.event(corev1.EventTypeWarning, "EvictionRequested", "%s; requested evacuation (Eviction %s)", d.Reason, ev.Name)
+		a.event(corev1.EventTypeWarning, "EvictionRequested", "Evict", "%s; requested evacuation (Eviction %s)", d.Reason, ev.Name)
 	}
 }
 
-func (a *Agent) event(kind, reason, format string, args ...any) {
+func (a *Agent) event(kind, reason, action, format string, args ...any) {
 	if a.Recorder == nil {
 		return
 	}
 	// Events are about the node, as the kubelet's are.
-	a.Recorder.Eventf(&corev1.ObjectReference{Kind: "Node", Name: a.Node, UID: "", APIVersion: "v1"}, kind, reason, format, args...)
+	a.Recorder.Eventf(&corev1.ObjectReference{Kind: "Node", Name: a.Node, APIVersion: "v1"}, nil, kind, reason, action, format, args...)
 }
 
 func truncate(s string, n int) string {

@@ -12,7 +12,11 @@ import (
 	kvmv1 "github.com/cobaltcore-dev/openstack-hypervisor-operator/api/v1"
 	"github.com/go-logr/logr/testr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 	"libvirt.org/go/libvirt"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,11 +34,12 @@ func TestMain(m *testing.M) {
 }
 
 type harness struct {
-	t     *testing.T
-	kube  client.Client
-	ref   *libvirt.Connect
-	agent *ha.Agent
-	node  string
+	t      *testing.T
+	kube   client.Client
+	ref    *libvirt.Connect
+	agent  *ha.Agent
+	node   string
+	daemon *virttest.Libvirtd
 }
 
 // start runs the HA agent for node against a libvirtd without qemu (its
@@ -49,7 +54,12 @@ func start(t *testing.T, node string, p ha.Policy) *harness {
 		t.Fatal(err)
 	}
 	w := &virt.Watcher{URI: d.URI(), RetryInterval: 200 * time.Millisecond}
-	a := ha.New(kube, node, ha.NewEngine(p), w, nil, nil, testr.New(t))
+	// Events go through a real events.k8s.io recorder into the API server.
+	b := events.NewBroadcaster(&events.EventSinkImpl{Interface: kubernetes.NewForConfigOrDie(kubetest.Config(t)).EventsV1()})
+	stop := make(chan struct{})
+	b.StartRecordingToSink(stop)
+	t.Cleanup(func() { close(stop); b.Shutdown() })
+	a := ha.New(kube, node, ha.NewEngine(p), w, b.NewRecorder(scheme.Scheme, "ha-agent"), nil, testr.New(t))
 	w.OnEvent, w.OnConnection = a.OnEvent, a.OnConnection
 	go func() { _ = w.Run(ctx) }()
 	go func() { _ = a.Start(ctx) }()
@@ -58,7 +68,7 @@ func start(t *testing.T, node string, p ha.Policy) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = ref.Close() })
-	h := &harness{t: t, kube: kube, ref: ref, agent: a, node: node}
+	h := &harness{t: t, kube: kube, ref: ref, agent: a, node: node, daemon: d}
 	h.until("the agent connected", func() error { return a.Ready(nil) })
 	return h
 }
@@ -98,6 +108,23 @@ func (h *harness) until(what string, check func() error) {
 		}
 	}
 	h.t.Fatalf("%s: not within 20s: %v", what, last)
+}
+
+// event waits for an event about the node with the given reason.
+func (h *harness) event(reason string) {
+	h.t.Helper()
+	h.until("event "+reason, func() error {
+		l := &eventsv1.EventList{}
+		if err := h.kube.List(context.Background(), l, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+			return err
+		}
+		for _, e := range l.Items {
+			if e.Regarding.Kind == "Node" && e.Regarding.Name == h.node && e.Reason == reason && e.ReportingController == "ha-agent" {
+				return nil
+			}
+		}
+		return fmt.Errorf("none among %d events", len(l.Items))
+	})
 }
 
 func state(d *libvirt.Domain) libvirt.DomainState {
@@ -146,6 +173,21 @@ func TestIntegrationHARestartsOnceAndStopsWhenFlapping(t *testing.T) {
 	if n := testutil.ToFloat64(h.agent.Metrics.Failures); n != 3 {
 		t.Fatalf("failures acted on = %v, want 3 (a destroy is deliberate)", n)
 	}
+	h.event("DomainRestarted")
+	h.event("DomainFailed")
+
+	// The node loses libvirt: reported by metric and event.
+	h.daemon.Kill()
+	h.until("libvirt reported lost", func() error {
+		if n := testutil.ToFloat64(h.agent.Metrics.LibvirtLost); n != 1 {
+			return fmt.Errorf("libvirt_lost_total = %v", n)
+		}
+		if h.agent.Ready(nil) == nil {
+			return fmt.Errorf("still ready without libvirt")
+		}
+		return nil
+	})
+	h.event("LibvirtLost")
 }
 
 // TestIntegrationHAEvictsOnce: with the Evict policy, two domains failing on
@@ -187,4 +229,5 @@ func TestIntegrationHAEvictsOnce(t *testing.T) {
 	if state(a) == libvirt.DOMAIN_RUNNING || state(b) == libvirt.DOMAIN_RUNNING {
 		t.Fatal("the Evict policy restarted a domain")
 	}
+	h.event("EvictionRequested")
 }
