@@ -32,6 +32,9 @@ type Watcher struct {
 
 	mu   sync.Mutex
 	conn *libvirt.Connect
+	// lifecycle is the connection's event callback, deregistered on close
+	// (the binding keeps callbacks until then).
+	lifecycle int
 	// domainCaps is read once per connection: it only changes with the
 	// hypervisor's binary, which restarts libvirtd.
 	domainCaps *Host
@@ -122,7 +125,7 @@ func (w *Watcher) connect() (<-chan string, error) {
 		_, _ = conn.Close()
 		return nil, fmt.Errorf("cannot watch the libvirt connection to %s: %w", w.URI, err)
 	}
-	if _, err := conn.DomainEventLifecycleRegister(nil, func(_ *libvirt.Connect, d *libvirt.Domain, ev *libvirt.DomainEventLifecycle) {
+	id, err := conn.DomainEventLifecycleRegister(nil, func(_ *libvirt.Connect, d *libvirt.Domain, ev *libvirt.DomainEventLifecycle) {
 		e := Event{Kind: eventKind(ev.Event), Detail: eventDetail(ev)}
 		e.UUID, _ = d.GetUUIDString()
 		e.Name, _ = d.GetName()
@@ -130,13 +133,14 @@ func (w *Watcher) connect() (<-chan string, error) {
 		if w.OnEvent != nil {
 			w.OnEvent(e)
 		}
-	}); err != nil {
+	})
+	if err != nil {
 		_ = conn.UnregisterCloseCallback()
 		_, _ = conn.Close()
 		return nil, fmt.Errorf("cannot subscribe to domain events at %s: %w", w.URI, err)
 	}
 	w.mu.Lock()
-	w.conn, w.domainCaps = conn, nil
+	w.conn, w.domainCaps, w.lifecycle = conn, nil, id
 	w.mu.Unlock()
 	w.InvalidateAll()
 	return closed, nil
@@ -146,6 +150,7 @@ func (w *Watcher) disconnect() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.conn != nil {
+		_ = w.conn.DomainEventDeregister(w.lifecycle)
 		_ = w.conn.UnregisterCloseCallback()
 		_, _ = w.conn.Close()
 		w.conn = nil
