@@ -9,8 +9,11 @@ import (
 
 // PlaceAgents composes a pool's node agents into its cluster, once it can be
 // reached: one provider-kubernetes Object per object of the agents' bundle
-// (agentbundle, cluster/agents), each Ready once applied — a DaemonSet's
-// rollout follows the nodes, not the pool's phase.
+// (agentbundle, cluster/agents). They do not gate the pool's readiness (the
+// function marks them ready): a DaemonSet's rollout follows the nodes, not
+// the pool's phase, and waiting on 17 Objects per pool kept pools from
+// becoming Ready on Crossplane core v2.4.0 — their watch events opened core's
+// circuit breaker and the composite was not reconciled again.
 func PlaceAgents(desired map[resource.Name]*resource.DesiredComposed, a Access, set agentbundle.Set) error {
 	objs, err := agentbundle.Objects(set)
 	if err != nil {
@@ -18,7 +21,7 @@ func PlaceAgents(desired map[resource.Name]*resource.DesiredComposed, a Access, 
 	}
 	pc := a.ProviderConfigName()
 	for _, m := range objs {
-		desired[resource.Name("agent-"+m.Name)] = &resource.DesiredComposed{Resource: remote.Created(pc+"-agent-"+m.Name, pc, m.Object)}
+		desired[resource.Name("agent-"+m.Name)] = &resource.DesiredComposed{Resource: remote.Created(pc+"-agent-"+m.Name, pc, m.Object), Ready: resource.ReadyTrue}
 	}
 	return nil
 }

@@ -22,6 +22,9 @@ func TestPlaceAgents(t *testing.T) {
 	if !ok {
 		t.Fatalf("no hypervisor agent DaemonSet among %v", names(desired))
 	}
+	if ds.Ready != resource.ReadyTrue {
+		t.Fatalf("agent Objects must not gate the pool's readiness: Ready=%v", ds.Ready)
+	}
 	o := ds.Resource.Object
 	spec := o["spec"].(map[string]any)
 	manifest := spec["forProvider"].(map[string]any)["manifest"].(map[string]any)

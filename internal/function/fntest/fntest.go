@@ -144,7 +144,7 @@ func Agents(resources map[string]*fnv1.Resource, pc string, set agentbundle.Set)
 		if err != nil {
 			panic(err)
 		}
-		resources["agent-"+m.Name] = Composed(string(j), false)
+		resources["agent-"+m.Name] = Composed(string(j), true)
 	}
 	return resources
 }
