@@ -12,6 +12,7 @@ import (
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 const xr = `{
@@ -151,7 +152,7 @@ func TestRunFunction(t *testing.T) {
 	readyResources := func() map[string]*fnv1.Resource {
 		return fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
-		}, "hypervisor-hv-pool-a", agentbundle.Hypervisor)
+		}, pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, agentbundle.Hypervisor)
 	}
 
 	dedicatedShoot := fntest.Edit(shoot, func(m map[string]any) {

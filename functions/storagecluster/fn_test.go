@@ -12,6 +12,7 @@ import (
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 const xr = `{
@@ -191,7 +192,7 @@ func TestRunFunction(t *testing.T) {
 	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
 		m := fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
-		}, "storage-st-pool-a", agentbundle.Storage)
+		}, pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}, agentbundle.Storage)
 		for k, v := range more {
 			m[k] = v
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -81,4 +82,18 @@ func Config(t testing.TB) *rest.Config {
 	t.Helper()
 	Client(t)
 	return rest.CopyConfig(config)
+}
+
+// Until polls check every 100ms until it returns nil, failing the test with
+// the last error after timeout: for state that a controller or agent
+// converges on.
+func Until(t testing.TB, what string, timeout time.Duration, check func() error) {
+	t.Helper()
+	var last error
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if last = check(); last == nil {
+			return
+		}
+	}
+	t.Fatalf("%s: not within %s: %v", what, timeout, last)
 }

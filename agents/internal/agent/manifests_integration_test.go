@@ -2,10 +2,7 @@ package agent_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,13 +13,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ovsv1alpha1 "github.com/c5c3/consumer-plane/agents/apis/ovs/v1alpha1"
 	storagev1alpha1 "github.com/c5c3/consumer-plane/agents/apis/storage/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
 
@@ -35,39 +32,25 @@ func TestMain(m *testing.M) {
 	os.Exit(kubetest.Main(m, "../../../cluster/crds/hypervisor-operator", "../../../cluster/crds/agents"))
 }
 
-const manifests = "../../../cluster/agents"
-
-// apply creates every object of the agents' manifest bundle.
+// apply creates every object of the agents' bundle — what the pool
+// functions place into pool clusters (internal/agentbundle, kept equal to
+// cluster/agents by make generate).
 func apply(t *testing.T, kube client.Client) {
-	files, err := filepath.Glob(filepath.Join(manifests, "*.yaml"))
-	if err != nil || len(files) < 5 {
-		t.Fatalf("manifests: %v %v", files, err)
-	}
 	if err := kube.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph"}}); err != nil {
 		t.Fatal(err)
 	}
-	// The namespace first: every other file puts objects in it.
-	for _, f := range append([]string{filepath.Join(manifests, "namespace.yaml")}, files...) {
-		r, err := os.Open(f)
+	for _, set := range []agentbundle.Set{agentbundle.Hypervisor, agentbundle.Storage} {
+		objs, err := agentbundle.Objects(set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := yaml.NewYAMLOrJSONDecoder(r, 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			if len(u.Object) == 0 {
-				continue
-			}
+		for _, m := range objs {
+			u := &unstructured.Unstructured{Object: m.Object}
+			// The CRDs are installed already (TestMain).
 			if err := kube.Create(context.Background(), u); err != nil && !apierrors.IsAlreadyExists(err) {
-				t.Fatalf("%s: %s %s: %v", f, u.GetKind(), u.GetName(), err)
+				t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
 			}
 		}
-		_ = r.Close()
 	}
 }
 
@@ -109,7 +92,7 @@ func allowed(t *testing.T, what string, err error) {
 	}
 }
 
-// TestIntegrationAgentManifests applies cluster/agents to a real
+// TestIntegrationAgentManifests applies the agents' bundle to a real
 // kube-apiserver and checks that each agent, authenticated as its
 // ServiceAccount on a node, may write that node's objects and no other's.
 func TestIntegrationAgentManifests(t *testing.T) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -29,9 +27,6 @@ type Agent struct {
 	Interval time.Duration
 	Metrics  *Metrics
 	Log      logr.Logger
-
-	lastErr   atomic.Pointer[string]
-	published atomic.Bool
 }
 
 // Start publishes until ctx ends (a manager Runnable that needs the leader
@@ -47,11 +42,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := a.Publish(ctx); err != nil {
-			msg := err.Error()
-			a.lastErr.Store(&msg)
 			a.Log.Error(err, "Cannot publish the Ceph cluster's status")
-		} else {
-			a.lastErr.Store(nil)
 		}
 		select {
 		case <-ctx.Done():
@@ -96,22 +87,7 @@ func (a *Agent) Publish(ctx context.Context) error {
 			return errors.Join(rerr, fmt.Errorf("cannot write the status of CephStatus %s: %w", a.Name, err))
 		}
 	}
-	if rerr == nil {
-		a.published.Store(true)
-	}
 	return rerr
-}
-
-// Ready is ready once the cluster was read and published and the last read
-// succeeded. A replica without the lease stays unready: it publishes nothing.
-func (a *Agent) Ready(_ *http.Request) error {
-	if p := a.lastErr.Load(); p != nil {
-		return errors.New(*p)
-	}
-	if !a.published.Load() {
-		return errors.New("nothing published yet (not the leader, or the first read is pending)")
-	}
-	return nil
 }
 
 // Metrics are the storage agent's Prometheus metrics.

@@ -101,13 +101,7 @@ func (h *harness) actions(action ha.Action, result string) int {
 
 func (h *harness) until(what string, check func() error) {
 	h.t.Helper()
-	var last error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if last = check(); last == nil {
-			return
-		}
-	}
-	h.t.Fatalf("%s: not within 20s: %v", what, last)
+	kubetest.Until(h.t, what, 20*time.Second, check)
 }
 
 // event waits for an event about the node with the given reason.

@@ -223,14 +223,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 
 func (m *Metrics) observe(s virt.Snapshot) {
 	m.Domains.Reset()
-	var vcpus, mem int64
 	for _, d := range s.Domains {
 		m.Domains.WithLabelValues(string(d.State)).Inc()
-		if d.State.Active() {
-			vcpus += d.VCPUs
-			mem += d.MemoryBytes
-		}
 	}
+	vcpus, mem := s.Allocated()
 	m.VCPUs.Set(float64(vcpus))
 	m.MemoryBytes.Set(float64(mem))
 }

@@ -136,7 +136,7 @@ func runAgent(t *testing.T, node, uri string, daemon *virttest.Libvirtd) {
 		}
 		return nil
 	})
-	if err := daemon.Start(virttest.Bin()); err != nil {
+	if err := daemon.Start(); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, kube, node, "libvirt reachable again", func(st kvmv1.HypervisorStatus) error {
@@ -198,16 +198,11 @@ func matchDomains(ref *libvirt.Connect, st kvmv1.HypervisorStatus) error {
 
 func eventually(t *testing.T, kube client.Client, node, what string, check func(kvmv1.HypervisorStatus) error) {
 	t.Helper()
-	var last error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	kubetest.Until(t, what+" published", 20*time.Second, func() error {
 		hv := &kvmv1.Hypervisor{}
 		if err := kube.Get(context.Background(), client.ObjectKey{Name: node}, hv); err != nil {
-			last = err
-			continue
+			return err
 		}
-		if last = check(hv.Status); last == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: not published within 20s: %v", what, last)
+		return check(hv.Status)
+	})
 }

@@ -48,21 +48,15 @@ func applySnapshot(st *kvmv1.HypervisorStatus, spec kvmv1.HypervisorSpec, s virt
 		SupportedFeatures: h.Features,
 	}
 
-	var vcpus, mem int64
 	instances := make([]kvmv1.Instance, 0, len(s.Domains))
 	for _, d := range s.Domains {
-		active := d.State.Active()
-		if active {
-			vcpus += d.VCPUs
-			mem += d.MemoryBytes
-		}
-		instances = append(instances, kvmv1.Instance{ID: d.UUID, Name: d.Name, Active: active})
+		instances = append(instances, kvmv1.Instance{ID: d.UUID, Name: d.Name, Active: d.State.Active()})
 	}
 	sort.Slice(instances, func(i, j int) bool { return instances[i].ID < instances[j].ID })
 	st.Instances = instances
 	st.NumInstances = len(instances)
 	st.Capacity = resources(h.CPUs, h.MemoryBytes)
-	st.Allocation = resources(vcpus, mem)
+	st.Allocation = resources(s.Allocated())
 	st.EffectiveCapacity = effective(st.Capacity, spec.Overcommit)
 
 	cells := make([]kvmv1.Cell, 0, len(h.Cells))

@@ -19,6 +19,7 @@ import (
 	"github.com/ovn-org/libovsdb/client"
 	"github.com/ovn-org/libovsdb/model"
 	"github.com/ovn-org/libovsdb/ovsdb"
+	"k8s.io/utils/ptr"
 
 	ovsv1alpha1 "github.com/c5c3/consumer-plane/agents/apis/ovs/v1alpha1"
 	"github.com/c5c3/consumer-plane/agents/internal/ovs/vswitchd"
@@ -94,7 +95,7 @@ func (d *DB) Read(ctx context.Context) (ovsv1alpha1.OVSNodeStatus, error) {
 	if err != nil {
 		return st, err
 	}
-	st.OVSVersion, st.DBVersion = deref(root.OVSVersion), deref(root.DbVersion)
+	st.OVSVersion, st.DBVersion = ptr.Deref(root.OVSVersion, ""), ptr.Deref(root.DbVersion, "")
 	ids := root.ExternalIDs
 	st.OVN = ovsv1alpha1.OVNSettings{
 		SystemID: ids["system-id"], Remote: ids["ovn-remote"], EncapType: ids["ovn-encap-type"], EncapIP: ids["ovn-encap-ip"],
@@ -157,7 +158,7 @@ func (d *DB) Read(ctx context.Context) (ovsv1alpha1.OVSNodeStatus, error) {
 }
 
 func interfaceOf(i *vswitchd.Interface) ovsv1alpha1.Interface {
-	out := ovsv1alpha1.Interface{Name: i.Name, Type: i.Type, MAC: deref(i.MACInUse), Error: deref(i.Error)}
+	out := ovsv1alpha1.Interface{Name: i.Name, Type: i.Type, MAC: ptr.Deref(i.MACInUse, ""), Error: ptr.Deref(i.Error, "")}
 	if i.Ofport != nil {
 		v := int64(*i.Ofport)
 		out.OFPort = &v
@@ -233,11 +234,4 @@ func zonesIn(opts string) []string {
 		}
 	}
 	return nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

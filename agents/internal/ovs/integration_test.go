@@ -168,27 +168,21 @@ func zonesAre(st ovsv1alpha1.OVSNodeStatus, zones ...string) error {
 
 func until(t *testing.T, kube client.Client, name, what string, check func(ovsv1alpha1.OVSNodeStatus) error) {
 	t.Helper()
-	var last error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	kubetest.Until(t, what+" published", 20*time.Second, func() error {
 		obj := &ovsv1alpha1.OVSNode{}
 		if err := kube.Get(context.Background(), client.ObjectKey{Name: name}, obj); err != nil {
-			last = err
-			continue
+			return err
 		}
-		if last = check(obj.Status); last == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: not published within 20s: %v", what, last)
+		return check(obj.Status)
+	})
 }
 
 func untilDB(t *testing.T, srv *ovstest.Server, want string) {
 	t.Helper()
-	var got string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if got = srv.Vsctl(t, "get", "open_vswitch", ".", "external_ids:ovn-cms-options"); got == want {
-			return
+	kubetest.Until(t, "ovn-cms-options "+strings.Trim(want, `"`), 20*time.Second, func() error {
+		if got := srv.Vsctl(t, "get", "open_vswitch", ".", "external_ids:ovn-cms-options"); got != want {
+			return fmt.Errorf("ovn-cms-options = %s", got)
 		}
-	}
-	t.Fatalf("ovn-cms-options = %s, want %s", got, strings.Trim(want, `"`))
+		return nil
+	})
 }

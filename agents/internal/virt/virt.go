@@ -78,6 +78,18 @@ type Snapshot struct {
 	Domains []Domain
 }
 
+// Allocated sums the vCPUs and memory of the active domains: what they hold
+// on the host.
+func (s Snapshot) Allocated() (vcpus, memBytes int64) {
+	for _, d := range s.Domains {
+		if d.State.Active() {
+			vcpus += d.VCPUs
+			memBytes += d.MemoryBytes
+		}
+	}
+	return vcpus, memBytes
+}
+
 // EventKind is the kind of a domain lifecycle event (virDomainEventType).
 type EventKind string
 

@@ -40,18 +40,17 @@ type Watcher struct {
 	domainCaps *Host
 
 	// sizes caches each domain's vCPUs and memory, so that a cycle costs four
-	// list calls instead of one call per domain. A lifecycle event of a domain bumps its
-	// version and so drops its entry; InvalidateAll drops all of them.
+	// list calls instead of one call per domain. A lifecycle event of a
+	// domain drops its entry and bumps its version, InvalidateAll drops all
+	// entries and bumps the epoch; a size read while either happened is not
+	// stored, so every entry present is current.
 	sizesMu sync.Mutex
 	sizes   map[string]sizeEntry
 	version map[string]uint64
 	epoch   uint64
 }
 
-type sizeEntry struct {
-	vcpus, mem     int64
-	version, epoch uint64
-}
+type sizeEntry struct{ vcpus, mem int64 }
 
 var eventLoop sync.Once
 
@@ -228,9 +227,9 @@ func (w *Watcher) InvalidateAll() {
 	defer w.sizesMu.Unlock()
 	w.epoch++
 	w.sizes = map[string]sizeEntry{}
-	if w.version == nil {
-		w.version = map[string]uint64{}
-	}
+	// The epoch guards reads in flight, so versions can start afresh (and
+	// those of undefined domains go).
+	w.version = map[string]uint64{}
 }
 
 func (w *Watcher) invalidate(uuid string) {
@@ -258,7 +257,7 @@ func (w *Watcher) domainOf(d *libvirt.Domain, state DomainState) (Domain, error)
 	e, ok := w.sizes[out.UUID]
 	ver, epoch := w.version[out.UUID], w.epoch
 	w.sizesMu.Unlock()
-	if ok && e.version == ver && e.epoch == epoch && out.State != "" {
+	if ok && out.State != "" {
 		out.VCPUs, out.MemoryBytes = e.vcpus, e.mem
 		return out, nil
 	}
@@ -271,7 +270,7 @@ func (w *Watcher) domainOf(d *libvirt.Domain, state DomainState) (Domain, error)
 	w.sizesMu.Lock()
 	// Stored only if no event touched the domain while it was read.
 	if w.version[out.UUID] == ver && w.epoch == epoch {
-		w.sizes[out.UUID] = sizeEntry{vcpus: out.VCPUs, mem: out.MemoryBytes, version: ver, epoch: epoch}
+		w.sizes[out.UUID] = sizeEntry{vcpus: out.VCPUs, mem: out.MemoryBytes}
 	}
 	w.sizesMu.Unlock()
 	return out, nil

@@ -35,6 +35,7 @@ func Require(t testing.TB, ok bool, what string) {
 // Libvirtd is a running libvirtd without the qemu driver.
 type Libvirtd struct {
 	Dir  string
+	bin  string
 	cmd  *exec.Cmd
 	sock string
 }
@@ -63,16 +64,16 @@ func StartLibvirtd(t testing.TB) *Libvirtd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	d := &Libvirtd{Dir: dir, sock: filepath.Join(dir, "run", "libvirt-sock")}
-	if err := d.Start(bin); err != nil {
+	d := &Libvirtd{Dir: dir, bin: bin, sock: filepath.Join(dir, "run", "libvirt-sock")}
+	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(d.Stop)
+	t.Cleanup(d.Kill)
 	return d
 }
 
-// Start (re)starts the daemon in d.Dir.
-func (d *Libvirtd) Start(bin string) error {
+// Start (re)starts the daemon in d.Dir (after Kill: a fresh test driver).
+func (d *Libvirtd) Start() error {
 	drivers := filepath.Join(d.Dir, "drivers")
 	for _, p := range []string{filepath.Join(d.Dir, "run"), drivers} {
 		if err := os.MkdirAll(p, 0o755); err != nil {
@@ -88,7 +89,7 @@ log_outputs = "3:file:%s/libvirtd.log"
 	if err := os.WriteFile(filepath.Join(d.Dir, "libvirtd.conf"), []byte(conf), 0o644); err != nil {
 		return err
 	}
-	d.cmd = exec.Command(bin, "--config", filepath.Join(d.Dir, "libvirtd.conf"), "--pid-file", filepath.Join(d.Dir, "libvirtd.pid"))
+	d.cmd = exec.Command(d.bin, "--config", filepath.Join(d.Dir, "libvirtd.conf"), "--pid-file", filepath.Join(d.Dir, "libvirtd.pid"))
 	// An empty driver directory keeps qemu (and every other loadable
 	// hypervisor driver) out; the test driver is built into libvirtd.
 	d.cmd.Env = append(os.Environ(), "LIBVIRT_DRIVER_DIR="+drivers)
@@ -105,7 +106,7 @@ log_outputs = "3:file:%s/libvirtd.log"
 		time.Sleep(100 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(filepath.Join(d.Dir, "libvirtd.log"))
-	d.Stop()
+	d.Kill()
 	return fmt.Errorf("libvirtd did not serve %s within 20s; its log:\n%s", d.sock, tail(string(log), 20))
 }
 
@@ -116,17 +117,6 @@ func (d *Libvirtd) Kill() {
 		_ = d.cmd.Wait()
 		d.cmd = nil
 	}
-}
-
-// Stop stops the daemon.
-func (d *Libvirtd) Stop() { d.Kill() }
-
-// Bin is the libvirtd binary a restart uses.
-func Bin() string {
-	if p, err := exec.LookPath("libvirtd"); err == nil {
-		return p
-	}
-	return "/usr/sbin/libvirtd"
 }
 
 func tail(s string, n int) string {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
-	"github.com/c5c3/consumer-plane/internal/remote"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // Request observes the composite xr and the named composed resources (JSON).
@@ -128,23 +128,20 @@ func Requiring(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string
 	return rsp
 }
 
-// Agents are the desired Objects that place a pool's node agents (set) into
-// its cluster through ProviderConfig pc, merged into resources: what
-// pool.PlaceAgents composes once a pool's cluster can be reached. The
-// bundle's content is data (cluster/agents); internal/pool's tests spell one
-// of these Objects out.
-func Agents(resources map[string]*fnv1.Resource, pc string, set agentbundle.Set) map[string]*fnv1.Resource {
-	objs, err := agentbundle.Objects(set)
-	if err != nil {
+// Agents merges into resources the desired Objects that place a pool's node
+// agents (set) into its cluster: what pool.PlaceAgents composes once the
+// cluster can be reached. internal/pool's tests spell one of them out.
+func Agents(resources map[string]*fnv1.Resource, a pool.Access, set agentbundle.Set) map[string]*fnv1.Resource {
+	desired := map[resource.Name]*resource.DesiredComposed{}
+	if err := pool.PlaceAgents(desired, a, set); err != nil {
 		panic(err)
 	}
-	for _, m := range objs {
-		o := remote.Created(pc+"-agent-"+m.Name, pc, m.Object)
-		j, err := json.Marshal(o.Object)
+	for name, d := range desired {
+		j, err := json.Marshal(d.Resource.Object)
 		if err != nil {
 			panic(err)
 		}
-		resources["agent-"+m.Name] = Composed(string(j), true)
+		resources[string(name)] = Composed(string(j), d.Ready == resource.ReadyTrue)
 	}
 	return resources
 }
