@@ -33,6 +33,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
@@ -154,6 +155,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 		OVN:             ovn.NewCache(logr.Discard(), time.Hour),
 		Ceph:            ceph.NewCache(time.Hour),
 		IronCore:        ironcore.NewClusters(time.Hour),
+		KVM:             kvm.NewClusters(time.Hour),
 		NewIdentity:     crashingIdentity,
 		NewCompute:      crashingCompute,
 		NewBlockStorage: crashingBlockStorage,

@@ -25,6 +25,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
@@ -79,7 +80,7 @@ func main() {
 	}
 	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour), Gardens: gardener.NewClients(),
 		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle),
-		IronCore: ironcore.NewClusters(*connIdle)}
+		IronCore: ironcore.NewClusters(*connIdle), KVM: kvm.NewClusters(*connIdle)}
 	if !ceph.Built {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}

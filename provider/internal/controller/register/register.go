@@ -15,15 +15,16 @@ import (
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	kvmv1alpha1 "github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
-	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	cephclient "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/client"
 	cephpool "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
@@ -31,6 +32,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ironcore/serverinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/domain"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kvm/hypervisorinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/chassisset"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/hachassisgroup"
@@ -47,7 +49,7 @@ func Scheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme,
 		openstackv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme, novav1alpha1.AddToScheme,
-		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, ironcorev1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
+		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, ironcorev1alpha1.AddToScheme, kvmv1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -69,7 +71,9 @@ type Deps struct {
 	// Ceph keeps one librados connection per cluster and user.
 	Ceph *ceph.Cache
 	// IronCore watches the Servers of each IronCore metal cluster once.
-	IronCore *ironcore.Clusters
+	IronCore *watch.Clusters
+	// KVM watches the Hypervisors of each pool cluster once.
+	KVM *watch.Clusters
 
 	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
 	NewCompute      func(*openstack.Session) (openstack.Compute, error)
@@ -89,6 +93,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		quotaset.SetupAll(mgr, o, pc),
 		shootkubeconfig.Setup(mgr, o, d.Gardens),
 		serverinventory.Setup(mgr, o, d.IronCore),
+		hypervisorinventory.Setup(mgr, o, d.KVM),
 		logicalswitch.Setup(mgr, o, ovnPC),
 		logicalrouter.Setup(mgr, o, ovnPC),
 		hachassisgroup.Setup(mgr, o, ovnPC),

@@ -142,7 +142,7 @@ func TestServerInventoryIntegration(t *testing.T) {
 		if err := kube.Create(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		const msg = `connect failed: ProviderConfig "metal-bad": the metal cluster kubeconfig is not valid`
+		const msg = `connect failed: ProviderConfig "metal-bad": the kubeconfig of the metal cluster is not valid`
 		poll(t, func() (bool, string) {
 			got := &v1alpha1.ServerInventory{}
 			if err := kube.Get(ctx, client.ObjectKeyFromObject(b), got); err != nil {

@@ -10,9 +10,7 @@ package serverinventory
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -20,16 +18,12 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metalv1alpha1 "github.com/ironcore-dev/metal-operator/api/v1alpha1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
@@ -37,41 +31,19 @@ import (
 // listed bounds the server names a status lists.
 const listed = 10
 
-// debounce gathers a burst of Server changes into one observation: a rack
-// powering up changes dozens of Servers within a second, and every status
-// change of an inventory wakes its pool's composite (Crossplane opens a
-// circuit breaker on composites woken too often). The work queue keeps one
-// delayed request per inventory.
-const debounce = time.Second
-
-// Setup adds the ServerInventory controller. inCluster is the provider's own
-// REST config, for ProviderConfigs with source InjectedIdentity.
-func Setup(mgr ctrl.Manager, o controller.Options, clusters *ironcore.Clusters) error {
-	kube := mgr.GetClient()
-	c := &connector{kube: kube, clusters: clusters, inCluster: mgr.GetConfig()}
-	// A Server change names its ProviderConfig; every inventory reading
-	// that ProviderConfig is observed again, once per burst of changes.
-	changed := source.Channel(clusters.Changes(), handler.TypedFuncs[string, reconcile.Request]{
-		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[string], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			l := &v1alpha1.ServerInventoryList{}
-			if err := kube.List(ctx, l); err != nil {
-				return
-			}
-			for i := range l.Items {
-				if ref := l.Items[i].GetProviderConfigReference(); ref != nil && ref.Name == e.Object {
-					q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l.Items[i])}, debounce)
-				}
-			}
-		},
-	})
+// Setup adds the ServerInventory controller. Every change of a watched
+// Server requests an observation of the inventories of its ProviderConfig.
+func Setup(mgr ctrl.Manager, o controller.Options, clusters *watch.Clusters) error {
+	c := &connector{kube: mgr.GetClient(), clusters: clusters, inCluster: mgr.GetConfig()}
+	changed := watch.Source(mgr.GetClient(), clusters, func() resource.ManagedList { return &v1alpha1.ServerInventoryList{} })
 	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ServerInventoryKind), &v1alpha1.ServerInventoryList{},
 		changed, managed.WithTypedExternalConnector[*v1alpha1.ServerInventory](c))
 }
 
 type connector struct {
 	kube      client.Client
-	clusters  *ironcore.Clusters
-	inCluster *rest.Config
+	clusters  *watch.Clusters
+	inCluster *rest.Config // the provider's own, for InjectedIdentity
 }
 
 // Connect returns the watched Servers of the metal cluster the
@@ -81,23 +53,9 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ServerInventory) (
 	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
 		return nil, err
 	}
-	var (
-		cl  *ironcore.Cluster
-		err error
-	)
-	switch pc.Spec.Credentials.Source { //nolint:exhaustive // the CRD admits only these two.
-	case xpv2.CredentialsSourceInjectedIdentity:
-		cl, err = c.clusters.ForConfig(pc.Name, c.inCluster)
-	default:
-		var kubeconfig []byte
-		kubeconfig, err = resource.CommonCredentialExtractor(ctx, pc.Spec.Credentials.Source, c.kube, pc.Spec.Credentials.CommonCredentialSelectors)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read the metal cluster kubeconfig of ProviderConfig %q: %w", pc.Name, err)
-		}
-		cl, err = c.clusters.ForKubeconfig(pc.Name, kubeconfig)
-	}
+	cl, err := c.clusters.Connect(ctx, c.kube, pc.Name, watch.Credentials{Source: pc.Spec.Credentials.Source, Selectors: pc.Spec.Credentials.CommonCredentialSelectors}, c.inCluster)
 	if err != nil {
-		return nil, fmt.Errorf("ProviderConfig %q: %w", pc.Name, err)
+		return nil, err
 	}
 	return &external{cluster: cl}, nil
 }
@@ -105,7 +63,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ServerInventory) (
 // external observes the Servers; the inventory is a view and writes nothing.
 type external struct {
 	pcontroller.View[*v1alpha1.ServerInventory]
-	cluster *ironcore.Cluster
+	cluster *watch.Cluster
 }
 
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.ExternalObservation, error) {
@@ -113,7 +71,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ServerInventory) (m
 		// Nothing to delete: report the view gone so the finalizer goes.
 		return managed.ExternalObservation{}, nil
 	}
-	servers, err := e.cluster.Servers(ctx, mg.Spec.ForProvider.ServerSelector)
+	servers, err := ironcore.Servers(ctx, e.cluster, mg.Spec.ForProvider.ServerSelector)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}

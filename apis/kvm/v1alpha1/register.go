@@ -1,0 +1,30 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+// Package type metadata.
+const (
+	Group   = "kvm.provider.c5c3.io"
+	Version = "v1alpha1"
+)
+
+var (
+	// SchemeGroupVersion is the group version of the provider's KVM resources.
+	SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+	// SchemeBuilder registers the types with a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+
+	// AddToScheme adds the types to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
+
+// HypervisorInventory type metadata.
+const HypervisorInventoryKind = "HypervisorInventory"
+
+func init() {
+	SchemeBuilder.Register(&HypervisorInventory{}, &HypervisorInventoryList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
+}

@@ -1,0 +1,200 @@
+// Package watch keeps watched, in-memory views of one kind of object in
+// other clusters — the metal cluster's Servers, a pool cluster's
+// Hypervisors — for managed resources that only observe them. It only
+// reads.
+//
+// One view is kept per ProviderConfig and credential, and shared by every
+// managed resource of that ProviderConfig; each change of a watched object
+// names the ProviderConfig on Changes, so those managed resources are
+// observed again within seconds instead of at the next poll.
+package watch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/workqueue"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
+)
+
+// syncTimeout bounds the first list of a cluster's objects: past it the
+// credentials most likely may not list them, and the reconcile says so
+// instead of waiting.
+const syncTimeout = 30 * time.Second
+
+// Kind says what is watched.
+type Kind struct {
+	// Scheme knows Object's type (unstructured objects need none).
+	Scheme *runtime.Scheme
+	// New returns an empty object of the watched kind; an unstructured one
+	// must carry its apiVersion and kind.
+	New func() client.Object
+	// Cluster names the cluster's role in errors ("the metal cluster").
+	Cluster string
+	// Objects names the watched objects in errors ("Servers").
+	Objects string
+	// Permission is the RBAC the credentials need, for the error a sync
+	// that times out reports.
+	Permission string
+}
+
+// A Cluster is a watched, in-memory view of one cluster's objects of a Kind.
+type Cluster struct {
+	cache  crcache.Cache
+	cancel context.CancelFunc
+}
+
+// List lists watched objects from the cache: no request reaches the cluster.
+func (c *Cluster) List(ctx context.Context, l client.ObjectList, opts ...client.ListOption) error {
+	return c.cache.List(ctx, l, opts...)
+}
+
+// Clusters keeps one watched Cluster per ProviderConfig and credential.
+type Clusters struct {
+	kind    Kind
+	cache   *cache.Cache[*Cluster]
+	changes chan event.TypedGenericEvent[string]
+}
+
+// NewClusters returns an empty set of watched clusters of a kind. Watches
+// unused for idle are stopped.
+func NewClusters(k Kind, idle time.Duration) *Clusters {
+	return &Clusters{
+		kind:    k,
+		cache:   cache.New(16, idle, func(c *Cluster) { c.cancel() }),
+		changes: make(chan event.TypedGenericEvent[string], 1024),
+	}
+}
+
+// Changes names the ProviderConfig of every change. Someone must read it
+// (Source does): a full channel holds up the watches.
+func (cs *Clusters) Changes() <-chan event.TypedGenericEvent[string] { return cs.changes }
+
+// ForKubeconfig returns the watched Cluster of a ProviderConfig whose
+// credentials are a kubeconfig.
+func (cs *Clusters) ForKubeconfig(providerConfig string, kubeconfig []byte) (*Cluster, error) {
+	sum := sha256.Sum256(kubeconfig)
+	return cs.cache.Get(providerConfig+"/"+hex.EncodeToString(sum[:]), func() (*Cluster, error) {
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("the kubeconfig of %s is not valid: %w", cs.kind.Cluster, err)
+		}
+		return cs.watch(providerConfig, cfg)
+	})
+}
+
+// ForConfig returns the watched Cluster of a ProviderConfig that uses the
+// provider's own identity.
+func (cs *Clusters) ForConfig(providerConfig string, cfg *rest.Config) (*Cluster, error) {
+	return cs.cache.Get(providerConfig+"/injected", func() (*Cluster, error) { return cs.watch(providerConfig, cfg) })
+}
+
+// Credentials are a ProviderConfig's: a kubeconfig from a Secret (or
+// another common source), or the provider's own identity.
+type Credentials struct {
+	Source    xpv2.CredentialsSource
+	Selectors xpv2.CommonCredentialSelectors
+}
+
+// Connect returns the watched Cluster a ProviderConfig's credentials reach.
+// inCluster is the provider's own REST config, for InjectedIdentity.
+func (cs *Clusters) Connect(ctx context.Context, kube client.Client, providerConfig string, c Credentials, inCluster *rest.Config) (*Cluster, error) {
+	var (
+		cl  *Cluster
+		err error
+	)
+	switch c.Source { //nolint:exhaustive // the CRDs admit only these two.
+	case xpv2.CredentialsSourceInjectedIdentity:
+		cl, err = cs.ForConfig(providerConfig, inCluster)
+	default:
+		var kubeconfig []byte
+		kubeconfig, err = resource.CommonCredentialExtractor(ctx, c.Source, kube, c.Selectors)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the kubeconfig of %s from ProviderConfig %q: %w", cs.kind.Cluster, providerConfig, err)
+		}
+		cl, err = cs.ForKubeconfig(providerConfig, kubeconfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ProviderConfig %q: %w", providerConfig, err)
+	}
+	return cl, nil
+}
+
+// watch starts a watch of cfg's cluster and waits for its first list. The
+// watch outlives the reconcile that started it; it stops when the Cluster
+// is dropped from the cache.
+func (cs *Clusters) watch(providerConfig string, cfg *rest.Config) (*Cluster, error) {
+	k := cs.kind
+	c, err := crcache.New(cfg, crcache.Options{Scheme: k.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach %s: %w", k.Cluster, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	inf, err := c.GetInformer(ctx, k.New(), crcache.BlockUntilSynced(false))
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("cannot watch the %s of %s (are their CRDs installed?): %w", k.Objects, k.Cluster, err)
+	}
+	notify := func(any) { cs.changes <- event.TypedGenericEvent[string]{Object: providerConfig} }
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    notify,
+		UpdateFunc: func(_, o any) { notify(o) },
+		DeleteFunc: notify,
+	}); err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() { _ = c.Start(ctx) }() //nolint:errcheck // Start only fails when the context ends.
+	syncCtx, done := context.WithTimeout(ctx, syncTimeout)
+	defer done()
+	if !c.WaitForCacheSync(syncCtx) {
+		cancel()
+		return nil, fmt.Errorf("cannot list the %s of %s within %s: the credentials need %s", k.Objects, k.Cluster, syncTimeout, k.Permission)
+	}
+	return &Cluster{cache: c, cancel: cancel}, nil
+}
+
+// debounce gathers a burst of changes into one observation: a rack powering
+// up changes dozens of objects within a second, and every status change of
+// a managed resource wakes its composite (Crossplane opens a circuit breaker
+// on composites woken too often). The work queue keeps one delayed request
+// per managed resource.
+const debounce = time.Second
+
+// Source requests, once per burst of changes, an observation of every
+// managed resource (listed into list) whose ProviderConfig saw a change.
+func Source(kube client.Client, cs *Clusters, list func() resource.ManagedList) source.Source {
+	return source.Channel(cs.Changes(), handler.TypedFuncs[string, reconcile.Request]{
+		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[string], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			l := list()
+			if err := kube.List(ctx, l); err != nil {
+				return
+			}
+			for _, mg := range l.GetItems() {
+				r, ok := mg.(resource.ProviderConfigReferencer)
+				if !ok {
+					continue
+				}
+				if ref := r.GetProviderConfigReference(); ref != nil && ref.Name == e.Object {
+					q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)}, debounce)
+				}
+			}
+		},
+	})
+}
