@@ -44,9 +44,15 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st, desired := run.State, run.Desired
 	requireCloudProfile(rsp, run.Settings)
 	status := st.Status()
+	var hvs *hypervisors
 	if st.Ready() {
-		// The node agents go into the pool's cluster as soon as it can be reached.
+		// The node agents go into the pool's cluster as soon as it can be
+		// reached, and the Hypervisors they publish are read from there.
 		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+		if hvs, err = composeHypervisors(run.Observed, desired, run.Access); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
@@ -54,8 +60,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() && st.Shoot.Changing {
 		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
 	}
-	if st.Shoot.Ready {
-		// Until the pool's agents report more, every node Gardener reports
+	switch {
+	case hvs.Reporting():
+		status["nodeCount"] = hvs.Observed.InService
+		status["availableCapacity"] = hvs.Available()
+		status["hypervisors"] = hvs.Status()
+		status["capacitySource"] = string(v1alpha1.CapacitySourceAgents)
+	case st.Shoot.Ready:
+		// Until the pool's agents report, every node Gardener reports
 		// Ready is one of the pool's minimum.
 		status["nodeCount"] = xr.Spec.Workers
 		c, err := capacity(req, run.Settings, &xr.Spec)
@@ -64,6 +76,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 		if c != nil {
 			status["availableCapacity"] = c
+			status["capacitySource"] = string(v1alpha1.CapacitySourceCloudProfile)
 		}
 	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {
@@ -71,6 +84,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st.SetConditions(rsp)
+	hvs.SetCondition(rsp)
 	f.log.Debug("composed hypervisor pool", "xr", xr.GetName(), "pool", xr.Spec.Name, "phase", st.Phase())
 	return rsp, nil
 }

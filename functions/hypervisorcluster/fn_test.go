@@ -85,6 +85,36 @@ const providerConfig = `{
   "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "hypervisor-hv-pool-a-kubeconfig", "key": "kubeconfig"}}}
 }`
 
+// The pool cluster's ProviderConfig and HypervisorInventory of our provider,
+// composed once the cluster can be reached.
+const (
+	hypervisorsConfig = `{
+  "apiVersion": "kvm.provider.c5c3.io/v1alpha1",
+  "kind": "ProviderConfig",
+  "metadata": {"name": "hypervisor-hv-pool-a"},
+  "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "hypervisor-hv-pool-a-kubeconfig", "key": "kubeconfig"}}}
+}`
+	hypervisorInventory = `{
+  "apiVersion": "kvm.provider.c5c3.io/v1alpha1",
+  "kind": "HypervisorInventory",
+  "metadata": {"name": "hypervisor-hv-pool-a"},
+  "spec": {"providerConfigRef": {"name": "hypervisor-hv-pool-a"}}
+}`
+)
+
+// observedHypervisors is the HypervisorInventory with a Ready condition of
+// status and the observation atProvider (JSON).
+func observedHypervisors(status, synced, atProvider string) string {
+	return `{"apiVersion": "kvm.provider.c5c3.io/v1alpha1", "kind": "HypervisorInventory", "metadata": {"name": "hypervisor-hv-pool-a"},
+	  "status": {"atProvider": ` + atProvider + `, "conditions": [
+	    {"type": "Ready", "status": "` + status + `", "reason": "r", "lastTransitionTime": "2026-11-22T08:00:00Z"},
+	    {"type": "Synced", "status": "` + synced + `", "reason": "r", "message": "connect failed: cannot watch the Hypervisors", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
+}
+
+// agentsWaiting is the condition while the HypervisorInventory is created.
+var agentsWaiting = fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+	"HypervisorInventory hypervisor-hv-pool-a is being created to read the pool's Hypervisors; until then nodeCount and availableCapacity are spec.workers times the machine class of the CloudProfile")
+
 func observedKubeconfig(status string) string {
 	return `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "hypervisor-hv-pool-a"},
 	  "status": {"conditions": [{"type": "Ready", "status": "` + status + `", "reason": "r", "message": "no Shoot access yet", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
@@ -131,6 +161,17 @@ var (
 		"118 usable servers (7552 CPUs, 60416 GiB) for 20 to 100 workers (120 servers labelled c5c3.io/machine-pool=hv-pool-a: 100 available, 0 claimed by another pool, 2 failed)")
 )
 
+// withMap returns observed with more resources, leaving observed as it is.
+func withMap(observed, more map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range []map[string]string{observed, more} {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // withInventory adds the counted inventory to observed resources.
 func withInventory(observed map[string]string) map[string]string {
 	out := map[string]string{"inventory": sufficient}
@@ -152,6 +193,7 @@ func TestRunFunction(t *testing.T) {
 	readyResources := func() map[string]*fnv1.Resource {
 		return fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+			"hypervisors-provider-config": fntest.Composed(hypervisorsConfig, true), "hypervisors": fntest.Composed(hypervisorInventory, true),
 		}, pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, agentbundle.Hypervisor)
 	}
 
@@ -286,27 +328,27 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				readyResources(),
-				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")),
+				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting),
 			),
 		},
 		"Capacity": {
 			reason: "With the CloudProfile supplied (Crossplane 2.x), the capacity is the node count times the machine class's CPUs and memory.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm")),
-			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"))),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}, "capacitySource": "CloudProfile"}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting)),
 		},
 		"CapacityLegacy": {
 			reason: "Crossplane 1.x supplies the CloudProfile as an extra resource.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", true, cloudProfile("baremetal-kvm")),
-			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"))),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}, "capacitySource": "CloudProfile"}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting)),
 		},
 		"UnknownMachineClass": {
 			reason: "A machine class the CloudProfile lacks leaves the capacity unknown, with a warning naming the field; the pool stays composed.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm-g7")),
 			want: func() *fnv1.RunFunctionResponse {
 				r := countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-					readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a")))
+					readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting))
 				r.Results = []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_WARNING,
 					Message:  `spec.ironcore.machineClass "baremetal-kvm" is not a machine type of CloudProfile ironcore-metal: the pool's capacity is unknown`,
@@ -322,8 +364,43 @@ func TestRunFunction(t *testing.T) {
 			})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Scaling", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`, readyResources(),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (50%)"),
-				fntest.AccessAvailable("hypervisor-hv-pool-a")),
+				fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting),
 			),
+		},
+		"AgentsReporting": {
+			reason: "Once the agents report Hypervisors, the pool's nodes are those in service and its capacity what they can still hold; the condition says who is out of service.",
+			req: fntest.WithRequired(fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("True", "True", `{
+			  "hypervisors": 21, "inService": 19, "maintenance": 1, "disconnected": 1, "notReady": 0, "instances": 310,
+			  "capacity": {"vcpus": 2432, "memoryGiB": 19456}, "effectiveCapacity": {"vcpus": 4864, "memoryGiB": 19456},
+			  "allocation": {"vcpus": 1200, "memoryGiB": 4800}, "available": {"vcpus": 3664, "memoryGiB": 14656},
+			  "notInService": [{"name": "node-7", "reason": "Maintenance", "message": "manual maintenance"}, {"name": "node-9", "reason": "LibvirtDisconnected"}]}`)})),
+				"cloud-profile", false, cloudProfile("baremetal-kvm")),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 19,
+			  "availableCapacity": {"vcpus": 3664, "memoryGB": 14656}, "capacitySource": "Agents",
+			  "hypervisors": {"total": 21, "inService": 19, "maintenance": 1, "disconnected": 1, "notReady": 0, "instances": 310,
+			    "capacity": {"vcpus": 4864, "memoryGB": 19456}, "allocated": {"vcpus": 1200, "memoryGB": 4800}}}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
+					"19 of 21 Hypervisors in service (1 in maintenance, 1 disconnected, 0 not ready), 310 instances; 3664 vCPUs and 14656 GiB free; not in service: node-7 (Maintenance), node-9 (LibvirtDisconnected)"))),
+		},
+		"AgentsNoHypervisors": {
+			reason: "A pool cluster without Hypervisors (no agent has reported, or no hypervisor operator) keeps the CloudProfile's figures and says so.",
+			req: fntest.WithRequired(fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("True", "True", `{
+			  "hypervisors": 0, "inService": 0, "maintenance": 0, "disconnected": 0, "notReady": 0, "instances": 0,
+			  "capacity": {"vcpus": 0, "memoryGiB": 0}, "effectiveCapacity": {"vcpus": 0, "memoryGiB": 0}, "allocation": {"vcpus": 0, "memoryGiB": 0}, "available": {"vcpus": 0, "memoryGiB": 0}}`)})),
+				"cloud-profile", false, cloudProfile("baremetal-kvm")),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}, "capacitySource": "CloudProfile"}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "NoHypervisors",
+					"the pool's cluster has no Hypervisor yet: the hypervisor operator creates one per node, which the pool's hypervisor agents fill from libvirt; until then nodeCount and availableCapacity are spec.workers times the machine class of the CloudProfile"))),
+		},
+		"AgentsUnreadable": {
+			reason: "A HypervisorInventory that cannot read the pool's cluster passes on why, and the pool stays Ready on the CloudProfile's figures.",
+			req:    fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("False", "False", `{}`)})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+					"waiting for HypervisorInventory hypervisor-hv-pool-a to read the pool's Hypervisors: connect failed: cannot watch the Hypervisors; until then nodeCount and availableCapacity are spec.workers times the machine class of the CloudProfile"))),
 		},
 		"KeepsEarlierSteps": {
 			reason: "Resources that earlier pipeline steps desire are kept.",

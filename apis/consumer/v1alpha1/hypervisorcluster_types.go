@@ -63,6 +63,38 @@ type Capacity struct {
 	MemoryGB int64 `json:"memoryGB,omitempty"`
 }
 
+// CapacitySource is where a pool's node count and capacity come from.
+// +kubebuilder:validation:Enum=Agents;CloudProfile
+type CapacitySource string
+
+// Sources of a pool's node count and capacity.
+const (
+	CapacitySourceAgents       CapacitySource = "Agents"
+	CapacitySourceCloudProfile CapacitySource = "CloudProfile"
+)
+
+// PoolHypervisors are a pool's Hypervisors (kvm.cloud.sap/v1), one per node,
+// as the pool's hypervisor agents publish them from libvirt.
+type PoolHypervisors struct {
+	// Total Hypervisors of the pool.
+	Total int32 `json:"total"`
+	// InService: connected to libvirt, reporting, neither in maintenance
+	// nor evicted, and Ready where the hypervisor operator says so.
+	InService int32 `json:"inService"`
+	// Maintenance: in maintenance or evicted.
+	Maintenance int32 `json:"maintenance"`
+	// Disconnected: the agent lost libvirt or has not reported.
+	Disconnected int32 `json:"disconnected"`
+	// NotReady: onboarding or under test by the hypervisor operator.
+	NotReady int32 `json:"notReady"`
+	// Instances on the Hypervisors in service.
+	Instances int32 `json:"instances"`
+	// Capacity of the Hypervisors in service, overcommit applied.
+	Capacity Capacity `json:"capacity"`
+	// Allocated: what their instances hold.
+	Allocated Capacity `json:"allocated"`
+}
+
 // HypervisorClusterStatus is the observed state of a hypervisor pool.
 type HypervisorClusterStatus struct {
 	// Phase of the pool.
@@ -71,15 +103,24 @@ type HypervisorClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
-	// NodeCount is the number of ready nodes of the pool: its minimum while
-	// only Gardener's view is observed (every node Ready); the pool's agents
-	// report the exact count.
+	// NodeCount is the number of the pool's nodes in service: the
+	// Hypervisors its agents report in service, or, until they report any,
+	// its minimum (spec.workers) once Gardener reports every node Ready.
 	// +optional
 	NodeCount int32 `json:"nodeCount,omitempty"`
-	// AvailableCapacity of the pool: its node count times the CPUs and memory
-	// of its machine class in the Gardener CloudProfile.
+	// AvailableCapacity of the pool: what the Hypervisors in service can
+	// still hold (their effective capacity less what their instances
+	// hold), or, until the agents report, the node count times the CPUs and
+	// memory of the machine class in the Gardener CloudProfile.
 	// +optional
 	AvailableCapacity *Capacity `json:"availableCapacity,omitempty"`
+	// CapacitySource says where nodeCount and availableCapacity come from:
+	// Agents (the Hypervisors the pool's agents publish) or CloudProfile.
+	// +optional
+	CapacitySource CapacitySource `json:"capacitySource,omitempty"`
+	// Hypervisors of the pool, as its agents publish them.
+	// +optional
+	Hypervisors *PoolHypervisors `json:"hypervisors,omitempty"`
 	// Inventory of the pool's bare-metal servers.
 	// +optional
 	Inventory *PoolInventory `json:"inventory,omitempty"`
