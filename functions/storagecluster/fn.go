@@ -60,6 +60,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
 	status := st.Status()
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
+	var agent agentReport
 	// A pool in one site has no arbiter to wait for.
 	arbiterReady, arbiterMsg := s.ArbiterCluster == "", "waiting for access to the pool's cluster"
 	if st.Ready() {
@@ -72,6 +73,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			return rsp, nil
 		}
 		ceph = observeCeph(observed, desired)
+		if agent, err = observeAgent(observed, desired, pc); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
 		if ceph.Ready {
 			if err := composeCephAccess(access, observed, desired); err != nil {
 				response.Fatal(rsp, err)
@@ -96,12 +101,19 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		if ceph.Capacity != nil {
 			status["capacity"] = ceph.Capacity
 		}
+		if agent.Reporting {
+			status["health"], status["capacity"], status["osds"] = agent.Health, agent.Capacity, agent.OSDs
+			if len(agent.Checks) > 0 {
+				status["healthChecks"] = agent.Checks
+			}
+		}
 	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
 	st.SetConditions(rsp)
+	agent.SetCondition(rsp)
 	if ceph.Ready {
 		response.ConditionTrue(rsp, conditionCephReady, "Available").WithMessage(ceph.Message).TargetCompositeAndClaim()
 	} else {

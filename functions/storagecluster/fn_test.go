@@ -136,6 +136,21 @@ const cephProviderConfig = `{
   "spec": {"user": "admin", "credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "storage-st-pool-a-ceph", "key": "key"}}}
 }`
 
+// What reads the storage agent's report in the pool's cluster.
+const cephStatusObject = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-status"},
+  "spec": {
+    "providerConfigRef": {"name": "storage-st-pool-a"},
+    "managementPolicies": ["Observe"],
+    "readiness": {"policy": "SuccessfulCreate"},
+    "forProvider": {"manifest": {"apiVersion": "storage.c5c3.io/v1alpha1", "kind": "CephStatus", "metadata": {"name": "ceph"}}}
+  }
+}`
+
+// agentsWaiting is the condition until the storage agent reports.
+var agentsWaiting = fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+	"waiting for the pool's storage agent to publish CephStatus ceph; until then health and capacity are Rook's CephCluster's")
+
 var (
 	cephNoAccess = fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for access to the pool's cluster")
 )
@@ -192,6 +207,7 @@ func TestRunFunction(t *testing.T) {
 	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
 		m := fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+			"ceph-status": fntest.Composed(cephStatusObject, true),
 		}, pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}, agentbundle.Storage)
 		for k, v := range more {
 			m[k] = v
@@ -241,7 +257,7 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(xr, accessible),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"CephCreating": {
 			reason: "A CephCluster Rook is still creating keeps the pool Provisioning, naming Rook's phase.",
@@ -250,7 +266,7 @@ func TestRunFunction(t *testing.T) {
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`))),
 		},
 		"CephReady": {
 			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status, and gives the provider access to it.",
@@ -262,7 +278,40 @@ func TestRunFunction(t *testing.T) {
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+		},
+		"AgentReporting": {
+			reason: "Once the storage agent reports, health, capacity, OSDs and failing checks come from it; Rook's CephCluster still decides readiness.",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+				"ceph-status": observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_WARN",
+				  "checks": [{"name": "OSD_DOWN", "severity": "HEALTH_WARN", "summary": "1 osds down"}],
+				  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
+				  "osds": {"total": 30, "up": 29, "in": 30}, "monitors": {"total": 3, "inQuorum": 3}}`),
+			})),
+			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_WARN",
+			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 30, "up": 29, "in": 30},
+			    "healthChecks": ["HEALTH_WARN OSD_DOWN: 1 osds down"]}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
+					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
+					"the storage agent reports HEALTH_WARN: 30 OSDs (29 up, 30 in), 3 of 3 monitors in quorum; HEALTH_WARN OSD_DOWN: 1 osds down"),
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+		},
+		"AgentNotPublished": {
+			reason: "A CephStatus not published yet leaves Rook's figures and passes on what provider-kubernetes says.",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-status": `{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-status"},
+				  "status": {"conditions": [{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "observe failed: external resource does not exist", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`,
+			})),
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+					"waiting for the pool's storage agent to publish CephStatus ceph: observe failed: external resource does not exist; until then health and capacity are Rook's CephCluster's"),
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"Expanding": {
 			reason: "A healthy Ceph pool whose Shoot Gardener is changing (new nodes) is Expanding.",
@@ -276,7 +325,7 @@ func TestRunFunction(t *testing.T) {
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (30%)"),
-				fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+				fntest.AccessAvailable("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"EncryptedDedicatedPool": {
 			reason: "An encrypted pool's OSDs encrypt their devices; a dedicated pool's Ceph daemons tolerate its taint.",
@@ -301,7 +350,7 @@ func TestRunFunction(t *testing.T) {
 					}), false),
 					"ceph-mgr-pool": fntest.Composed(mgrPoolObject, false),
 				}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")), "c5c3.io/dedicated-pool", "st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")), "c5c3.io/dedicated-pool", "st-pool-a"),
 		},
 		"HDDSingleZone": {
 			reason: "Device class reaches the OSDs; with fewer zones than replicas, replicas spread over hosts.",
@@ -321,7 +370,7 @@ func TestRunFunction(t *testing.T) {
 						fntest.Map(m, "spec", "provider")["workers"].([]any)[0].(map[string]any)["zones"] = []any{"eu-de-1a"}
 					}), true),
 				}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"ReplicationAboveWorkers": {
 			reason: "More replicas than nodes can never be placed; the function says so.",

@@ -122,6 +122,13 @@ type StorageCapacity struct {
 	Used string `json:"used,omitempty"`
 }
 
+// OSDCount counts a Ceph cluster's OSDs.
+type OSDCount struct {
+	Total int32 `json:"total"`
+	Up    int32 `json:"up"`
+	In    int32 `json:"in"`
+}
+
 // StorageClusterStatus is the observed state of a storage pool.
 type StorageClusterStatus struct {
 	// Phase of the pool.
@@ -133,9 +140,18 @@ type StorageClusterStatus struct {
 	// Capacity of the pool.
 	// +optional
 	Capacity *StorageCapacity `json:"capacity,omitempty"`
-	// Health of the pool's Ceph cluster.
+	// Health of the pool's Ceph cluster: as the pool's storage agent reads
+	// it, or, until it reports, as Rook's CephCluster does.
 	// +optional
 	Health CephHealth `json:"health,omitempty"`
+	// HealthChecks are the Ceph health checks that fail, as
+	// "SEVERITY NAME: summary" (from the storage agent).
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	HealthChecks []string `json:"healthChecks,omitempty"`
+	// OSDs of the pool's Ceph cluster (from the storage agent).
+	// +optional
+	OSDs *OSDCount `json:"osds,omitempty"`
 	// Inventory of the pool's bare-metal servers.
 	// +optional
 	Inventory *PoolInventory `json:"inventory,omitempty"`

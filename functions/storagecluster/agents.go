@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/response"
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/remote"
+)
+
+// resourceCephStatus reads what the pool's storage agent publishes.
+const resourceCephStatus resource.Name = "ceph-status"
+
+// cephStatusName is the CephStatus the storage agent publishes into
+// (cluster/agents/storage-agent.yaml keeps its default).
+const cephStatusName = "ceph"
+
+// conditionAgents says whether the pool's health and capacity come from its
+// storage agent.
+const conditionAgents = "AgentsReporting"
+
+// cephStatus holds the fields of the storage agent's CephStatus
+// (storage.c5c3.io/v1alpha1, agents/apis/storage) the pool reads. The
+// agents are a Go module of their own, which depends on this one.
+type cephStatus struct {
+	Health string `json:"health"`
+	Checks []struct {
+		Name     string `json:"name"`
+		Severity string `json:"severity"`
+		Summary  string `json:"summary"`
+	} `json:"checks"`
+	Capacity struct {
+		TotalBytes     int64 `json:"totalBytes"`
+		UsedBytes      int64 `json:"usedBytes"`
+		AvailableBytes int64 `json:"availableBytes"`
+	} `json:"capacity"`
+	OSDs struct {
+		Total int32 `json:"total"`
+		Up    int32 `json:"up"`
+		In    int32 `json:"in"`
+	} `json:"osds"`
+	Monitors struct {
+		Total    int32 `json:"total"`
+		InQuorum int32 `json:"inQuorum"`
+	} `json:"monitors"`
+}
+
+// agentReport is what the storage agent reports, or why it reports nothing.
+type agentReport struct {
+	Reporting bool
+	Reason    string
+	Message   string
+	Health    string
+	Checks    []string
+	OSDs      *v1alpha1.OSDCount
+	Capacity  *v1alpha1.StorageCapacity
+}
+
+// maxChecks bounds the health checks a status lists (the XRD's MaxItems).
+const maxChecks = 16
+
+// observeAgent composes an Object that only reads the storage agent's
+// CephStatus in the pool's cluster, and reads it. It never gates the pool's
+// readiness: Rook's CephCluster does; the agent adds detail.
+func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, pc string) (agentReport, error) {
+	manifest := map[string]any{"apiVersion": "storage.c5c3.io/v1alpha1", "kind": "CephStatus", "metadata": map[string]any{"name": cephStatusName}}
+	desired[resourceCephStatus] = &resource.DesiredComposed{Resource: remote.Observed(pc+"-ceph-status", pc, manifest), Ready: resource.ReadyTrue}
+	waiting := agentReport{Reason: "Waiting", Message: "waiting for the pool's storage agent to publish CephStatus " + cephStatusName}
+	o, ok := observed[resourceCephStatus]
+	if !ok {
+		return waiting, nil
+	}
+	st, ok := o.Resource.Object["status"].(map[string]any)
+	if ok {
+		st, _ = st["atProvider"].(map[string]any)
+	}
+	if ok && st != nil {
+		st, _ = st["manifest"].(map[string]any)
+	}
+	s := &cephStatus{}
+	if st != nil && st["status"] != nil {
+		if err := function.FromObject(st["status"].(map[string]any), "CephStatus "+cephStatusName, s); err != nil { //nolint:forcetypeassert // a status is an object.
+			return agentReport{}, err
+		}
+	}
+	if s.Health == "" {
+		if c := o.Resource.GetCondition(xpv2.TypeSynced); c.Status == corev1.ConditionFalse && c.Message != "" {
+			waiting.Message += ": " + c.Message
+		}
+		return waiting, nil
+	}
+	r := agentReport{Reporting: true, Reason: "Reporting", Health: s.Health,
+		OSDs: &v1alpha1.OSDCount{Total: s.OSDs.Total, Up: s.OSDs.Up, In: s.OSDs.In},
+		Capacity: &v1alpha1.StorageCapacity{
+			Total:     apiresource.NewQuantity(s.Capacity.TotalBytes, apiresource.BinarySI).String(),
+			Available: apiresource.NewQuantity(s.Capacity.AvailableBytes, apiresource.BinarySI).String(),
+			Used:      apiresource.NewQuantity(s.Capacity.UsedBytes, apiresource.BinarySI).String(),
+		},
+	}
+	for _, c := range s.Checks {
+		if len(r.Checks) == maxChecks {
+			break
+		}
+		r.Checks = append(r.Checks, strings.TrimSuffix(c.Severity+" "+c.Name+": "+c.Summary, ": "))
+	}
+	r.Message = fmt.Sprintf("the storage agent reports %s: %d OSDs (%d up, %d in), %d of %d monitors in quorum",
+		s.Health, s.OSDs.Total, s.OSDs.Up, s.OSDs.In, s.Monitors.InQuorum, s.Monitors.Total)
+	if len(r.Checks) > 0 {
+		r.Message += "; " + strings.Join(r.Checks, "; ")
+	}
+	return r, nil
+}
+
+// SetCondition reports on the composite and its claim where the pool's
+// health comes from. Nothing before the pool can be reached.
+func (r agentReport) SetCondition(rsp *fnv1.RunFunctionResponse) {
+	switch {
+	case r.Reason == "":
+	case r.Reporting:
+		response.ConditionTrue(rsp, conditionAgents, r.Reason).WithMessage(r.Message).TargetCompositeAndClaim()
+	default:
+		response.ConditionFalse(rsp, conditionAgents, r.Reason).WithMessage(r.Message + "; until then health and capacity are Rook's CephCluster's").TargetCompositeAndClaim()
+	}
+}
