@@ -29,10 +29,12 @@ if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev
   fi
 fi
 # The Shoots' kube-apiservers and etcd are the Gardener stand-in's
-# children, which it stops on SIGTERM; noted first, so that none outlives it
-# should it have to be killed.
+# children, the node agents the operator stand-in's; each stops its own on
+# SIGTERM. Noted first, so that none outlives a parent that has to be killed.
 children=""
-[ -f "$RUN/gardener-standin.pid" ] && children=$(pgrep -P "$(cat "$RUN/gardener-standin.pid")" | tr '\n' ' ')
+for s in gardener-standin operator-standin; do
+  [ -f "$RUN/$s.pid" ] && children="$children $(pgrep -P "$(cat "$RUN/$s.pid")" | tr '\n' ' ')"
+done
 # The API server last, so the controllers stop against a live one.
 for f in "${pids[@]}"; do [ "$(basename "$f")" = apiserver.pid ] || kill "$(cat "$f")" 2>/dev/null; done
 for f in "${pids[@]}"; do

@@ -95,6 +95,30 @@ for i in $(seq 1 5); do $K patch server "$(printf 'hv-pool-a-%03d' "$i")" --subr
 eventually 15 "the Servers return: hv-pool-a is Sufficient again" is_reason hv-pool-a InventorySufficient Sufficient
 eventually 15 "... with all 62 usable servers" says hv-pool-a InventorySufficient "62 usable servers"
 
+echo "== 2b. pools take their figures from the node agents"
+# The operator stand-in runs one node's hypervisor agent (libvirt's test
+# driver) and storage agent (the local Ceph) per pool, where the functions
+# placed their DaemonSets; the pools read what those agents publish.
+hv() { $K -n infrastructure get hypervisorcluster "$1" -o jsonpath="$2"; }
+agents_report() { [ "$(hv "$1" '{.status.capacitySource}')" = Agents ] && [ "$(hv "$1" '{.status.nodeCount}')" = "$2" ]; }
+for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].metadata.name}'); do
+  eventually 90 "$p: nodeCount 1 and capacity from its hypervisor agent" agents_report "$p" 1 &&
+    pass "... $(hv "$p" '{.status.availableCapacity.vcpus}') vCPUs, $(hv "$p" '{.status.availableCapacity.memoryGB}') GB free, $(hv "$p" '{.status.hypervisors.instances}') instance(s) (libvirt test driver)"
+done
+shoot_k() { $K --kubeconfig "$RUN/shoots/garden-c5c3.$1.kubeconfig" "${@:2}"; }
+node=garden-c5c3.hv-pool-a-node-0
+shoot_k hv-pool-a patch hypervisor "$node" --type=merge -p '{"spec":{"maintenance":"manual","maintenanceReason":"e2e"}}' >/dev/null
+eventually 30 "hv-pool-a: its node in maintenance leaves nodeCount 0" agents_report hv-pool-a 0
+eventually 10 "... and AgentsReporting names it" says hv-pool-a AgentsReporting "$node (Maintenance)"
+shoot_k hv-pool-a patch hypervisor "$node" --type=json -p '[{"op":"remove","path":"/spec/maintenance"},{"op":"remove","path":"/spec/maintenanceReason"}]' >/dev/null
+eventually 30 "... back in service: nodeCount 1" agents_report hv-pool-a 1
+st() { $K -n infrastructure get storagecluster "$1" -o jsonpath="$2"; }
+storage_reports() { [ "$(st "$1" '{.status.conditions[?(@.type=="AgentsReporting")].status}')" = True ] && [ -n "$(st "$1" '{.status.osds.total}')" ]; }
+for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
+  eventually 90 "$p: health and OSDs from its storage agent" storage_reports "$p" &&
+    pass "... $(st "$p" '{.status.health}'), $(st "$p" '{.status.osds.up}') of $(st "$p" '{.status.osds.total}') OSDs up, $(st "$p" '{.status.capacity.available}') available"
+done
+
 echo "== 3. an under-provisioned pool"
 for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done
 claim e2e-short e2e-short 5 6
@@ -122,6 +146,8 @@ eventually 60 "hv-pool-us: its composite is gone" sh -c "! $K get xhypervisorclu
 eventually 60 "hv-pool-us: its ServerInventory is gone" absent serverinventory hypervisor-hv-pool-us
 eventually 60 "hv-pool-us: its Shoot is gone" absent shoot -n garden-c5c3 hv-pool-us
 eventually 60 "hv-pool-us: its ShootKubeconfig is gone" absent shootkubeconfig hypervisor-hv-pool-us
+eventually 60 "hv-pool-us: its HypervisorInventory is gone" absent hypervisorinventory hypervisor-hv-pool-us
+eventually 30 "hv-pool-us: its node agent is stopped" sh -c "! pgrep -f 'node-name garden-c5c3.hv-pool-us-node-0'"
 [ "$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)" = "$servers_before" ] && pass "its Servers are left ($servers_before)" || fail "Servers of hv-pool-us were removed"
 others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"

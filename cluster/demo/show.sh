@@ -22,6 +22,11 @@ $K get controlplaneclusters,hypervisorclusters,storageclusters -n infrastructure
 echo
 $K get openstackclusters -A
 
+section "what the pools' node agents report (one node per pool in this demo)"
+$K get hypervisorinventories -o wide
+echo
+$K get storageclusters -n infrastructure -o custom-columns='POOL:.spec.name,HEALTH:.status.health,OSDS-UP:.status.osds.up,OSDS:.status.osds.total,AVAILABLE:.status.capacity.available,FROM-AGENT:.status.conditions[?(@.type=="AgentsReporting")].status'
+
 section "crossplane resource trace openstackcluster ${trace#*/} -n ${trace%/*}"
 "$CROSSPLANE" resource trace openstackcluster "${trace#*/}" -n "${trace%/*}" 2>&1
 

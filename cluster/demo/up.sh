@@ -19,7 +19,11 @@
 #                                    admin clouds.yaml for the local
 #                                    Keystone), Rook (CephCluster Ready with
 #                                    the local Ceph's health, its monitors and
-#                                    admin key), the Ceph arbiter;
+#                                    admin key), the Ceph arbiter, and a
+#                                    kubelet for one node per pool: the
+#                                    hypervisor agent (libvirt test driver)
+#                                    and the storage agent (local Ceph), with
+#                                    the node's Hypervisor the operator makes;
 #     internal/cmd/metal-standin     the metal-operator Servers of the pools.
 #
 # It then applies examples/infrastructure (control-plane clusters,
@@ -195,10 +199,14 @@ current-context: garden
 KC
 mkdir -p "$RUN/shoots"
 bg gardener-standin "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -listen 127.0.0.1:18443 -shoot-clusters "$RUN/shoots" \
-  -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-namespaces rook-ceph,arbiter-operator
+  -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-crds cluster/crds/hypervisor-operator \
+  -shoot-namespaces rook-ceph,arbiter-operator
 wait_for 60 "the Gardener stand-in does not serve ($RUN/gardener-standin.log)" curl -fs http://127.0.0.1:18443/version
+# It also runs one node's hypervisor and storage agents per pool (the binaries
+# of their images, from make xpkg) where the pool functions placed them.
+mkdir -p "$RUN/agents"
 bg operator-standin "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" \
-  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key"
+  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -agents-bin _output/package-build/bin -agent-logs "$RUN/agents"
 alive provider-kubernetes
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"

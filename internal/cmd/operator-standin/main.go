@@ -14,6 +14,11 @@
 //     rook-ceph-mon-endpoints ConfigMap point at the local Ceph's monitors;
 //   - the external Ceph arbiter operator: RemoteCluster and RemoteArbiter
 //     report state Ready;
+//   - a kubelet and the hypervisor operator, for one node per Shoot: where
+//     the pool functions placed the hypervisor or storage agent's DaemonSet,
+//     that agent's binary runs as a local process against the Shoot's API
+//     server (-agents-bin), the hypervisor agent on libvirt's test driver
+//     with the node's Hypervisor created first (agents.go);
 //   - the namespace controller of the Shoot's kube-controller-manager, which
 //     these clusters do not run: a deleted namespace is emptied of the kinds
 //     above, Secrets and ConfigMaps, and finalized.
@@ -24,6 +29,8 @@
 // local Ceph), no arbiter monitor joins; changes to a spec are not acted on.
 //
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
+//
+//	[-agents-bin DIR -libvirt-uri test:///default -agent-logs DIR]
 package main
 
 import (
@@ -64,6 +71,8 @@ var (
 
 type config struct {
 	dir, cloudsYAML, cephConf, cephKeyFile, cephMon string
+	// The node agents (agents.go): their binaries, libvirt URI and logs.
+	agentsBin, libvirtURI, agentLogs string
 }
 
 func main() {
@@ -73,6 +82,9 @@ func main() {
 	flag.StringVar(&c.cephConf, "ceph-conf", "", "the local Ceph's ceph.conf (cluster/local/ceph)")
 	flag.StringVar(&c.cephKeyFile, "ceph-key", "", "file holding the local Ceph's client.admin key")
 	flag.StringVar(&c.cephMon, "ceph-mon", "a=127.0.0.1:6789", "the local Ceph's monitors as Rook lists them (name=host:port,...)")
+	flag.StringVar(&c.agentsBin, "agents-bin", "", "directory of the node agents' binaries (hypervisor-agent, storage-agent); empty: run no agents")
+	flag.StringVar(&c.libvirtURI, "libvirt-uri", "test:///default", "libvirt URI the hypervisor agents read")
+	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs")
 	flag.Parse()
 	if c.dir == "" || c.cloudsYAML == "" || c.cephConf == "" || c.cephKeyFile == "" {
 		fmt.Fprintln(os.Stderr, "operator-standin: -shoot-clusters, -clouds-yaml, -ceph-conf and -ceph-key are required")
@@ -95,7 +107,8 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}}
+	s := &standin{config: c, clouds: clouds, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}}
+	defer s.stopAgents(func(string) bool { return true })
 	t := time.NewTicker(3 * time.Second)
 	defer t.Stop()
 	fmt.Println("operator stand-in watching", c.dir)
@@ -116,10 +129,13 @@ type standin struct {
 	ceph    *cephFacts
 	clients map[string]*cluster
 	regions map[string]bool
+	// procs are the node agents running, by cluster/daemonset.
+	procs map[string]*exec.Cmd
 }
 
 type cluster struct {
 	name     string
+	file     string // its admin kubeconfig
 	modified time.Time
 	dyn      dynamic.Interface
 	kube     kubernetes.Interface
@@ -142,7 +158,7 @@ func (s *standin) sweep(ctx context.Context) {
 			fmt.Fprintf(os.Stderr, "operator-standin: %s: %v\n", f, err)
 			continue
 		}
-		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.pools, s.arbiters, s.namespaces} {
+		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.pools, s.arbiters, s.namespaces, s.agents} {
 			if err := step(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
 			}
@@ -153,6 +169,7 @@ func (s *standin) sweep(ctx context.Context) {
 			delete(s.clients, f)
 		}
 	}
+	s.stopAgents(func(cluster string) bool { return !seen[filepath.Join(s.dir, cluster+".kubeconfig")] })
 }
 
 func (s *standin) client(file string) (*cluster, error) {
@@ -176,7 +193,7 @@ func (s *standin) client(file string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{name: strings.TrimSuffix(filepath.Base(file), ".kubeconfig"), modified: fi.ModTime(), dyn: dyn, kube: kube}
+	c := &cluster{name: strings.TrimSuffix(filepath.Base(file), ".kubeconfig"), file: file, modified: fi.ModTime(), dyn: dyn, kube: kube}
 	s.clients[file] = c
 	return c, nil
 }

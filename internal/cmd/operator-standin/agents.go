@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// The node agents run as local processes, one node's worth per Shoot
+// cluster: the demo's Shoot clusters have no nodes, so the DaemonSets the
+// pool functions place there schedule nothing. For a DaemonSet of the
+// agents' bundle (cluster/agents) the stand-in does what a kubelet on one
+// node would — run that agent, the very binary of its image, against the
+// cluster's API server — and, for the hypervisor agent, what the hypervisor
+// operator does first: create the node's Hypervisor. The hypervisor agent
+// reads libvirt's test driver (-libvirt-uri); the storage agent reads the
+// local Ceph. What it does not simulate: more than one node, the HA and OVS
+// agents (no libvirtd or Open vSwitch per node), or the DaemonSet's pod
+// spec (probes, limits, restarts with back-off).
+
+var hypervisors = schema.GroupVersionResource{Group: "kvm.cloud.sap", Version: "v1", Resource: "hypervisors"}
+
+// nodeAgent is a DaemonSet of the bundle the stand-in runs.
+type nodeAgent struct {
+	namespace, daemonSet string
+	args                 func(s *standin, node string) []string
+}
+
+var nodeAgents = []nodeAgent{
+	{namespace: "c5c3-agents", daemonSet: "hypervisor-agent", args: func(s *standin, _ string) []string {
+		return []string{"-libvirt-uri", s.libvirtURI, "-resync", "30s"}
+	}},
+	{namespace: "rook-ceph", daemonSet: "storage-agent", args: func(s *standin, _ string) []string {
+		return []string{"-ceph-conf", s.cephConf, "-leader-election-namespace", "rook-ceph", "-interval", "15s"}
+	}},
+}
+
+// agents starts the agents whose DaemonSet exists in the cluster, once.
+// A process that ended is started again at the next sweep.
+func (s *standin) agents(ctx context.Context, c *cluster) error {
+	if s.agentsBin == "" {
+		return nil
+	}
+	node := c.name + "-node-0"
+	for _, a := range nodeAgents {
+		key := c.name + "/" + a.daemonSet
+		if p, ok := s.procs[key]; ok && p.ProcessState == nil {
+			continue // running
+		}
+		if _, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if a.daemonSet == "hypervisor-agent" {
+			if err := createHypervisor(ctx, c, node); err != nil {
+				return err
+			}
+		}
+		if err := s.start(ctx, key, c, a, node); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createHypervisor creates the node's Hypervisor with the spec the
+// hypervisor operator gives a new node; its agent fills the status.
+func createHypervisor(ctx context.Context, c *cluster, node string) error {
+	h := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kvm.cloud.sap/v1", "kind": "Hypervisor",
+		"metadata": map[string]any{"name": node},
+		"spec": map[string]any{
+			"aggregates": []any{}, "allowedProjects": []any{}, "customTraits": []any{},
+			"createCertManagerCertificate": false, "evacuateOnReboot": true, "highAvailability": true,
+			"installCertificate": false, "lifecycleEnabled": true, "reboot": false, "skipTests": true,
+		},
+	}}
+	_, err := c.dyn.Resource(hypervisors).Create(ctx, h, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// start runs an agent for node against the cluster, logging to
+// -agent-logs. The process ends with the stand-in (parent-death signal)
+// and when its cluster goes (stopAgents).
+func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node string) error {
+	log, err := os.OpenFile(filepath.Join(s.agentLogs, c.name+"."+a.daemonSet+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	args := append([]string{"-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, node)...)
+	cmd := exec.CommandContext(ctx, filepath.Join(s.agentsBin, a.daemonSet), args...) //nolint:gosec // the stand-in's own flags name the binaries.
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.file, "POD_NAMESPACE="+a.namespace)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start %s for node %s: %w", a.daemonSet, node, err)
+	}
+	s.procs[key] = cmd
+	go func() { _ = cmd.Wait() }() //nolint:errcheck // the exit shows in its log; the next sweep starts it again.
+	fmt.Printf("operator-standin: cluster %s: runs %s for node %s (pid %d)\n", c.name, a.daemonSet, node, cmd.Process.Pid)
+	return nil
+}
+
+// stopAgents ends the agents of clusters that are gone.
+func (s *standin) stopAgents(gone func(cluster string) bool) {
+	for key, p := range s.procs {
+		if gone(filepath.Dir(key)) {
+			_ = p.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have ended already.
+			delete(s.procs, key)
+		}
+	}
+}
