@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -20,15 +21,27 @@ import (
 // create runs, exactly as if the process had died.
 const crashPrefix = "crash-"
 
-var crashed sync.Map // name -> struct{}
+// Objects whose name starts with lostPrefix lose the answer to their first
+// create: OpenStack creates them, and the call reports the reconcile's
+// deadline passed, as it does when a loaded cloud answers too late.
+const lostPrefix = "lost-"
 
-func crashOnce(name string) {
-	if !strings.HasPrefix(name, crashPrefix) {
-		return
+var crashed, lost sync.Map // name -> struct{}
+
+// afterCreate interrupts the first create of a crash- or lost- object; it
+// returns the error the create call reports.
+func afterCreate(name string) error {
+	switch {
+	case strings.HasPrefix(name, crashPrefix):
+		if _, already := crashed.LoadOrStore(name, struct{}{}); !already {
+			panic("test: the provider dies after the cloud created " + name + ", before its ID is recorded")
+		}
+	case strings.HasPrefix(name, lostPrefix):
+		if _, already := lost.LoadOrStore(name, struct{}{}); !already {
+			return fmt.Errorf("test: the answer to creating %s is lost: %w", name, context.DeadlineExceeded)
+		}
 	}
-	if _, already := crashed.LoadOrStore(name, struct{}{}); !already {
-		panic("test: the provider dies after the cloud created " + name + ", before its ID is recorded")
-	}
+	return nil
 }
 
 type crashIdentity struct{ openstack.Identity }
@@ -41,7 +54,9 @@ func crashingIdentity(s *openstack.Session) (openstack.Identity, error) {
 func (c crashIdentity) CreateProject(ctx context.Context, opts projects.CreateOpts) (*projects.Project, error) {
 	p, err := c.Identity.CreateProject(ctx, opts)
 	if err == nil {
-		crashOnce(opts.Name)
+		if err := afterCreate(opts.Name); err != nil {
+			return nil, err
+		}
 	}
 	return p, err
 }
@@ -56,7 +71,9 @@ func crashingCompute(s *openstack.Session) (openstack.Compute, error) {
 func (c crashCompute) CreateAggregate(ctx context.Context, opts aggregates.CreateOpts) (*aggregates.Aggregate, error) {
 	a, err := c.Compute.CreateAggregate(ctx, opts)
 	if err == nil {
-		crashOnce(opts.Name)
+		if err := afterCreate(opts.Name); err != nil {
+			return nil, err
+		}
 	}
 	return a, err
 }
@@ -71,7 +88,9 @@ func crashingBlockStorage(s *openstack.Session) (openstack.BlockStorage, error) 
 func (c crashBlockStorage) CreateVolumeType(ctx context.Context, opts volumetypes.CreateOpts) (*volumetypes.VolumeType, error) {
 	v, err := c.BlockStorage.CreateVolumeType(ctx, opts)
 	if err == nil {
-		crashOnce(opts.Name)
+		if err := afterCreate(opts.Name); err != nil {
+			return nil, err
+		}
 	}
 	return v, err
 }
@@ -79,7 +98,9 @@ func (c crashBlockStorage) CreateVolumeType(ctx context.Context, opts volumetype
 func (c crashIdentity) CreateDomain(ctx context.Context, opts domains.CreateOpts) (*domains.Domain, error) {
 	d, err := c.Identity.CreateDomain(ctx, opts)
 	if err == nil {
-		crashOnce(opts.Name)
+		if err := afterCreate(opts.Name); err != nil {
+			return nil, err
+		}
 	}
 	return d, err
 }

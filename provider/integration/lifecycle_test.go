@@ -338,6 +338,22 @@ func TestIntegrationLifecycle(t *testing.T) {
 				h.delete(t, mg)
 				h.waitGone(t, mg)
 			})
+
+			t.Run("an answer lost after the create: the object is found, not refused", func(t *testing.T) {
+				name := lostPrefix + h.name(base)
+				mg := k.newMR(name, "one")
+				h.create(t, mg)
+				h.waitReady(t, mg)
+				if _, ok := lost.Load(name); !ok {
+					t.Fatal("the create's answer was not lost")
+				}
+				n, err := k.count(ctx, c, name)
+				if err != nil || n != 1 {
+					t.Fatalf("objects named %s: %d (err %v), want exactly 1", name, n, err)
+				}
+				h.delete(t, mg)
+				h.waitGone(t, mg)
+			})
 		})
 	}
 }

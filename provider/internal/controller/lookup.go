@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -59,6 +60,29 @@ func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, ado
 	}
 	meta.SetExternalName(mg, f.ID(obj))
 	return obj, true, nil
+}
+
+// recoverTimeout bounds the lookup of an object whose create lost its answer.
+const recoverTimeout = 30 * time.Second
+
+// Create calls create and settles an outcome that may be unknown: when its error says
+// the request may have reached the service but its answer never arrived (the
+// reconcile's deadline passed under load, the connection dropped), the object
+// is looked up by its name — with a context of its own, as the reconcile's
+// may have expired — and taken as created when it exists. Otherwise
+// crossplane would record the create as failed, and the next one would find
+// the name taken by "someone else" and stop for good.
+func (f Finder[T]) Create(ctx context.Context, create func(context.Context) (*T, error)) (*T, error) {
+	obj, err := create(ctx)
+	if err == nil || !openstack.OutcomeUnknown(err) {
+		return obj, err
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recoverTimeout)
+	defer cancel()
+	if found, ferr := f.FindByName(rctx); ferr == nil && found != nil {
+		return found, nil
+	}
+	return nil, err
 }
 
 // DeletionDone reports, for a resource whose external state cannot vanish

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -69,3 +70,46 @@ func TestDeletionDone(t *testing.T) {
 type errTest struct{}
 
 func (errTest) Error() string { return "boom" }
+
+func TestFinderCreate(t *testing.T) {
+	obj := &struct{ ID string }{ID: "made"}
+	cases := map[string]struct {
+		err       error
+		found     bool
+		want      bool
+		wantErr   bool
+		wantFinds int
+	}{
+		"a create that answered":                         {want: true},
+		"a refusal is passed on, nothing is looked up":   {err: errTest{}, wantErr: true},
+		"a lost answer: the object made is found":        {err: context.DeadlineExceeded, found: true, want: true, wantFinds: 1},
+		"a lost answer and no object: the error remains": {err: context.DeadlineExceeded, wantErr: true, wantFinds: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			finds := 0
+			f := Finder[struct{ ID string }]{FindByName: func(ctx context.Context) (*struct{ ID string }, error) {
+				finds++
+				if ctx.Err() != nil {
+					t.Error("the lookup runs with the expired context of the reconcile")
+				}
+				if tc.found {
+					return obj, nil
+				}
+				return nil, nil
+			}}
+			// The reconcile's context has expired, as when a loaded cloud answered too late.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			got, err := f.Create(ctx, func(context.Context) (*struct{ ID string }, error) {
+				if tc.err != nil {
+					return nil, tc.err
+				}
+				return obj, nil
+			})
+			if (err != nil) != tc.wantErr || (got != nil) != tc.want || finds != tc.wantFinds {
+				t.Errorf("Create() = %v, %v after %d lookups; want object %v, error %v, %d lookups", got, err, finds, tc.want, tc.wantErr, tc.wantFinds)
+			}
+		})
+	}
+}

@@ -120,6 +120,13 @@ func retryIdempotent(ctx context.Context, method, _ string, _ *gophercloud.Reque
 	return nil
 }
 
+// OutcomeUnknown reports whether a request may have been carried out though
+// its answer never arrived: the context ended or the connection failed
+// while it was under way.
+func OutcomeUnknown(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || isConnectionError(err)
+}
+
 func isConnectionError(err error) bool {
 	var ne net.Error
 	var oe *net.OpError

@@ -40,16 +40,19 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 
 type external struct{ cinder openstack.BlockStorage }
 
-func (e *external) Observe(ctx context.Context, mg *v1alpha1.VolumeType) (managed.ExternalObservation, error) {
-	p := mg.Spec.ForProvider
-	f := pcontroller.Finder[volumetypes.VolumeType]{
+func (e *external) finder(name string) pcontroller.Finder[volumetypes.VolumeType] {
+	return pcontroller.Finder[volumetypes.VolumeType]{
 		Get: e.cinder.GetVolumeType,
 		FindByName: func(ctx context.Context) (*volumetypes.VolumeType, error) {
-			return e.cinder.FindVolumeType(ctx, p.Name)
+			return e.cinder.FindVolumeType(ctx, name)
 		},
 		ID: func(v *volumetypes.VolumeType) string { return v.ID },
 	}
-	observed, adopted, err := f.Lookup(ctx, mg)
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.VolumeType) (managed.ExternalObservation, error) {
+	p := mg.Spec.ForProvider
+	observed, adopted, err := e.finder(p.Name).Lookup(ctx, mg)
 	if err != nil {
 		return managed.ExternalObservation{}, openstack.Classify(err, "cannot get Cinder volume type %q", p.Name)
 	}
@@ -82,8 +85,10 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.VolumeType) (managed
 		return managed.ExternalCreation{}, err
 	}
 	public := isPublic(p)
-	created, err := e.cinder.CreateVolumeType(ctx, volumetypes.CreateOpts{
-		Name: p.Name, Description: p.Description, IsPublic: &public, ExtraSpecs: desiredSpecs(p),
+	created, err := e.finder(p.Name).Create(ctx, func(ctx context.Context) (*volumetypes.VolumeType, error) {
+		return e.cinder.CreateVolumeType(ctx, volumetypes.CreateOpts{
+			Name: p.Name, Description: p.Description, IsPublic: &public, ExtraSpecs: desiredSpecs(p),
+		})
 	})
 	if openstack.IsConflict(err) {
 		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Cinder volume type named %q", p.Name))

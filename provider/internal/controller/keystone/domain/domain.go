@@ -33,14 +33,17 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 
 type external struct{ keystone openstack.Identity }
 
-func (e *external) Observe(ctx context.Context, mg *v1alpha1.Domain) (managed.ExternalObservation, error) {
-	p := &mg.Spec.ForProvider
-	f := pcontroller.Finder[domains.Domain]{
+func (e *external) finder(name string) pcontroller.Finder[domains.Domain] {
+	return pcontroller.Finder[domains.Domain]{
 		Get:        e.keystone.GetDomain,
-		FindByName: func(ctx context.Context) (*domains.Domain, error) { return e.keystone.FindDomain(ctx, p.Name) },
+		FindByName: func(ctx context.Context) (*domains.Domain, error) { return e.keystone.FindDomain(ctx, name) },
 		ID:         func(d *domains.Domain) string { return d.ID },
 	}
-	observed, adopted, err := f.Lookup(ctx, mg)
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.Domain) (managed.ExternalObservation, error) {
+	p := &mg.Spec.ForProvider
+	observed, adopted, err := e.finder(p.Name).Lookup(ctx, mg)
 	if err != nil {
 		return managed.ExternalObservation{}, openstack.Classify(err, "cannot get Keystone domain %q", p.Name)
 	}
@@ -61,7 +64,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Domain) (managed.Ex
 
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Domain) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	created, err := e.keystone.CreateDomain(ctx, domains.CreateOpts{Name: p.Name, Description: p.Description, Enabled: p.Enabled})
+	created, err := e.finder(p.Name).Create(ctx, func(ctx context.Context) (*domains.Domain, error) {
+		return e.keystone.CreateDomain(ctx, domains.CreateOpts{Name: p.Name, Description: p.Description, Enabled: p.Enabled})
+	})
 	if openstack.IsConflict(err) {
 		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Keystone domain named %q", p.Name))
 	}

@@ -68,8 +68,10 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Project) (managed.E
 
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Project) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	created, err := e.keystone.CreateProject(ctx, projects.CreateOpts{
-		Name: p.Name, DomainID: domainOf(p), Description: p.Description, Enabled: p.Enabled, Tags: p.Tags,
+	created, err := e.finder(p).Create(ctx, func(ctx context.Context) (*projects.Project, error) {
+		return e.keystone.CreateProject(ctx, projects.CreateOpts{
+			Name: p.Name, DomainID: domainOf(p), Description: p.Description, Enabled: p.Enabled, Tags: p.Tags,
+		})
 	})
 	if openstack.IsConflict(err) {
 		return managed.ExternalCreation{}, e.nameTaken(ctx, p)

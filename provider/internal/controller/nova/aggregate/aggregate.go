@@ -53,14 +53,17 @@ func (e *external) get(ctx context.Context, id string) (*aggregates.Aggregate, e
 	return e.nova.GetAggregate(ctx, n)
 }
 
-func (e *external) Observe(ctx context.Context, mg *v1alpha1.Aggregate) (managed.ExternalObservation, error) {
-	p := mg.Spec.ForProvider
-	f := pcontroller.Finder[aggregates.Aggregate]{
+func (e *external) finder(p v1alpha1.AggregateParameters) pcontroller.Finder[aggregates.Aggregate] {
+	return pcontroller.Finder[aggregates.Aggregate]{
 		Get:        e.get,
 		FindByName: func(ctx context.Context) (*aggregates.Aggregate, error) { return e.nova.FindAggregate(ctx, p.Name) },
 		ID:         func(a *aggregates.Aggregate) string { return strconv.Itoa(a.ID) },
 	}
-	observed, adopted, err := f.Lookup(ctx, mg)
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.Aggregate) (managed.ExternalObservation, error) {
+	p := mg.Spec.ForProvider
+	observed, adopted, err := e.finder(p).Lookup(ctx, mg)
 	if err != nil {
 		return managed.ExternalObservation{}, openstack.Classify(err, "cannot get Nova aggregate %q", p.Name)
 	}
@@ -81,7 +84,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Aggregate) (managed
 // once; metadata and hosts follow in the Update of the next reconcile.
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Aggregate) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	created, err := e.nova.CreateAggregate(ctx, aggregates.CreateOpts{Name: p.Name, AvailabilityZone: p.AvailabilityZone})
+	created, err := e.finder(p).Create(ctx, func(ctx context.Context) (*aggregates.Aggregate, error) {
+		return e.nova.CreateAggregate(ctx, aggregates.CreateOpts{Name: p.Name, AvailabilityZone: p.AvailabilityZone})
+	})
 	if openstack.IsConflict(err) {
 		return managed.ExternalCreation{}, pcontroller.NameTaken(fmt.Sprintf("a Nova aggregate named %q", p.Name))
 	}
