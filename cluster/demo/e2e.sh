@@ -108,10 +108,10 @@ done
 shoot_k() { $K --kubeconfig "$RUN/shoots/garden-c5c3.$1.kubeconfig" "${@:2}"; }
 node=garden-c5c3.hv-pool-a-node-0
 shoot_k hv-pool-a patch hypervisor "$node" --type=merge -p '{"spec":{"maintenance":"manual","maintenanceReason":"e2e"}}' >/dev/null
-eventually 30 "hv-pool-a: its node in maintenance leaves nodeCount 0" agents_report hv-pool-a 0
+eventually 60 "hv-pool-a: its node in maintenance leaves nodeCount 0" agents_report hv-pool-a 0
 eventually 10 "... and AgentsReporting names it" says hv-pool-a AgentsReporting "$node (Maintenance)"
 shoot_k hv-pool-a patch hypervisor "$node" --type=json -p '[{"op":"remove","path":"/spec/maintenance"},{"op":"remove","path":"/spec/maintenanceReason"}]' >/dev/null
-eventually 30 "... back in service: nodeCount 1" agents_report hv-pool-a 1
+eventually 60 "... back in service: nodeCount 1" agents_report hv-pool-a 1
 st() { $K -n infrastructure get storagecluster "$1" -o jsonpath="$2"; }
 storage_reports() { [ "$(st "$1" '{.status.conditions[?(@.type=="AgentsReporting")].status}')" = True ] && [ -n "$(st "$1" '{.status.osds.total}')" ]; }
 for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
@@ -147,7 +147,7 @@ eventually 60 "hv-pool-us: its ServerInventory is gone" absent serverinventory h
 eventually 60 "hv-pool-us: its Shoot is gone" absent shoot -n garden-c5c3 hv-pool-us
 eventually 60 "hv-pool-us: its ShootKubeconfig is gone" absent shootkubeconfig hypervisor-hv-pool-us
 eventually 60 "hv-pool-us: its HypervisorInventory is gone" absent hypervisorinventory hypervisor-hv-pool-us
-eventually 30 "hv-pool-us: its node agent is stopped" sh -c "! pgrep -f 'node-name garden-c5c3.hv-pool-us-node-0'"
+eventually 30 "hv-pool-us: its node agent is stopped" sh -c "! pgrep -f '[-]node-name garden-c5c3.hv-pool-us-node-0'"
 [ "$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)" = "$servers_before" ] && pass "its Servers are left ($servers_before)" || fail "Servers of hv-pool-us were removed"
 others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"

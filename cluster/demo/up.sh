@@ -133,8 +133,15 @@ for f in "$XPKG"/*.xpkg; do
 done
 
 say "starting Crossplane core v2.4.0"
+# The circuit breaker's bucket (default 100 events, 1/s) is too small for a
+# hypervisor pool: its ~25 composed resources (17 of them the node agents'
+# Objects) send well over 100 watch events while they are created, and once
+# open, core v2.4.0 kept the breaker open and skipped even the polls, so the
+# pool never saw its agents' reports again. 1,000 at 10/s still stops a
+# runaway loop (README, installing: the same for a real management cluster).
 bg crossplane "$CROSSPLANE_CORE" core start --enable-webhooks=false --package-runtime=External \
-  --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s
+  --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
+  --circuit-breaker-burst=1000 --circuit-breaker-refill-rate=10
 wait_for 60 "Crossplane core is not healthy ($RUN/crossplane.log)" curl -fs http://127.0.0.1:18081/healthz
 alive crossplane
 

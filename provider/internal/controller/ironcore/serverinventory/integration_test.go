@@ -151,6 +151,14 @@ func TestServerInventoryIntegration(t *testing.T) {
 			c := got.GetCondition(xpv2.TypeSynced)
 			return c.Status == corev1.ConditionFalse && len(c.Message) >= len(msg) && c.Message[:len(msg)] == msg, c.Message
 		})
+		// Deleting must not need the metal cluster.
+		if err := kube.Delete(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		poll(t, func() (bool, string) {
+			err := kube.Get(ctx, client.ObjectKeyFromObject(b), &v1alpha1.ServerInventory{})
+			return kerrors.IsNotFound(err), fmt.Sprintf("still there: %v", err)
+		})
 	})
 
 	t.Run("deleting the inventory leaves the servers", func(t *testing.T) {

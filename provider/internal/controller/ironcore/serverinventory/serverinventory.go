@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -49,6 +50,11 @@ type connector struct {
 // Connect returns the watched Servers of the metal cluster the
 // ProviderConfig names.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.TypedExternalClient[*v1alpha1.ServerInventory], error) {
+	if meta.WasDeleted(mg) {
+		// A view has nothing to delete: it goes without reaching a cluster
+		// that may be gone with it (a pool's Shoot is deleted alongside).
+		return &external{}, nil
+	}
 	pc := &v1alpha1.ProviderConfig{}
 	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
 		return nil, err
@@ -67,7 +73,7 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.ExternalObservation, error) {
-	if pcontroller.DeletionDone(mg) {
+	if meta.WasDeleted(mg) {
 		// Nothing to delete: report the view gone so the finalizer goes.
 		return managed.ExternalObservation{}, nil
 	}

@@ -12,10 +12,11 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -60,6 +61,11 @@ type connector struct {
 // Connect returns the watched Hypervisors of the pool cluster the
 // ProviderConfig names.
 func (c *connector) Connect(ctx context.Context, mg *v1alpha1.HypervisorInventory) (managed.TypedExternalClient[*v1alpha1.HypervisorInventory], error) {
+	if meta.WasDeleted(mg) {
+		// A view has nothing to delete: it goes without reaching a cluster
+		// that may be gone with it (a pool's Shoot is deleted alongside).
+		return &external{}, nil
+	}
 	pc := &v1alpha1.ProviderConfig{}
 	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
 		return nil, err
@@ -79,7 +85,7 @@ type external struct {
 }
 
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.HypervisorInventory) (managed.ExternalObservation, error) {
-	if pcontroller.DeletionDone(mg) {
+	if meta.WasDeleted(mg) {
 		// Nothing to delete: report the view gone so the finalizer goes.
 		return managed.ExternalObservation{}, nil
 	}
@@ -136,7 +142,7 @@ func notInService(h *kvm.Hypervisor) (reason, message string) {
 	case h.Status.Evicted:
 		return ReasonEvicted, "its instances were evacuated"
 	}
-	switch c := meta.FindStatusCondition(h.Status.Conditions, kvm.ConditionLibvirt); {
+	switch c := apimeta.FindStatusCondition(h.Status.Conditions, kvm.ConditionLibvirt); {
 	case c == nil:
 		return ReasonNotReporting, "no hypervisor agent has reported this node yet"
 	case c.Status != metav1.ConditionTrue:
@@ -145,7 +151,7 @@ func notInService(h *kvm.Hypervisor) (reason, message string) {
 	if len(h.Status.Capacity) == 0 {
 		return ReasonNotReporting, "the hypervisor agent has not published the node's capacity yet"
 	}
-	if c := meta.FindStatusCondition(h.Status.Conditions, kvm.ConditionReady); c != nil && c.Status == metav1.ConditionFalse {
+	if c := apimeta.FindStatusCondition(h.Status.Conditions, kvm.ConditionReady); c != nil && c.Status == metav1.ConditionFalse {
 		return ReasonNotReady, c.Reason + suffix(c.Message)
 	}
 	return "", ""

@@ -134,7 +134,7 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 		waitFor(ctx, t, kube, inv.Name, w)
 	})
 
-	t.Run("an invalid kubeconfig is reported, naming the ProviderConfig", func(t *testing.T) {
+	t.Run("an invalid kubeconfig is reported, naming the ProviderConfig, and the inventory still deletes", func(t *testing.T) {
 		b := inventory("bad-credentials", "pool-bad")
 		if err := kube.Create(ctx, b); err != nil {
 			t.Fatal(err)
@@ -147,6 +147,16 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 			}
 			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.HasPrefix(c.Message, msg) {
 				return fmt.Errorf("Synced %s: %q", c.Status, c.Message)
+			}
+			return nil
+		})
+		// A pool's Shoot goes with its inventory: deleting must not need the cluster.
+		if err := kube.Delete(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		kubetest.Until(t, "the inventory of an unreachable cluster deleted", patience, func() error {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(b), &v1alpha1.HypervisorInventory{}); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
 			}
 			return nil
 		})
