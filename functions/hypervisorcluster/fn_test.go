@@ -383,6 +383,20 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"19 of 21 Hypervisors in service (1 in maintenance, 1 disconnected, 0 not ready), 310 instances; 3664 vCPUs and 14656 GiB free; not in service: node-7 (Maintenance), node-9 (LibvirtDisconnected)"))),
 		},
+		"AgentsNoneInService": {
+			reason: "A pool whose every node is out of service reports zero nodes and zero free, not an empty capacity (which the XRD would refuse).",
+			req: fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("True", "True", `{
+			  "hypervisors": 1, "inService": 0, "maintenance": 1, "disconnected": 0, "notReady": 0, "instances": 0,
+			  "capacity": {"vcpus": 0, "memoryGiB": 0}, "effectiveCapacity": {"vcpus": 0, "memoryGiB": 0}, "allocation": {"vcpus": 0, "memoryGiB": 0}, "available": {"vcpus": 0, "memoryGiB": 0},
+			  "notInService": [{"name": "node-1", "reason": "Maintenance", "message": "manual maintenance: e2e"}]}`)})),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 0,
+			  "availableCapacity": {"vcpus": 0, "memoryGB": 0}, "capacitySource": "Agents",
+			  "hypervisors": {"total": 1, "inService": 0, "maintenance": 1, "disconnected": 0, "notReady": 0, "instances": 0,
+			    "capacity": {"vcpus": 0, "memoryGB": 0}, "allocated": {"vcpus": 0, "memoryGB": 0}}}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
+					"0 of 1 Hypervisors in service (1 in maintenance, 0 disconnected, 0 not ready), 0 instances; 0 vCPUs and 0 GiB free; not in service: node-1 (Maintenance)"))),
+		},
 		"AgentsNoHypervisors": {
 			reason: "A pool cluster without Hypervisors (no agent has reported, or no hypervisor operator) keeps the CloudProfile's figures and says so.",
 			req: fntest.WithRequired(fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("True", "True", `{

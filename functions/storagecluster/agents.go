@@ -78,17 +78,12 @@ func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired 
 	if !ok {
 		return waiting, nil
 	}
-	st, ok := o.Resource.Object["status"].(map[string]any)
-	if ok {
-		st, _ = st["atProvider"].(map[string]any)
-	}
-	if ok && st != nil {
-		st, _ = st["manifest"].(map[string]any)
-	}
 	s := &cephStatus{}
-	if st != nil && st["status"] != nil {
-		if err := function.FromObject(st["status"].(map[string]any), "CephStatus "+cephStatusName, s); err != nil { //nolint:forcetypeassert // a status is an object.
-			return agentReport{}, err
+	if st, err := o.Resource.GetValue("status.atProvider.manifest.status"); err == nil {
+		if m, ok := st.(map[string]any); ok {
+			if err := function.FromObject(m, "CephStatus "+cephStatusName, s); err != nil {
+				return agentReport{}, err
+			}
 		}
 	}
 	if s.Health == "" {

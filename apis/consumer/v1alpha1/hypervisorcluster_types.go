@@ -55,12 +55,13 @@ const (
 
 // Capacity is what a hypervisor pool can offer to the clouds that consume it.
 type Capacity struct {
-	// VCPUs available in the pool.
+	// VCPUs available in the pool. (Zero is written, not left out: an
+	// empty object is not a valid status, and "none free" is news.)
 	// +optional
-	VCPUs int64 `json:"vcpus,omitempty"`
+	VCPUs int64 `json:"vcpus"`
 	// MemoryGB available in the pool.
 	// +optional
-	MemoryGB int64 `json:"memoryGB,omitempty"`
+	MemoryGB int64 `json:"memoryGB"`
 }
 
 // CapacitySource is where a pool's node count and capacity come from.
