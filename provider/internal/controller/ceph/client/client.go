@@ -72,10 +72,16 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Client) (managed.Ext
 	} else if !ceph.IsNotFound(err) {
 		return managed.ExternalCreation{}, err
 	}
+	// The name is recorded before the entity is asked for, as a Pool's is:
+	// crossplane persists it even when Create fails, and a monitor that
+	// answers too late (a loaded cluster: make e2e saw it) may still have
+	// added the entity; Observe then finds it under this resource's name and
+	// takes it as its own. Recorded only after, such an entity would be
+	// "someone else's" for good.
+	meta.SetExternalName(mg, name)
 	if err := e.ceph.AddEntity(ctx, name, mg.Spec.ForProvider.Caps); err != nil {
 		return managed.ExternalCreation{}, fmt.Errorf("cannot create %s (check spec.forProvider.caps): %w", name, err)
 	}
-	meta.SetExternalName(mg, name)
 	return managed.ExternalCreation{}, nil
 }
 
