@@ -5,7 +5,7 @@
 # The local OpenStack and Ceph outlive the demo (make openstack-down
 # ceph-down stops them), so first the tenants' clouds are deleted through
 # the product, while it still runs: their projects, aggregates, volume
-# types, Ceph pools and clients leave the real services (bounded: 180s; what
+# types, OVN HA chassis groups, Ceph pools and clients leave the real services (bounded: 180s; what
 # is left then is named).
 set -uo pipefail
 # One compound command: bash reads all of it before running any, so editing
@@ -19,7 +19,7 @@ pids=("$RUN"/*.pid)
 if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
   eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
   export KUBECONFIG=$RUN/kubeconfig
-  mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io -o name 2>/dev/null; }
+  mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,hachassisgroups.ovn.provider.c5c3.io -o name 2>/dev/null; }
   if "$KUBECTL" get openstackclusters -A -o name 2>/dev/null | grep -q .; then
     echo "deleting the tenants' clouds (their objects in the local OpenStack and Ceph go with them)"
     "$KUBECTL" delete openstackclusters --all -A --wait=false >/dev/null 2>&1
@@ -47,6 +47,12 @@ for p in $children; do
   for _ in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
   kill -9 "$p" 2>/dev/null
 done
+# The OVN chassis the operator stand-in registered for its nodes: it
+# removes them on SIGTERM; this catches those of a stand-in that was killed.
+if command -v ovn-sbctl >/dev/null; then
+  sb() { timeout 20 ovn-sbctl --db=tcp:127.0.0.1:6642 --timeout=10 "$@" 2>/dev/null; }
+  for ch in $(sb --bare --columns=name list chassis | grep -- '-node-0$'); do sb --if-exists chassis-del "$ch"; done
+fi
 if [ -f "$RUN/apiserver.pid" ]; then
   kill "$(cat "$RUN/apiserver.pid")" 2>/dev/null
   for _ in $(seq 60); do kill -0 "$(cat "$RUN/apiserver.pid")" 2>/dev/null || break; sleep 0.5; done

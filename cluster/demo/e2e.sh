@@ -14,14 +14,15 @@
 #      ShootKubeconfig, leaves the Servers and every other pool untouched;
 #   6. the tenants' clouds: every example OpenStackCluster is Ready, and each
 #      has its own objects in the real services (Keystone project, Nova
-#      aggregates, Cinder volume types, Ceph pools and CephX client);
+#      aggregates, Cinder volume types, Ceph pools and CephX client, and in
+#      OVN an HA chassis group per hypervisor pool of that pool's chassis);
 #   7. shared pools are shared out, never over-committed: the clouds on
 #      hv-pool-a hold shares that add up to at most its workers, each in its
 #      own aggregate; a cloud asking for more than is free is refused;
 #   8. the dedicated pool: finance alone uses hv-pool-fin, another tenant's
 #      claim on it is refused with its message and gets nothing;
 #   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
-#      pools and client from the real services, and leaves every other
+#      pools and client, and OVN HA chassis groups from the real services, and leaves every other
 #      tenant's objects as they were;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
@@ -165,6 +166,9 @@ real() {
     volumetypes) os volume type list -f value -c Name ;;
     cephpools) cephc osd pool ls ;;
     cephclients) cephc auth ls 2>/dev/null | grep '^client\.openstack-' ;;
+    # "group chassis", a line per member of each HA chassis group.
+    hagroups) timeout 20 ovn-nbctl --db=tcp:127.0.0.1:6641 --timeout=10 ha-chassis-group-list |
+      awk '/^[0-9a-f]/ {g = $2; gsub(/[()]/, "", g); next} /^ +[0-9a-f]/ {c = $2; gsub(/[()]/, "", c); print g, c}' ;;
   esac | sort
 }
 xr() { $K -n "$1" get openstackcluster "$2" -o jsonpath='{.spec.resourceRef.name}'; }
@@ -172,7 +176,7 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
   if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is Ready"; else fail "$c is not Ready"; fi
 done
 declare -A before
-for what in projects aggregates volumetypes cephpools cephclients; do before[$what]=$(real "$what"); done
+for what in projects aggregates volumetypes cephpools cephclients hagroups; do before[$what]=$(real "$what"); done
 for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
   x=$(xr "${c%/*}" "${c#*/}")
   grep -qx "$x" <<<"${before[projects]}" && pass "$c: Keystone project $x" || fail "$c: no Keystone project $x"
@@ -180,6 +184,14 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
   n=$(grep -c "^$x-st-pool" <<<"${before[volumetypes]}"); [ "$n" -ge 1 ] && pass "$c: $n Cinder volume type(s)" || fail "$c: no Cinder volume type"
   n=$(grep -c "^$x-st-pool" <<<"${before[cephpools]}"); [ "$n" -ge 2 ] && pass "$c: $n Ceph pools" || fail "$c: $n Ceph pools"
   grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
+  # Its OVN: per hypervisor pool, an HA chassis group of the pool's chassis
+  # (the operator stand-in registers each pool's node in the pool's zone).
+  for p in $($K get xopenstackcluster "$x" -o jsonpath='{.spec.hypervisorClusters[*].name}'); do
+    grep -qx "$x-$p garden-c5c3.$p-node-0" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis" ||
+      fail "$c: no OVN HA chassis group $x-$p with chassis garden-c5c3.$p-node-0: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
+    st=$($K get xopenstackcluster "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
+    [ "$st" = Ready ] && pass "$c: status.network reports $p's gateway group Ready" || fail "$c: status.network.gateways[$p].status is '$st'"
+  done
 done
 
 echo "== 7. shared pools are shared out, not over-committed"
@@ -238,7 +250,7 @@ echo "== 9. deleting a tenant's claim"
 gone=$(xr team-a team-a-staging)
 $K -n team-a delete openstackcluster team-a-staging --wait=false >/dev/null
 eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
-for what in projects aggregates volumetypes cephpools cephclients; do
+for what in projects aggregates volumetypes cephpools cephclients hagroups; do
   now=$(real "$what")
   left=$(grep "$gone" <<<"$now" | tr '\n' ' ')
   [ -z "$left" ] && pass "$what: team-a-staging's are gone from the real service" || fail "$what: left behind: $left"

@@ -2,7 +2,7 @@
 # Prints what the running local management plane (cluster/demo/up.sh) made:
 # the claims with their printer columns, a trace of one OpenStackCluster
 # through Crossplane, and for each tenant cloud the real objects in the local
-# Keystone, Nova, Cinder and Ceph.
+# Keystone, Nova, Cinder, OVN and Ceph.
 #
 # Usage: cluster/demo/show.sh [OPENSTACKCLUSTER-NAMESPACE/NAME to trace]
 set -uo pipefail
@@ -38,8 +38,11 @@ aggregates=$(os aggregate list --long -f value -c Name -c "Availability Zone" -c
 volumetypes=$(os volume type list --long -f value -c Name -c Description 2>&1)
 cephpools=$(cephc osd pool ls detail 2>&1 | sed -n "s/^pool [0-9]* '\([^']*\)' replicated size \([0-9]*\).*/\1 (size \2)/p")
 cephclients=$(cephc auth ls 2>/dev/null | grep '^client\.openstack-')
+# "group chassis (priority N)", a line per member.
+hagroups=$(timeout 20 ovn-nbctl --db=tcp:127.0.0.1:6641 --timeout=10 ha-chassis-group-list 2>&1 |
+  awk '/^[0-9a-f]/ {g = $2; gsub(/[()]/, "", g); next} /^ +[0-9a-f]/ {c = $2; gsub(/[()]/, "", c); next} /priority/ {print g, c, "(priority " $2 ")"}')
 
-section "in the local OpenStack and Ceph, per tenant cloud (the one local OpenStack and Ceph stand in for every cloud's and pool's)"
+section "in the local OpenStack, OVN and Ceph, per tenant cloud (the one local OpenStack, OVN and Ceph stand in for every cloud's and pool's)"
 for x in $($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null); do
   printf -- '--- %s/%s (composite %s)\n' "$($K get xopenstackcluster "$x" -o jsonpath='{.metadata.labels.crossplane\.io/claim-namespace}')" \
     "$($K get xopenstackcluster "$x" -o jsonpath='{.metadata.labels.crossplane\.io/claim-name}')" "$x"
@@ -48,12 +51,14 @@ for x in $($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.na
   grep "^$x-" <<<"$volumetypes" | sed 's/^/  Cinder type       /'
   grep "^$x-" <<<"$cephpools" | sed 's/^/  Ceph pool         /'
   grep "^client.openstack-$x-" <<<"$cephclients" | sed 's/^/  CephX client      /'
+  grep "^$x-" <<<"$hagroups" | sed 's/^/  OVN gateway group /'
 done
 
-# OVN: the clouds' Neutron would make logical switches and routers here as
-# tenants create networks; the functions compose no OVN objects per cloud
-# yet (the per-pool HA chassis groups wait on the OVS agent's zone labels).
-section "the local OVN Northbound (no per-cloud OVN objects are composed yet)"
+# OVN: the clouds' Neutron makes logical switches and routers as tenants
+# create networks; the consumer plane makes each cloud's gateway HA chassis
+# groups, one per hypervisor pool, of the pool's chassis.
+section "the local OVN (it stands in for every cloud's): Southbound chassis"
 nb() { timeout 20 ovn-nbctl --db=tcp:127.0.0.1:6641 --timeout=10 "$@" 2>&1; }
+timeout 20 ovn-sbctl --db=tcp:127.0.0.1:6642 --timeout=10 --format=table --columns=name,hostname,other_config list chassis 2>&1
 printf 'logical switches: %s   logical routers: %s   HA chassis groups: %s\n' \
   "$(nb ls-list | grep -c .)" "$(nb lr-list | grep -c .)" "$(nb ha-chassis-group-list | grep -c '^[0-9a-f]')"

@@ -81,6 +81,10 @@ func (c *cloud) endpoint(service string) string {
 // clouds.yaml, which the cloud's ProviderConfig reads.
 func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }
 
+// ovnTLSSecret is the management-cluster Secret that holds the client
+// certificate for the cloud's OVN databases, when they speak ssl:.
+func (c *cloud) ovnTLSSecret() string { return c.name + "-ovn-client-tls" }
+
 // cephEntity is the tenant's CephX user in a storage pool (without
 // "client."). Like the pools, it names the storage pool too: a Ceph cluster
 // is a pool's own, but where several pools share one (the local demo) the

@@ -52,6 +52,7 @@ const (
 	conditionStorageReady      = "StorageReady"
 	conditionControlPlaneReady = "ControlPlaneReady"
 	conditionCloudReady        = "CloudReady"
+	conditionNetworkReady      = "NetworkReady"
 	conditionSupported         = "Supported"
 )
 
@@ -139,6 +140,9 @@ type progress struct {
 	controlPlaneWait  string
 	adminReady        bool
 	cloud             *cloudState
+	// network is nil for clouds without OVN objects (see needsNetwork)
+	// and until the ControlPlane is ready.
+	network *networkState
 	// What the ControlPlane cannot carry (see unsupported).
 	unsupportedServices, unsupportedSettings []string
 }
@@ -200,6 +204,14 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 		}
 		p.cloud = &cs
 	}
+	// The cloud's OVN, once its control plane runs it.
+	if needsNetwork(c) && (p.controlPlaneReady || has(resourceOVNDatabases)) {
+		ns, err := composeNetwork(c, observed, desired)
+		if err != nil {
+			return nil, err
+		}
+		p.network = &ns
+	}
 	if !plan.ready() {
 		p.phase = plan.phase(c)
 	} else {
@@ -245,6 +257,9 @@ func (p *progress) phaseOf(c *cloud) v1alpha1.OpenStackClusterPhase {
 	for _, s := range p.storage {
 		all = all && s.ready
 	}
+	if needsNetwork(c) {
+		all = all && p.network != nil && p.network.ready
+	}
 	switch {
 	case all:
 		return v1alpha1.OpenStackClusterPhaseReady
@@ -264,6 +279,9 @@ func (p *progress) status(c *cloud, plan *plan) map[string]any {
 			ceph = append(ceph, st.status)
 		}
 		s["cephResources"] = ceph
+	}
+	if p.network != nil && (len(p.network.status.Northbound) > 0 || len(p.network.status.Gateways) > 0) {
+		s["network"] = p.network.status
 	}
 	if p.controlPlaneReady {
 		ep := &v1alpha1.Endpoints{Keystone: c.endpoint("keystone")}
@@ -326,6 +344,18 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 		cloudMsg = strings.Join(p.cloud.waiting, "; ")
 	}
 	cond(conditionCloudReady, cloudOK, "Waiting", cloudMsg)
+
+	if needsNetwork(c) {
+		netOK, netMsg := false, "waiting for the ControlPlane"
+		if n := p.network; n != nil {
+			netOK = n.ready
+			netMsg = fmt.Sprintf("the cloud's OVN has an HA chassis group of gateway chassis in each of its %d hypervisor pool(s)", len(n.status.Gateways))
+			if !netOK {
+				netMsg = strings.Join(n.waiting, "; ")
+			}
+		}
+		cond(conditionNetworkReady, netOK, "Waiting", netMsg)
+	}
 
 	services, settings := p.unsupportedServices, p.unsupportedSettings
 	if len(services)+len(settings) == 0 {

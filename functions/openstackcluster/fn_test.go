@@ -269,6 +269,38 @@ func (w *world) cloudReady() {
 	}
 }
 
+const ovn = "ovn.provider.c5c3.io/v1alpha1"
+
+// ovnPublished is the control plane's ConfigMap of its OVN databases.
+func (w *world) ovnPublished(data map[string]any) {
+	o := map[string]any{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": map[string]any{"name": "team-a-prod-7xk2p-ovn-databases"},
+		"status": map[string]any{
+			"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}},
+			"atProvider": map[string]any{"manifest": map[string]any{"data": data}},
+		}}
+	b, _ := json.Marshal(o)
+	w.observed["ovn-databases"] = string(b)
+}
+
+func (w *world) ovnReady() {
+	w.ovnPublished(map[string]any{"northbound": "tcp:10.0.0.1:6641,tcp:10.0.0.2:6641 tcp:10.0.0.3:6641", "southbound": "tcp:10.0.0.1:6642"})
+}
+
+// chassisRegistered: the pool's nodes' ovn-controllers registered, one of
+// them a gateway.
+func (w *world) chassisRegistered(chassis ...map[string]any) {
+	w.observed["ovn-provider-config"] = `{"apiVersion": "` + ovn + `", "kind": "ProviderConfig", "metadata": {"name": "team-a-prod-7xk2p"}, "spec": {"northbound": {"endpoints": ["tcp:10.0.0.1:6641"]}, "southbound": {"endpoints": ["tcp:10.0.0.1:6642"]}}}`
+	list := make([]any, 0, len(chassis))
+	for _, c := range chassis {
+		list = append(list, c)
+	}
+	w.observed["chassis-hv-pool-a"] = readyManaged(ovn, "ChassisSet", "team-a-prod-7xk2p-hv-pool-a", map[string]any{"count": len(chassis), "chassis": list})
+}
+
+func (w *world) gatewaysReady() {
+	w.observed["gateways-hv-pool-a"] = readyManaged(ovn, "HAChassisGroup", "team-a-prod-7xk2p-hv-pool-a", nil)
+}
+
 // TestFirstCallRequiresTheLandscape: before Crossplane has supplied the
 // required resources the function asks for every pool, control-plane
 // cluster and cloud, in the 1.x and 2.x fields, and composes nothing.
@@ -359,17 +391,39 @@ func TestStages(t *testing.T) {
 			ready: []string{conditionPoolsReady, conditionStorageReady},
 		}},
 		{"control plane ready", w.controlPlaneReady, want{
-			resources: append([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage...), phase: "Provisioning",
-			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
-			message: map[string]string{conditionCloudReady: "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1"},
+			resources: append([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage...), phase: "Provisioning",
+			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
+			message: map[string]string{
+				conditionCloudReady:   "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1",
+				conditionNetworkReady: "waiting for ConfigMap openstack-team-a-prod-7xk2p/ovn-databases in control-plane cluster cp-eu-de-1, where the c5c3-operator publishes the endpoints of the cloud's OVN databases",
+			},
 		}},
 		{"admin credential copied", w.adminReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage, cloudObjects), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 		}},
 		{"cloud objects ready", w.cloudReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage, cloudObjects), phase: "Ready",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
+		}},
+		{"OVN databases published", w.ovnReady, want{
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects), phase: "Provisioning",
+			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
+			message: map[string]string{
+				conditionNetworkReady: "no chassis of hypervisor pool hv-pool-a is registered in the cloud's OVN Southbound yet (its nodes' ovn-controller, with the OVS agent announcing availability zone hv-pool-a)",
+			},
+		}},
+		{"chassis registered", func() {
+			w.chassisRegistered(map[string]any{"name": "node-b", "gateway": false}, map[string]any{"name": "node-c", "gateway": true}, map[string]any{"name": "node-a"})
+		}, want{
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects), phase: "Provisioning",
+			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
+			message: map[string]string{conditionNetworkReady: "OVN HA chassis group team-a-prod-7xk2p-hv-pool-a of hypervisor pool hv-pool-a is Creating"},
+		}},
+		{"gateway group ready", w.gatewaysReady, want{
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects), phase: "Ready",
+			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady},
+			message: map[string]string{conditionNetworkReady: "the cloud's OVN has an HA chassis group of gateway chassis in each of its 1 hypervisor pool(s)"},
 		}},
 	}
 	for _, s := range steps {
@@ -385,7 +439,7 @@ func TestStages(t *testing.T) {
 			if got := get(status(rsp), "phase"); got != s.want.phase {
 				t.Errorf("phase = %v, want %s", got, s.want.phase)
 			}
-			for _, typ := range []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady} {
+			for _, typ := range []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady} {
 				c := condition(rsp, typ)
 				wantTrue := slices.Contains(s.want.ready, typ)
 				if (c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE) != wantTrue {
@@ -656,6 +710,9 @@ func allReady() world {
 	w.controlPlaneReady()
 	w.adminReady()
 	w.cloudReady()
+	w.ovnReady()
+	w.chassisRegistered(map[string]any{"name": "node-a", "gateway": true})
+	w.gatewaysReady()
 	return w
 }
 

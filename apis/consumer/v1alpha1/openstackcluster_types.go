@@ -446,6 +446,35 @@ type CephResources struct {
 	Client *CephClient `json:"client,omitempty"`
 }
 
+// GatewayChassisGroup is the cloud's OVN HA chassis group of one hypervisor
+// pool: the pool's chassis registered in the cloud's Southbound database,
+// which may host the gateway ports of networks in the pool's availability
+// zone.
+type GatewayChassisGroup struct {
+	// HypervisorCluster is the pool (its spec.name, the availability zone).
+	HypervisorCluster string `json:"hypervisorCluster"`
+	// Name of the HA_Chassis_Group row in the cloud's Northbound database.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Chassis are the group's members, highest priority first: gateway
+	// chassis (enable-chassis-as-gw) before the others.
+	// +optional
+	Chassis []string `json:"chassis,omitempty"`
+	// +optional
+	Status CephPoolStatus `json:"status,omitempty"`
+}
+
+// NetworkStatus is what the consumer plane made in the cloud's OVN.
+type NetworkStatus struct {
+	// Northbound are the endpoints of the cloud's OVN Northbound database,
+	// as its control plane publishes them.
+	// +optional
+	Northbound []string `json:"northbound,omitempty"`
+	// Gateways are the HA chassis groups, one per hypervisor pool.
+	// +optional
+	Gateways []GatewayChassisGroup `json:"gateways,omitempty"`
+}
+
 // OpenStackClusterStatus is the observed state of a cloud.
 type OpenStackClusterStatus struct {
 	// +optional
@@ -457,6 +486,10 @@ type OpenStackClusterStatus struct {
 	// CephResources of the cloud, per storage pool it consumes.
 	// +optional
 	CephResources []CephResources `json:"cephResources,omitempty"`
+	// Network is the cloud's OVN: the gateway chassis group per hypervisor
+	// pool (with Neutron and at least one hypervisor pool).
+	// +optional
+	Network *NetworkStatus `json:"network,omitempty"`
 	// UnsupportedServices are enabled services the control plane cannot run
 	// yet; they are listed instead of being silently dropped.
 	// +optional

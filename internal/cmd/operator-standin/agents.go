@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,10 +47,19 @@ var nodeAgents = []nodeAgent{
 // agents starts the agents whose DaemonSet exists in the cluster, once.
 // A process that ended is started again at the next sweep.
 func (s *standin) agents(ctx context.Context, c *cluster) error {
+	node := c.name + "-node-0"
+	// The Shoot of a pool is named after it (cluster is namespace.shoot).
+	_, pool, _ := strings.Cut(c.name, ".")
+	if _, err := c.kube.AppsV1().DaemonSets("c5c3-agents").Get(ctx, "ovs-agent", metav1.GetOptions{}); err == nil {
+		if err := s.registerChassis(ctx, c.name, pool, node); err != nil {
+			return err
+		}
+	} else if !apierrors.IsNotFound(err) {
+		return err
+	}
 	if s.agentsBin == "" {
 		return nil
 	}
-	node := c.name + "-node-0"
 	for _, a := range nodeAgents {
 		key := c.name + "/" + a.daemonSet
 		if p, ok := s.procs[key]; ok && p.ProcessState == nil {

@@ -7,7 +7,8 @@
 //     ready, and the admin credential Secret it names
 //     (spec.korc.adminCredential.cloudCredentialsRef) holds a clouds.yaml
 //     for the local OpenStack's Keystone (-clouds-yaml), whose catalog gets
-//     the ControlPlane's spec.region (the local services' endpoints again);
+//     the ControlPlane's spec.region (the local services' endpoints again),
+//     and ConfigMap ovn-databases names the local OVN databases (ovn.go);
 //   - Rook: a CephCluster is reported Ready with the health and capacity of
 //     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
 //     CephFilesystem or CephObjectStore Ready, and Rook's own rook-ceph-mon Secret (admin key) and
@@ -18,7 +19,9 @@
 //     the pool functions placed the hypervisor or storage agent's DaemonSet,
 //     that agent's binary runs as a local process against the Shoot's API
 //     server (-agents-bin), the hypervisor agent on libvirt's test driver
-//     with the node's Hypervisor created first (agents.go);
+//     with the node's Hypervisor created first (agents.go); and that node's
+//     ovn-controller, for the OVS agent's DaemonSet: the node registered as a
+//     chassis of its pool's availability zone in the local OVN (ovn.go);
 //   - the namespace controller of the Shoot's kube-controller-manager, which
 //     these clusters do not run: a deleted namespace is emptied of the kinds
 //     above, Secrets and ConfigMaps, and finalized.
@@ -73,6 +76,8 @@ type config struct {
 	dir, cloudsYAML, cephConf, cephKeyFile, cephMon string
 	// The node agents (agents.go): their binaries, libvirt URI and logs.
 	agentsBin, libvirtURI, agentLogs string
+	// The local OVN databases every cloud gets (ovn.go).
+	ovnNB, ovnSB string
 }
 
 func main() {
@@ -85,6 +90,8 @@ func main() {
 	flag.StringVar(&c.agentsBin, "agents-bin", "", "directory of the node agents' binaries (hypervisor-agent, storage-agent); empty: run no agents")
 	flag.StringVar(&c.libvirtURI, "libvirt-uri", "test:///default", "libvirt URI the hypervisor agents read")
 	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs")
+	flag.StringVar(&c.ovnNB, "ovn-nb", "tcp:127.0.0.1:6641", "the local OVN Northbound every cloud's ConfigMap ovn-databases names")
+	flag.StringVar(&c.ovnSB, "ovn-sb", "tcp:127.0.0.1:6642", "the local OVN Southbound, named likewise, where each hypervisor pool's node is registered as a chassis; empty: none")
 	flag.Parse()
 	if c.dir == "" || c.cloudsYAML == "" || c.cephConf == "" || c.cephKeyFile == "" {
 		fmt.Fprintln(os.Stderr, "operator-standin: -shoot-clusters, -clouds-yaml, -ceph-conf and -ceph-key are required")
@@ -107,8 +114,9 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}}
+	s := &standin{config: c, clouds: clouds, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, chassis: map[string]string{}}
 	defer s.stopAgents(func(string) bool { return true })
+	defer s.unregisterChassis(func(string) bool { return true })
 	t := time.NewTicker(3 * time.Second)
 	defer t.Stop()
 	fmt.Println("operator stand-in watching", c.dir)
@@ -131,6 +139,8 @@ type standin struct {
 	regions map[string]bool
 	// procs are the node agents running, by cluster/daemonset.
 	procs map[string]*exec.Cmd
+	// chassis are the OVN chassis registered, by cluster.
+	chassis map[string]string
 }
 
 type cluster struct {
@@ -169,7 +179,9 @@ func (s *standin) sweep(ctx context.Context) {
 			delete(s.clients, f)
 		}
 	}
-	s.stopAgents(func(cluster string) bool { return !seen[filepath.Join(s.dir, cluster+".kubeconfig")] })
+	gone := func(cluster string) bool { return !seen[filepath.Join(s.dir, cluster+".kubeconfig")] }
+	s.stopAgents(gone)
+	s.unregisterChassis(gone)
 }
 
 func (s *standin) client(file string) (*cluster, error) {
@@ -261,6 +273,9 @@ func (s *standin) controlPlanes(ctx context.Context, c *cluster) error {
 			}); err != nil {
 				return err
 			}
+		}
+		if err := s.apply(ctx, c, s.ovnConfigMap(o.GetNamespace())); err != nil {
+			return err
 		}
 		ready := readyCondition("Ready", "operator-standin: the local OpenStack stands in for every service")
 		ready["observedGeneration"] = o.GetGeneration()
