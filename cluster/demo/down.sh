@@ -20,7 +20,10 @@ if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev
   eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
   export KUBECONFIG=$RUN/kubeconfig
   mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,hachassisgroups.ovn.provider.c5c3.io -o name 2>/dev/null; }
-  if "$KUBECTL" get openstackclusters -A -o name 2>/dev/null | grep -q .; then
+  # Not "kubectl get | grep -q": under pipefail, grep leaving after the
+  # first line made kubectl die of SIGPIPE now and then, and the clouds were
+  # left in the local services.
+  if [ -n "$("$KUBECTL" get openstackclusters -A -o name 2>/dev/null)" ]; then
     echo "deleting the tenants' clouds (their objects in the local OpenStack and Ceph go with them)"
     "$KUBECTL" delete openstackclusters --all -A --wait=false >/dev/null 2>&1
     for _ in $(seq 90); do [ -z "$(mrs)" ] && break; sleep 2; done

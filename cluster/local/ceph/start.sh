@@ -72,9 +72,9 @@ ceph-authtool --create-keyring "$D/osd/ceph-$OSD_ID/keyring" --name "osd.$OSD_ID
 ceph-osd "${C[@]}" -i "$OSD_ID" --mkfs --osd-uuid "$OSD_UUID" 2>"$D/log/osd-mkfs.err"
 ceph-osd "${C[@]}" -i "$OSD_ID"
 for _ in $(seq 120); do
-  timeout 10 ceph "${C[@]}" osd stat -f json 2>/dev/null | grep -q '"num_up_osds":1' && break; sleep 0.5
+  [[ $(timeout 10 ceph "${C[@]}" osd stat -f json 2>/dev/null) == *'"num_up_osds":1'* ]] && break; sleep 0.5
 done
-if ! timeout 10 ceph "${C[@]}" osd stat -f json 2>/dev/null | grep -q '"num_up_osds":1'; then
+if [[ $(timeout 10 ceph "${C[@]}" osd stat -f json 2>/dev/null) != *'"num_up_osds":1'* ]]; then
   echo "local Ceph: the OSD did not come up within 60 s; see $D/log" >&2; exit 1
 fi
 timeout 20 ceph "${C[@]}" auth get-key client.admin > "$D/admin.key"
