@@ -134,11 +134,15 @@ func composeNetwork(c *cloud, observed map[resource.Name]resource.ObservedCompos
 		}
 		remote.Publish(o, c.in.SecretNamespace, c.ovnTLSSecret(), details...)
 		desired[resourceOVNClientTLS] = &resource.DesiredComposed{Resource: o}
-		if !function.ObservedReady(observed, resourceOVNClientTLS) {
+		if function.ObservedReady(observed, resourceOVNClientTLS) {
+			desired[resourceOVNClientTLS].Ready = resource.ReadyTrue
+		} else {
 			st.waiting = append(st.waiting, fmt.Sprintf("waiting for the OVN client certificate Secret %s/%s in control-plane cluster %s", c.namespace(), ovnClientTLSSecret, c.controlPlaneCluster))
-			return st, nil
+			// A ProviderConfig that exists is kept, with the copy it has.
+			if _, ok := observed[resourceOVNProviderConfig]; !ok {
+				return st, nil
+			}
 		}
-		desired[resourceOVNClientTLS].Ready = resource.ReadyTrue
 		pc.Spec.TLSSecretRef = &xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.ovnTLSSecret()}
 	}
 	cd, err := function.Composed(pc)

@@ -169,6 +169,20 @@ func TestNetwork(t *testing.T) {
 		if got := get(desired(t, rsp, "ovn-provider-config"), "spec", "tlsSecretRef", "name"); got != "team-a-prod-7xk2p-ovn-client-tls" {
 			t.Errorf("tlsSecretRef.name = %v", got)
 		}
+
+		// The Secret's Object turning unready later keeps what exists.
+		w.observed["ovn-client-tls"] = `{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "team-a-prod-7xk2p-ovn-client-tls"}}`
+		w.observed["ovn-provider-config"] = `{"apiVersion": "` + ovn + `", "kind": "ProviderConfig", "metadata": {"name": "team-a-prod-7xk2p"}}`
+		rsp = run(t, w.request(teamA()))
+		mustNotFail(t, rsp)
+		for _, k := range []string{"ovn-provider-config", "chassis-hv-pool-a", "gateways-hv-pool-a"} {
+			if _, ok := rsp.GetDesired().GetResources()[k]; !ok {
+				t.Errorf("%s is no longer desired while the client certificate's Object is unready (Crossplane would delete it)", k)
+			}
+		}
+		if m := condition(rsp, conditionNetworkReady).GetMessage(); !strings.Contains(m, "waiting for the OVN client certificate Secret openstack-team-a-prod-7xk2p/ovn-client-tls") {
+			t.Errorf("NetworkReady message = %q", m)
+		}
 	})
 
 	t.Run("without Neutron the cloud gets no OVN objects", func(t *testing.T) {
