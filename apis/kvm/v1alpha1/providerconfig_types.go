@@ -80,3 +80,9 @@ type ProviderConfigUsageList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ProviderConfigUsage `json:"items"`
 }
+
+// ClusterCredentials are how the provider reaches the cluster: the source
+// and its selectors.
+func (pc *ProviderConfig) ClusterCredentials() (xpv2.CredentialsSource, xpv2.CommonCredentialSelectors) {
+	return pc.Spec.Credentials.Source, pc.Spec.Credentials.CommonCredentialSelectors
+}

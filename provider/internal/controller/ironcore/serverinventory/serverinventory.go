@@ -18,9 +18,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metalv1alpha1 "github.com/ironcore-dev/metal-operator/api/v1alpha1"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
@@ -35,35 +33,16 @@ const listed = 10
 // Setup adds the ServerInventory controller. Every change of a watched
 // Server requests an observation of the inventories of its ProviderConfig.
 func Setup(mgr ctrl.Manager, o controller.Options, clusters *watch.Clusters) error {
-	c := &connector{kube: mgr.GetClient(), clusters: clusters, inCluster: mgr.GetConfig()}
+	c := providerconfig.ClusterView(mgr, clusters, newProviderConfig, func(cl *watch.Cluster) managed.TypedExternalClient[*v1alpha1.ServerInventory] {
+		return &external{cluster: cl}
+	})
 	changed := watch.Source(mgr.GetClient(), clusters, func() resource.ManagedList { return &v1alpha1.ServerInventoryList{} })
 	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ServerInventoryKind), &v1alpha1.ServerInventoryList{},
 		changed, managed.WithTypedExternalConnector[*v1alpha1.ServerInventory](c))
 }
 
-type connector struct {
-	kube      client.Client
-	clusters  *watch.Clusters
-	inCluster *rest.Config // the provider's own, for InjectedIdentity
-}
-
-// Connect returns the watched Servers of the metal cluster the
-// ProviderConfig names.
-func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ServerInventory) (managed.TypedExternalClient[*v1alpha1.ServerInventory], error) {
-	if meta.WasDeleted(mg) {
-		// A view has nothing to delete: it goes without reaching a cluster
-		// that may be gone with it (a pool's Shoot is deleted alongside).
-		return &external{}, nil
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
-		return nil, err
-	}
-	cl, err := c.clusters.Connect(ctx, c.kube, pc.Name, watch.Credentials{Source: pc.Spec.Credentials.Source, Selectors: pc.Spec.Credentials.CommonCredentialSelectors}, c.inCluster)
-	if err != nil {
-		return nil, err
-	}
-	return &external{cluster: cl}, nil
+func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
+	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 // external observes the Servers; the inventory is a view and writes nothing.

@@ -19,9 +19,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	kresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
@@ -46,35 +44,16 @@ const (
 // Hypervisor requests an observation of the inventories of its
 // ProviderConfig.
 func Setup(mgr ctrl.Manager, o controller.Options, clusters *watch.Clusters) error {
-	c := &connector{kube: mgr.GetClient(), clusters: clusters, inCluster: mgr.GetConfig()}
+	c := providerconfig.ClusterView(mgr, clusters, newProviderConfig, func(cl *watch.Cluster) managed.TypedExternalClient[*v1alpha1.HypervisorInventory] {
+		return &external{cluster: cl}
+	})
 	changed := watch.Source(mgr.GetClient(), clusters, func() resource.ManagedList { return &v1alpha1.HypervisorInventoryList{} })
 	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.HypervisorInventoryKind), &v1alpha1.HypervisorInventoryList{},
 		changed, managed.WithTypedExternalConnector[*v1alpha1.HypervisorInventory](c))
 }
 
-type connector struct {
-	kube      client.Client
-	clusters  *watch.Clusters
-	inCluster *rest.Config // the provider's own, for InjectedIdentity
-}
-
-// Connect returns the watched Hypervisors of the pool cluster the
-// ProviderConfig names.
-func (c *connector) Connect(ctx context.Context, mg *v1alpha1.HypervisorInventory) (managed.TypedExternalClient[*v1alpha1.HypervisorInventory], error) {
-	if meta.WasDeleted(mg) {
-		// A view has nothing to delete: it goes without reaching a cluster
-		// that may be gone with it (a pool's Shoot is deleted alongside).
-		return &external{}, nil
-	}
-	pc := &v1alpha1.ProviderConfig{}
-	if err := providerconfig.Get(ctx, c.kube, mg, &v1alpha1.ProviderConfigUsage{}, pc); err != nil {
-		return nil, err
-	}
-	cl, err := c.clusters.Connect(ctx, c.kube, pc.Name, watch.Credentials{Source: pc.Spec.Credentials.Source, Selectors: pc.Spec.Credentials.CommonCredentialSelectors}, c.inCluster)
-	if err != nil {
-		return nil, err
-	}
-	return &external{cluster: cl}, nil
+func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
+	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 // external observes the Hypervisors; the inventory is a view and writes
