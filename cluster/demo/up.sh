@@ -17,13 +17,16 @@
 #     internal/cmd/operator-standin  what the operators inside Shoots report:
 #                                    the c5c3-operator (ControlPlane Ready, an
 #                                    admin clouds.yaml for the local
-#                                    Keystone), Rook (CephCluster Ready with
+#                                    Keystone, the local OVN as the cloud's
+#                                    ovn-databases), Rook (CephCluster Ready with
 #                                    the local Ceph's health, its monitors and
 #                                    admin key), the Ceph arbiter, and a
 #                                    kubelet for one node per pool: the
 #                                    hypervisor agent (libvirt test driver)
 #                                    and the storage agent (local Ceph), with
-#                                    the node's Hypervisor the operator makes;
+#                                    the node's Hypervisor the operator makes,
+#                                    and the node's chassis in the local OVN
+#                                    Southbound in its pool's zone;
 #     internal/cmd/metal-standin     the metal-operator Servers of the pools.
 #
 # It then applies examples/infrastructure (control-plane clusters,
