@@ -2,7 +2,8 @@
 # Prints the peak resident memory (VmHWM) and current RSS of every process
 # cluster/demo/up.sh started. etcd and kube-apiserver are children of the
 # apiserver launcher and are listed by name; the Shoots' etcd and
-# kube-apiservers, children of the Gardener stand-in, are summed.
+# kube-apiservers, children of the Gardener stand-in, are summed; the node
+# agents, children of the operator stand-in, are listed by agent and pool.
 set -uo pipefail
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 row() { # NAME PID
@@ -28,4 +29,12 @@ for f in "$RUN"/*.pid; do
     fi
   fi
   row "$n" "$p"
+  if [ "$n" = operator-standin ]; then
+    # The node agents it runs, one node per pool: agent and pool.
+    for c in $(pgrep -P "$p"); do
+      node=$(tr '\0' '\n' <"/proc/$c/cmdline" 2>/dev/null | sed -n '/^-node-name$/{n;p;}')
+      node=${node#*.}
+      row "  $(basename "$(readlink "/proc/$c/exe")") ${node%-node-0}" "$c"
+    done
+  fi
 done
