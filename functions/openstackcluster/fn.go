@@ -280,7 +280,8 @@ func (p *progress) status(c *cloud, plan *plan) map[string]any {
 		}
 		s["cephResources"] = ceph
 	}
-	if p.network != nil && (len(p.network.status.Northbound) > 0 || len(p.network.status.Gateways) > 0) {
+	// Gateways come only after the endpoints are known.
+	if p.network != nil && len(p.network.status.Northbound) > 0 {
 		s["network"] = p.network.status
 	}
 	if p.controlPlaneReady {

@@ -90,24 +90,23 @@ func composeNetwork(c *cloud, observed map[resource.Name]resource.ObservedCompos
 	}
 
 	nb, sb, err := ovnDatabases(observed)
-	switch {
-	case errors.Is(err, errNotPublished):
-		if pnb, psb, ok := observedOVNEndpoints(observed); ok {
-			nb, sb = pnb, psb
-			break
-		}
-		st.waiting = append(st.waiting, "waiting for "+where+", where the c5c3-operator publishes the endpoints of the cloud's OVN databases")
-		return st, nil
-	case err != nil:
+	if err != nil {
 		// A ProviderConfig that exists keeps the endpoints it has: a
-		// ConfigMap gone wrong must not cut the cloud off its gateways.
-		if pnb, psb, ok := observedOVNEndpoints(observed); ok {
+		// ConfigMap gone (or gone wrong) must not cut the cloud off its
+		// gateways.
+		pnb, psb, kept := observedOVNEndpoints(observed)
+		switch {
+		case !errors.Is(err, errNotPublished) && kept:
 			st.waiting = append(st.waiting, fmt.Sprintf("%s: %v; keeping the endpoints the ProviderConfig has", where, err))
-			nb, sb = pnb, psb
-		} else {
+		case !errors.Is(err, errNotPublished):
 			st.waiting = append(st.waiting, fmt.Sprintf("%s: %v", where, err))
+		case !kept:
+			st.waiting = append(st.waiting, "waiting for "+where+", where the c5c3-operator publishes the endpoints of the cloud's OVN databases")
+		}
+		if !kept {
 			return st, nil
 		}
+		nb, sb = pnb, psb
 	}
 	st.status.Northbound = nb
 
@@ -261,10 +260,10 @@ func gatewayWait(c *cloud, g v1alpha1.GatewayChassisGroup) string {
 // the OVN ProviderConfig's CRD would check them, so a wrong value is named
 // here instead of failing the whole apply.
 func ovnDatabases(observed map[resource.Name]resource.ObservedComposed) (nb, sb []string, err error) {
-	o, ok := observed[resourceOVNDatabases]
-	if !ok || !function.ObservedReady(observed, resourceOVNDatabases) {
+	if !function.ObservedReady(observed, resourceOVNDatabases) {
 		return nil, nil, errNotPublished
 	}
+	o := observed[resourceOVNDatabases]
 	data := map[string]string{}
 	_ = o.Resource.GetValueInto("status.atProvider.manifest.data", &data)
 	if nb, err = endpoints(data, ovnKeyNorthbound); err != nil {
