@@ -34,6 +34,7 @@
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
 //
 //	[-agents-bin DIR -libvirt-uri test:///default -agent-logs DIR]
+//	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642]
 package main
 
 import (
