@@ -186,7 +186,7 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
   grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
   # Its OVN: per hypervisor pool, an HA chassis group of the pool's chassis
   # (the operator stand-in registers each pool's node in the pool's zone).
-  for p in $($K get xopenstackcluster "$x" -o jsonpath='{.spec.hypervisorClusters[*].name}'); do
+  for p in $($K get xopenstackcluster "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
     grep -qx "$x-$p garden-c5c3.$p-node-0" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis" ||
       fail "$c: no OVN HA chassis group $x-$p with chassis garden-c5c3.$p-node-0: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
     st=$($K get xopenstackcluster "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
@@ -217,7 +217,8 @@ spec:
   compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}
   region: eu-de-1
   size: small
-  hypervisorClusters: [{name: $3, nodes: $4}]
+  hypervisorClusters: [$3]
+  hypervisorShares: [{name: $3, nodes: $4}]
   storageClusters: [st-pool-a]
 Y
 }

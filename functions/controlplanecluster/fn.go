@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -36,7 +37,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	rsp := response.To(req, response.DefaultTTL)
 
 	xr := &v1alpha1.XControlPlaneCluster{}
-	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
+	run, err := pool.Run(req, rsp, xr, func(l pool.Landscape) (pool.Spec, error) {
+		if err := l.DefaultZones(&xr.Spec.Zones, xr.Status.Zones, xr.Spec.Region); err != nil {
+			return pool.Spec{}, err
+		}
 		name, err := clusterName(xr)
 		if err != nil {
 			return pool.Spec{}, err
@@ -45,6 +49,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	})
 	if err != nil {
 		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if run == nil {
 		return rsp, nil
 	}
 	st, desired, access := run.State, run.Desired, run.Access
@@ -83,10 +90,7 @@ func validate(s *v1alpha1.ControlPlaneClusterParameters) error {
 		return fmt.Errorf("spec.workers (%d) must not exceed spec.maxWorkers (%d)", s.Workers, s.MaxWorkers)
 	}
 	if s.HighAvailability && len(s.Zones) < 3 {
-		return fmt.Errorf("spec.zones names %d zone(s); spec.highAvailability needs at least 3 zones of region %q", len(s.Zones), s.Region)
-	}
-	if len(s.Zones) == 0 {
-		return fmt.Errorf("spec.zones must name at least one availability zone of region %q", s.Region)
+		return fmt.Errorf("spec.zones names %d zone(s) (%s); spec.highAvailability needs at least 3 zones of region %q", len(s.Zones), strings.Join(s.Zones, ", "), s.Region)
 	}
 	if s.VolumeSize != "" {
 		if _, err := apiresource.ParseQuantity(string(s.VolumeSize)); err != nil {

@@ -153,7 +153,7 @@ func TestRunFunction(t *testing.T) {
 		"HighAvailabilityNeedsThreeZones": {
 			reason: "highAvailability with fewer than 3 zones is refused, naming both fields.",
 			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["zones"] = []any{"eu-de-1a"} }), nil),
-			want:   fntest.Fatal(`spec.zones names 1 zone(s); spec.highAvailability needs at least 3 zones of region "eu-de-1"`),
+			want:   fntest.Fatal(`spec.zones names 1 zone(s) (eu-de-1a); spec.highAvailability needs at least 3 zones of region "eu-de-1"`),
 		},
 		"WorkersExceedMaxWorkers": {
 			reason: "More workers than the cluster may grow to is refused.",
@@ -169,7 +169,8 @@ func TestRunFunction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
 			}
-			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+			want := fntest.ClusterRun(tc.req, tc.want)
+			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})

@@ -8,10 +8,8 @@ import (
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
-	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
@@ -34,15 +32,20 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	rsp := response.To(req, response.DefaultTTL)
 
 	xr := &v1alpha1.XHypervisorCluster{}
-	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
+	run, err := pool.Run(req, rsp, xr, func(l pool.Landscape) (pool.Spec, error) {
+		if err := l.DefaultZones(&xr.Spec.Zones, xr.Status.Zones, xr.Spec.Region); err != nil {
+			return pool.Spec{}, err
+		}
 		return pool.Spec{Cluster: cluster(&xr.Spec), Kind: pool.KindHypervisor, Inventory: true}, validate(&xr.Spec)
 	})
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
+	if run == nil {
+		return rsp, nil
+	}
 	st, desired := run.State, run.Desired
-	requireCloudProfile(rsp, run.Settings)
 	status := st.Status()
 	var hvs *hypervisors
 	if st.Ready() {
@@ -70,7 +73,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		// Until the pool's agents report, every node Gardener reports
 		// Ready is one of the pool's minimum.
 		status["nodeCount"] = xr.Spec.Workers
-		c, err := capacity(req, run.Settings, &xr.Spec)
+		c, err := capacity(run.Landscape, &xr.Spec)
 		if err != nil {
 			response.Warning(rsp, err).TargetCompositeAndClaim()
 		}
@@ -89,34 +92,17 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	return rsp, nil
 }
 
-// requirementCloudProfile is the CloudProfile the pool's machine class is a
-// machine type of; the pool's capacity is derived from it.
-const requirementCloudProfile = "cloud-profile"
-
-func requireCloudProfile(rsp *fnv1.RunFunctionResponse, s *input.ShootSettings) {
-	ns := ""
-	if s.CloudProfile.Kind == "NamespacedCloudProfile" {
-		ns = s.ProjectNamespace
-	}
-	function.Require(rsp, requirementCloudProfile, gardencorev1beta1.SchemeGroupVersion.String(), s.CloudProfile.Kind, s.CloudProfile.Name, ns)
-}
-
 // capacity is the pool's minimum node count times what one machine of its
-// machine class offers, or nil while Crossplane has not supplied the
-// CloudProfile.
-func capacity(req *fnv1.RunFunctionRequest, settings *input.ShootSettings, s *v1alpha1.HypervisorClusterParameters) (*v1alpha1.Capacity, error) {
-	cps, err := function.Required(req, requirementCloudProfile)
-	if err != nil || len(cps) == 0 {
-		return nil, err
-	}
-	cp := &gardencorev1beta1.CloudProfile{}
-	if err := function.FromObject(cps[0].Resource.Object, settings.CloudProfile.Kind+" "+settings.CloudProfile.Name, cp); err != nil {
-		return nil, err
+// machine class offers, or nil while there is no CloudProfile.
+func capacity(l pool.Landscape, s *v1alpha1.HypervisorClusterParameters) (*v1alpha1.Capacity, error) {
+	cp := l.CloudProfile()
+	if cp == nil {
+		return nil, nil
 	}
 	mc, ok := gardener.MachineCapacityOf(cp, string(s.IronCore.MachineClass))
 	if !ok {
-		return nil, fmt.Errorf("spec.ironcore.machineClass %q is not a machine type of %s %s: the pool's capacity is unknown",
-			s.IronCore.MachineClass, settings.CloudProfile.Kind, settings.CloudProfile.Name)
+		return nil, fmt.Errorf("spec.ironcore.machineClass %q is not a machine type of %s: the pool's capacity is unknown",
+			s.IronCore.MachineClass, l.CloudProfileName())
 	}
 	nodes := int64(s.Workers)
 	return &v1alpha1.Capacity{VCPUs: mc.CPUs * nodes, MemoryGB: mc.MemoryBytes * nodes / (1 << 30)}, nil
@@ -127,9 +113,6 @@ func capacity(req *fnv1.RunFunctionRequest, settings *input.ShootSettings, s *v1
 func validate(s *v1alpha1.HypervisorClusterParameters) error {
 	if s.Workers > s.MaxWorkers {
 		return fmt.Errorf("spec.workers (%d) must not exceed spec.maxWorkers (%d)", s.Workers, s.MaxWorkers)
-	}
-	if len(s.Zones) == 0 {
-		return fmt.Errorf("spec.zones must name at least one availability zone of region %q", s.Region)
 	}
 	if s.IronCore.MachinePool == "" {
 		return errors.New("spec.ironcore.machinePool must name the IronCore machine pool (server label value) of the pool")

@@ -6,8 +6,10 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/response"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
@@ -135,12 +137,14 @@ func worker(shoot map[string]any) map[string]any {
 	return fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any)
 }
 
-// cloudProfile is a CloudProfile with one machine type of 128 CPUs and 1 TiB.
+// cloudProfile is a CloudProfile with one machine type of 128 CPUs and 1 TiB,
+// region eu-de-1 with three zones and eu-de-2 with none.
 func cloudProfile(machineType string) string {
 	return `{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "ironcore-metal"},
 	  "spec": {"type": "ironcore-metal", "kubernetes": {"versions": [{"version": "1.34.2"}]},
 	    "machineImages": [{"name": "gardenlinux", "versions": [{"version": "1877.3"}]}],
-	    "machineTypes": [{"name": "` + machineType + `", "cpu": "128", "gpu": "0", "memory": "1Ti", "usable": true}]}}`
+	    "machineTypes": [{"name": "` + machineType + `", "cpu": "128", "gpu": "0", "memory": "1Ti", "usable": true}],
+	    "regions": [{"name": "eu-de-1", "zones": [{"name": "eu-de-1a"}, {"name": "eu-de-1b"}, {"name": "eu-de-1c"}]}, {"name": "eu-de-2"}]}}`
 }
 
 // counted is what the IronCore inventory holds for hv-pool-a: 120 servers of
@@ -204,6 +208,9 @@ func TestRunFunction(t *testing.T) {
 		fntest.Map(w, "providerConfig", "extraServerLabels")["c5c3.io/dedicated-pool"] = "hv-pool-a"
 		w["taints"] = []any{map[string]any{"key": "c5c3.io/dedicated", "value": "hv-pool-a", "effect": "NoSchedule"}}
 	})
+
+	noZones := fntest.EditSpec(xr, func(s map[string]any) { delete(s, "zones") })
+	threeZoneShoot := fntest.Edit(shoot, func(m map[string]any) { worker(m)["zones"] = []any{"eu-de-1a", "eu-de-1b", "eu-de-1c"} })
 
 	cases := map[string]struct {
 		reason string
@@ -449,10 +456,35 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["workers"] = 120 }), nil),
 			want:   fntest.Fatal("spec.workers (120) must not exceed spec.maxWorkers (100)"),
 		},
-		"NoZones": {
-			reason: "A pool without zones is refused, naming the field and the region.",
-			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { delete(s, "zones") }), nil),
-			want:   fntest.Fatal(`spec.zones must name at least one availability zone of region "eu-de-1"`),
+		"NoZonesWaitsForTheCloudProfile": {
+			reason: "A pool without zones takes its region's from the CloudProfile: until Crossplane supplies it, the run only asks for it.",
+			req:    fntest.Request(noZones, withInventory(nil)),
+			want:   &fnv1.RunFunctionResponse{Meta: &fnv1.ResponseMeta{Ttl: durationpb.New(response.DefaultTTL)}},
+		},
+		"NoZonesTakesTheRegions": {
+			reason: "A pool without zones spreads its Shoot's workers over every zone of its region in the CloudProfile, and records them in status.",
+			req:    fntest.WithRequired(fntest.Request(noZones, withInventory(nil)), "cloud-profile", false, cloudProfile("baremetal-kvm")),
+			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning", "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"]}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(threeZoneShoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot)),
+		},
+		"NoZonesKeepsTheRecorded": {
+			reason: "Zones once taken are kept from status: a CloudProfile that gains a zone (or goes) never moves a running pool's workers.",
+			req: fntest.Request(fntest.Edit(noZones, func(m map[string]any) {
+				m["status"] = map[string]any{"zones": []any{"eu-de-1a", "eu-de-1b", "eu-de-1c"}}
+			}), withInventory(nil)),
+			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning", "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"]}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(threeZoneShoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot)),
+		},
+		"NoZonesRegionWithout": {
+			reason: "A pool without zones in a region the CloudProfile has no zones for is refused, naming the field, the region and the CloudProfile.",
+			req: fntest.WithRequired(fntest.Request(fntest.EditSpec(noZones, func(s map[string]any) { s["region"] = "eu-de-2" }), nil),
+				"cloud-profile", false, cloudProfile("baremetal-kvm")),
+			want: fntest.Fatal(`spec.zones is empty and region "eu-de-2" has no zones in CloudProfile ironcore-metal: name the zones in spec.zones, or use a region of the CloudProfile`),
+		},
+		"NoZonesNoCloudProfile": {
+			reason: "A pool without zones whose CloudProfile does not exist is refused, saying what to do.",
+			req:    fntest.WithRequired(fntest.Request(noZones, nil), "cloud-profile", false),
+			want:   fntest.Fatal(`spec.zones is empty and CloudProfile ironcore-metal (the Composition's cloudProfile) does not exist to take the zones of region "eu-de-1" from: name the zones in spec.zones`),
 		},
 		"InvalidInput": {
 			reason: "Invalid ShootSettings in the Composition are refused, naming the input field and what is valid.",
@@ -478,12 +510,9 @@ func TestRunFunction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
 			}
-			want := tc.want
-			if want.GetDesired() != nil {
-				// Every run that composes asks for the CloudProfile, so that
-				// Crossplane supplies it by the time the pool is ready.
-				want = fntest.Requiring(want, "cloud-profile", "core.gardener.cloud/v1beta1", "CloudProfile", "ironcore-metal")
-			}
+			// Every run asks for the CloudProfile, so that Crossplane
+			// supplies it by the time the pool is ready.
+			want := fntest.ClusterRun(tc.req, tc.want)
 			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}

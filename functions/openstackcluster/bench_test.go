@@ -26,7 +26,7 @@ func BenchmarkRunFunction(b *testing.B) {
 		w.st = append(w.st, stPool(name, "eu-de-1", "Ready"))
 		sts = append(sts, name)
 	}
-	consume := func(s map[string]any) { s["hypervisorClusters"], s["storageClusters"] = hvs, sts }
+	consume := func(s map[string]any) { setPools(s, hvs...); s["storageClusters"] = sts }
 	holds := map[string]int{}
 	for _, h := range hvs {
 		holds[h.(map[string]any)["name"].(string)] = 10

@@ -78,11 +78,34 @@ func compositeJSON(kind, name, claimNamespace, claimName, created string, spec, 
 	return string(b)
 }
 
+// setPools sets a cloud's hypervisor pools: each entry is a pool's name, or
+// a share ({name, nodes}) that names the pool and reserves its nodes.
+func setPools(s map[string]any, entries ...any) {
+	names, shares := []any{}, []any{}
+	for _, e := range entries {
+		switch e := e.(type) {
+		case string:
+			names = append(names, e)
+		case map[string]any:
+			names = append(names, e["name"])
+			if _, ok := e["nodes"]; ok {
+				shares = append(shares, e)
+			}
+		}
+	}
+	s["hypervisorClusters"] = names
+	delete(s, "hypervisorShares")
+	if len(shares) > 0 {
+		s["hypervisorShares"] = shares
+	}
+}
+
 // spec is a cloud's spec as the API server would default it.
 func spec(mutate ...func(map[string]any)) map[string]any {
 	s := map[string]any{
 		"region": "eu-de-1", "size": "large", "openStackRelease": "2025.2",
-		"hypervisorClusters": []any{map[string]any{"name": "hv-pool-a", "nodes": 20}},
+		"hypervisorClusters": []any{"hv-pool-a"},
+		"hypervisorShares":   []any{map[string]any{"name": "hv-pool-a", "nodes": 20}},
 		"storageClusters":    []any{"st-pool-a"},
 		"services":           map[string]any{"nova": true, "neutron": true, "cinder": true, "glance": true, "horizon": true, "octavia": false, "manila": false, "barbican": false},
 		"cortex":             map[string]any{"enabled": false},
@@ -503,7 +526,7 @@ func TestStages(t *testing.T) {
 // field and the pool, and composes nothing.
 func TestRefusals(t *testing.T) {
 	hv := func(entries ...any) func(map[string]any) {
-		return func(s map[string]any) { s["hypervisorClusters"] = entries }
+		return func(s map[string]any) { setPools(s, entries...) }
 	}
 	cases := map[string]struct {
 		xr     string
@@ -512,11 +535,11 @@ func TestRefusals(t *testing.T) {
 	}{
 		"hypervisor pool in another region": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-us", "nodes": 5})),
-			want: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-us is in region us-east-1, the cloud in eu-de-1",
+			want: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-us is in region us-east-1, the cloud in eu-de-1",
 		},
 		"storage pool in another region": {
 			xr:   teamA(func(s map[string]any) { s["storageClusters"] = []any{"st-pool-a", "st-pool-us"} }),
-			want: "spec.storageClusters[1].name: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1",
+			want: "spec.storageClusters[1]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1",
 		},
 		"control-plane cluster in another region": {
 			xr:   teamA(func(s map[string]any) { s["controlPlaneCluster"] = "cp-us-east-1" }),
@@ -524,24 +547,29 @@ func TestRefusals(t *testing.T) {
 		},
 		"another tenant's dedicated hypervisor pool": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-fin"})),
-			want: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
+			want: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
 		},
 		"another tenant's dedicated storage pool": {
 			xr:   teamA(func(s map[string]any) { s["storageClusters"] = []any{"st-pool-fin"} }),
-			want: "spec.storageClusters[0].name: storage pool st-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
+			want: "spec.storageClusters[0]: storage pool st-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
 		},
 		"an unclaimed composite on a dedicated pool": {
 			xr: compositeJSON("XOpenStackCluster", "direct", "", "", "2026-11-10T00:00:00Z",
 				spec(hv(map[string]any{"name": "hv-pool-fin"})), map[string]any{}),
-			want: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-fin is dedicated to tenants finance, and a composite without a claim belongs to none",
+			want: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance, and a composite without a claim belongs to none",
 		},
-		"a shared pool without a share": {
-			xr:   teamA(hv(map[string]any{"name": "hv-pool-a"})),
-			want: "spec.hypervisorClusters[0].nodes must say how many of the 50 nodes of shared hypervisor pool hv-pool-a the cloud needs",
+		"a default share that does not fit": {
+			xr: teamA(hv("hv-pool-a")),
+			mutate: func(w *world) {
+				w.clouds = []string{
+					cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 45})), "Ready", map[string]int{"hv-pool-a": 45}),
+				}
+			},
+			want: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (allocated: team-b/team-b-staging-1: 45), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
 		},
 		"a share larger than the pool": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-b", "nodes": 10}, map[string]any{"name": "hv-pool-a", "nodes": 51})),
-			want: "spec.hypervisorClusters[1].nodes (51) exceeds the 50 nodes of hypervisor pool hv-pool-a",
+			want: "spec.hypervisorShares[1].nodes (51) exceeds the 50 nodes of hypervisor pool hv-pool-a",
 		},
 		"an over-committed shared pool": {
 			xr: teamA(hv(map[string]any{"name": "hv-pool-a", "nodes": 30})),
@@ -551,7 +579,7 @@ func TestRefusals(t *testing.T) {
 					cloudXR("internal-prod-1", "internal", "2026-11-03T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 10})), "Ready", map[string]int{"hv-pool-a": 10}),
 				}
 			},
-			want: "spec.hypervisorClusters[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (allocated: internal/internal-prod-1: 10, team-b/team-b-staging-1: 15), and the cloud asks for 30",
+			want: "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (allocated: internal/internal-prod-1: 10, team-b/team-b-staging-1: 15), and the cloud asks for 30",
 		},
 		"a size above the Composition's cap in its input": {
 			xr: teamA(),
@@ -586,7 +614,7 @@ func TestRefusals(t *testing.T) {
 func TestMissingPoolWaits(t *testing.T) {
 	w := eu()
 	xr := teamA(func(s map[string]any) {
-		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4}}
+		setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4})
 	})
 	rsp := run(t, w.request(xr))
 	mustNotFail(t, rsp)
@@ -625,11 +653,11 @@ func TestSharedAndDedicatedPools(t *testing.T) {
 	w := eu()
 	w.clouds = []string{cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z",
 		spec(func(s map[string]any) {
-			s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 5}}
+			setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 5})
 		}), "Ready", map[string]int{"hv-pool-a": 5})}
 
 	rsp := run(t, w.request(teamA(func(s map[string]any) {
-		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 45}}
+		setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 45})
 	})))
 	mustNotFail(t, rsp)
 	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != float64(45) {
@@ -637,7 +665,7 @@ func TestSharedAndDedicatedPools(t *testing.T) {
 	}
 
 	fin := cloudXR("finance-prod-1", "finance", "2026-11-05T00:00:00Z", spec(func(s map[string]any) {
-		s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-fin"}}
+		setPools(s, map[string]any{"name": "hv-pool-fin"})
 		s["storageClusters"] = []any{"st-pool-fin"}
 	}), "", nil)
 	rsp = run(t, w.request(fin))
@@ -648,6 +676,71 @@ func TestSharedAndDedicatedPools(t *testing.T) {
 	if got := get(desired(t, rsp, "ceph-st-pool-fin-volumes"), "spec", "providerConfigRef", "name"); got != "storage-st-pool-fin" {
 		t.Errorf("finance's volumes pool is placed through %v, want storage-st-pool-fin", got)
 	}
+}
+
+// TestDefaultShares: clouds written as the C5C3 docs write them name their
+// pools only; each gets the default share of its size, recorded like any
+// other, and two such clouds never over-commit a pool between them.
+func TestDefaultShares(t *testing.T) {
+	docs := func(size string) func(map[string]any) {
+		return func(s map[string]any) { s["size"] = size; setPools(s, "hv-pool-a", "hv-pool-b") }
+	}
+	allocated := func(rsp *fnv1.RunFunctionResponse) []any {
+		var got []any
+		for _, h := range get(status(rsp), "consumedPools", "hypervisor").([]any) {
+			got = append(got, get(h, "allocatedNodes"))
+		}
+		return got
+	}
+
+	t.Run("each pool gives the size's share", func(t *testing.T) {
+		w := eu()
+		w.clouds = []string{cloudXR("customer-b-prod", "tenant-customer-b", "2026-11-02T00:00:00Z", spec(docs("xlarge")), "Ready",
+			map[string]int{"hv-pool-a": 16, "hv-pool-b": 16})}
+		rsp := run(t, w.request(teamA(docs("large"))))
+		mustNotFail(t, rsp)
+		if diff := cmp.Diff([]any{float64(8), float64(8)}, allocated(rsp)); diff != "" {
+			t.Errorf("a large cloud's default shares of hv-pool-a and hv-pool-b (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a recorded default share is kept", func(t *testing.T) {
+		w := eu()
+		xr := cloudXR("team-a-prod-x1", "team-a", "2026-11-10T00:00:00Z", spec(docs("large")), "Ready", map[string]int{"hv-pool-a": 3, "hv-pool-b": 3})
+		rsp := run(t, w.request(xr))
+		mustNotFail(t, rsp)
+		if diff := cmp.Diff([]any{float64(3), float64(3)}, allocated(rsp)); diff != "" {
+			t.Errorf("a cloud without shares keeps what it was given (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("two new clouds on a small pool: the older is served, the newer refused", func(t *testing.T) {
+		w := eu()
+		w.hv = []string{hvPool("hv-pool-a", "eu-de-1", 12, "Ready"), hvPool("hv-pool-b", "eu-de-1", 100, "Ready")}
+		older := cloudXR("customer-a-prod", "tenant-customer-a", "2026-11-02T00:00:00Z", spec(docs("large")), "", nil)
+		newer := cloudXR("customer-b-prod", "tenant-customer-b", "2026-11-03T00:00:00Z", spec(docs("large")), "", nil)
+		w.clouds = []string{newer}
+		rsp := run(t, w.request(older))
+		mustNotFail(t, rsp)
+		if diff := cmp.Diff([]any{float64(8), float64(8)}, allocated(rsp)); diff != "" {
+			t.Errorf("the older cloud's shares (-want +got):\n%s", diff)
+		}
+		w.clouds = []string{older}
+		want := "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 12 nodes, 4 are free (allocated: tenant-customer-a/customer-a-prod: 8), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)"
+		if got := fatal(run(t, w.request(newer))); got != want {
+			t.Errorf("the newer cloud:\n got %q\nwant %q", got, want)
+		}
+	})
+
+	t.Run("a default share is at most the pool", func(t *testing.T) {
+		w := eu()
+		w.hv = []string{hvPool("hv-pool-a", "eu-de-1", 5, "Ready"), hvPool("hv-pool-b", "eu-de-1", 100, "Ready")}
+		rsp := run(t, w.request(teamA(docs("xlarge"))))
+		mustNotFail(t, rsp)
+		if diff := cmp.Diff([]any{float64(5), float64(16)}, allocated(rsp)); diff != "" {
+			t.Errorf("an xlarge cloud's default shares of a 5-node and a 100-node pool (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestAllocationIsStable: what a cloud's status records is never moved, and
@@ -889,7 +982,7 @@ func TestSpecFields(t *testing.T) {
 		},
 		"hypervisor pools: an aggregate (named after the cloud) and availability zone (the pool) each, for the cloud's project": {
 			mutate: func(s map[string]any) {
-				s["hypervisorClusters"] = []any{map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-b", "nodes": 7}}
+				setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-b", "nodes": 7})
 			},
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
 				want := map[string]any{"name": "team-a-prod-7xk2p-hv-pool-b", "availabilityZone": "hv-pool-b",

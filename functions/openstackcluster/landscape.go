@@ -154,31 +154,55 @@ func (l *landscape) sharesOf(self *v1alpha1.XOpenStackCluster, pool *v1alpha1.XH
 }
 
 func shareOf(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) (share, bool) {
-	for _, hc := range c.Spec.HypervisorClusters {
-		if hc.Name != pool.Spec.Name {
-			continue
-		}
-		s := share{cloud: c.GetName(), who: claimOf(c.GetLabels(), c.GetName()), asked: asked(hc, pool),
-			created: c.GetCreationTimestamp().UTC().Format("2006-01-02T15:04:05Z")}
-		if cp := c.Status.ConsumedPools; cp != nil {
-			for _, h := range cp.Hypervisor {
-				if h.Name == string(pool.Spec.Name) {
-					s.held = h.AllocatedNodes
-				}
+	if !slices.Contains(c.Spec.HypervisorClusters, pool.Spec.Name) {
+		return share{}, false
+	}
+	s := share{cloud: c.GetName(), who: claimOf(c.GetLabels(), c.GetName()),
+		created: c.GetCreationTimestamp().UTC().Format("2006-01-02T15:04:05Z")}
+	if cp := c.Status.ConsumedPools; cp != nil {
+		for _, h := range cp.Hypervisor {
+			if h.Name == string(pool.Spec.Name) {
+				s.held = h.AllocatedNodes
 			}
 		}
-		return s, true
 	}
-	return share{}, false
+	s.asked = asked(c, pool, s.held)
+	return s, true
 }
 
-// asked is the nodes a cloud asks of a pool: its share, or a dedicated
-// pool whole.
-func asked(hc v1alpha1.HypervisorPoolShare, pool *v1alpha1.XHypervisorCluster) int32 {
-	if hc.Nodes != nil {
-		return *hc.Nodes
+// asked is the nodes a cloud asks of a pool: its spec's share; without
+// one, a dedicated pool whole, else what it already holds (a default share
+// never moves, even when defaults change), else the default share of its
+// size, at most the pool. It reads nothing but the cloud's own spec and
+// status, so every cloud's run computes the same for it.
+func asked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster, held int32) int32 {
+	switch n := c.Spec.ShareOf(pool.Spec.Name); {
+	case n != nil:
+		return *n
+	case pool.Spec.Dedicated:
+		return pool.Spec.Workers
+	case held > 0:
+		return held
+	default:
+		return min(defaultShare(c.Spec.Size), pool.Spec.Workers)
 	}
-	return pool.Spec.Workers
+}
+
+// defaultShare of a cloud's size (the spec's, before a Composition's cap,
+// which other clouds' runs cannot see).
+func defaultShare(s v1alpha1.Size) int32 {
+	if n, ok := v1alpha1.DefaultNodeShares[s]; ok {
+		return n
+	}
+	return v1alpha1.DefaultNodeShares[v1alpha1.SizeSmall]
+}
+
+// howAsked explains a refused share that the claim did not set itself.
+func howAsked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) string {
+	if pool.Spec.Dedicated || c.Spec.ShareOf(pool.Spec.Name) != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (the default share of a %s cloud: set spec.hypervisorShares to ask for fewer)", c.Spec.Size)
 }
 
 // allocation is the outcome of a cloud's claim on a pool.

@@ -156,7 +156,7 @@ func composeNetwork(c *cloud, observed map[resource.Name]resource.ObservedCompos
 
 	st.ready = len(st.waiting) == 0
 	for _, hc := range c.xr.Spec.HypervisorClusters {
-		g, err := composeGateways(c, string(hc.Name), observed, desired)
+		g, err := composeGateways(c, string(hc), observed, desired)
 		if err != nil {
 			return st, err
 		}

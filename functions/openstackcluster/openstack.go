@@ -127,7 +127,7 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 	svc := c.xr.Spec.Services
 	if svc.Nova {
 		for _, hc := range c.xr.Spec.HypervisorClusters {
-			name := string(hc.Name)
+			name := string(hc)
 			agg := &novav1alpha1.Aggregate{
 				TypeMeta:   metav1.TypeMeta{APIVersion: novav1alpha1.SchemeGroupVersion.String(), Kind: "Aggregate"},
 				ObjectMeta: meta(c.name + "-" + name),

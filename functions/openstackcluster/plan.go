@@ -39,10 +39,10 @@ type storageUse struct {
 func resolve(c *cloud, l *landscape) (*plan, error) {
 	p := &plan{controlPlaneName: c.controlPlaneCluster}
 	region := c.xr.Spec.Region
-	for i, hc := range c.xr.Spec.HypervisorClusters {
+	for i, name := range c.xr.Spec.HypervisorClusters {
 		field := fmt.Sprintf("spec.hypervisorClusters[%d]", i)
-		use := hypervisorUse{name: string(hc.Name)}
-		pool := l.hypervisorPool(hc.Name)
+		use := hypervisorUse{name: string(name)}
+		pool := l.hypervisorPool(name)
 		if pool == nil {
 			p.missing = append(p.missing, "hypervisor pool "+use.name)
 			p.hypervisor = append(p.hypervisor, use)
@@ -51,16 +51,18 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 		if err := admit(c, field, "hypervisor pool", pool.Spec.PoolPlacement, pool.Spec.PoolAccess, region); err != nil {
 			return nil, err
 		}
-		if hc.Nodes == nil && !pool.Spec.Dedicated {
-			return nil, fmt.Errorf("%s.nodes must say how many of the %d nodes of shared hypervisor pool %s the cloud needs", field, pool.Spec.Workers, hc.Name)
+		shareField := field
+		if j := slices.IndexFunc(c.xr.Spec.HypervisorShares, func(s v1alpha1.HypervisorPoolShare) bool { return s.Name == name }); j >= 0 {
+			shareField = fmt.Sprintf("spec.hypervisorShares[%d].nodes", j)
 		}
-		if hc.Nodes != nil && *hc.Nodes > pool.Spec.Workers {
-			return nil, fmt.Errorf("%s.nodes (%d) exceeds the %d nodes of hypervisor pool %s", field, *hc.Nodes, pool.Spec.Workers, hc.Name)
+		if n := c.xr.Spec.ShareOf(name); n != nil && *n > pool.Spec.Workers {
+			return nil, fmt.Errorf("%s (%d) exceeds the %d nodes of hypervisor pool %s", shareField, *n, pool.Spec.Workers, name)
 		}
+		mine, _ := shareOf(c.xr, pool)
 		a := allocate(c.name, pool.Spec.Workers, l.sharesOf(c.xr, pool))
 		if a.nodes < 0 {
-			return nil, fmt.Errorf("%s.nodes: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d",
-				field, hc.Name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), asked(hc, pool))
+			return nil, fmt.Errorf("%s: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d%s",
+				shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), mine.asked, howAsked(c.xr, pool))
 		}
 		use.pool, use.nodes = pool, a.nodes
 		p.hypervisor = append(p.hypervisor, use)
@@ -116,7 +118,7 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 // admit checks a pool's region and, for a dedicated pool, the tenant.
 func admit(c *cloud, field, what string, pl v1alpha1.PoolPlacement, a v1alpha1.PoolAccess, region v1alpha1.Region) error {
 	if pl.Region != region {
-		return fmt.Errorf("%s.name: %s %s is in region %s, the cloud in %s", field, what, pl.Name, pl.Region, region)
+		return fmt.Errorf("%s: %s %s is in region %s, the cloud in %s", field, what, pl.Name, pl.Region, region)
 	}
 	if !a.Dedicated {
 		return nil
@@ -126,10 +128,10 @@ func admit(c *cloud, field, what string, pl v1alpha1.PoolPlacement, a v1alpha1.P
 		allowed = append(allowed, string(t))
 	}
 	if c.tenant == "" {
-		return fmt.Errorf("%s.name: %s %s is dedicated to tenants %s, and a composite without a claim belongs to none", field, what, pl.Name, strings.Join(allowed, ", "))
+		return fmt.Errorf("%s: %s %s is dedicated to tenants %s, and a composite without a claim belongs to none", field, what, pl.Name, strings.Join(allowed, ", "))
 	}
 	if !slices.Contains(allowed, c.tenant) {
-		return fmt.Errorf("%s.name: %s %s is dedicated to tenants %s; tenant %s may not use it", field, what, pl.Name, strings.Join(allowed, ", "), c.tenant)
+		return fmt.Errorf("%s: %s %s is dedicated to tenants %s; tenant %s may not use it", field, what, pl.Name, strings.Join(allowed, ", "), c.tenant)
 	}
 	return nil
 }

@@ -47,7 +47,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 	xr := &v1alpha1.XStorageCluster{}
 	s := &xr.Spec
-	run, err := pool.Run(req, xr, func() (pool.Spec, error) {
+	run, err := pool.Run(req, rsp, xr, func(l pool.Landscape) (pool.Spec, error) {
+		// A stretched pool spans the two zones it names: none are taken
+		// from the region (validate says so).
+		if s.ArbiterCluster == "" {
+			if err := l.DefaultZones(&s.Zones, xr.Status.Zones, s.Region); err != nil {
+				return pool.Spec{}, err
+			}
+		}
 		return pool.Spec{Kind: pool.KindStorage, Inventory: true, Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
 			Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
 			Minimum: s.Workers, Maximum: s.MaxWorkers,
@@ -55,6 +62,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	})
 	if err != nil {
 		response.Fatal(rsp, err)
+		return rsp, nil
+	}
+	if run == nil {
 		return rsp, nil
 	}
 	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
@@ -135,9 +145,6 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 func validate(s *v1alpha1.StorageClusterParameters) error {
 	if s.Workers > s.MaxWorkers {
 		return fmt.Errorf("spec.workers (%d) must not exceed spec.maxWorkers (%d)", s.Workers, s.MaxWorkers)
-	}
-	if len(s.Zones) == 0 {
-		return fmt.Errorf("spec.zones must name at least one availability zone of region %q", s.Region)
 	}
 	if s.IronCore.MachinePool == "" {
 		return errors.New("spec.ironcore.machinePool must name the IronCore machine pool (server label value) of the pool")

@@ -385,6 +385,15 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["arbiterCluster"] = "cp-eu-de-3" }), nil),
 			want:   fntest.Fatal("spec.zones must name exactly 2 zones for a stretched pool (spec.arbiterCluster is set), one monitor in each; it names 3"),
 		},
+		"StretchedWithoutZones": {
+			reason: "A stretched pool names its two zones: none are taken from the region, even with a CloudProfile at hand.",
+			req: fntest.WithRequired(fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				s["arbiterCluster"] = "cp-eu-de-3"
+				delete(s, "zones")
+			}), nil), "cloud-profile", false, `{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "ironcore-metal"},
+			  "spec": {"type": "ironcore-metal", "regions": [{"name": "eu-de-1", "zones": [{"name": "eu-de-1a"}, {"name": "eu-de-1b"}, {"name": "eu-de-1c"}]}]}}`),
+			want: fntest.Fatal("spec.zones must name exactly 2 zones for a stretched pool (spec.arbiterCluster is set), one monitor in each; it names 0"),
+		},
 		"ArbiterNotAClusterName": {
 			reason: "The arbiter cluster is named like a ControlPlaneCluster claim.",
 			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
@@ -401,7 +410,8 @@ func TestRunFunction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
 			}
-			if diff := cmp.Diff(tc.want, got, protocmp.Transform()); diff != "" {
+			want := fntest.ClusterRun(tc.req, tc.want)
+			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})

@@ -216,8 +216,8 @@ type MachineCapacity struct {
 }
 
 // MachineCapacityOf looks a machine type up in a CloudProfile.
-func MachineCapacityOf(cp *gardencorev1beta1.CloudProfile, machineType string) (MachineCapacity, bool) {
-	for _, mt := range cp.Spec.MachineTypes {
+func MachineCapacityOf(cp *gardencorev1beta1.CloudProfileSpec, machineType string) (MachineCapacity, bool) {
+	for _, mt := range cp.MachineTypes {
 		if mt.Name == machineType {
 			return MachineCapacity{CPUs: mt.CPU.Value(), MemoryBytes: mt.Memory.Value()}, true
 		}

@@ -102,6 +102,8 @@ type State struct {
 	// Withheld is set when the Shoot is not composed because the inventory
 	// cannot provide it.
 	Withheld bool
+	// Zones the cluster's nodes are spread over (status.zones).
+	Zones []string
 }
 
 // Ready reports whether the cluster exists and can be reached.
@@ -229,6 +231,9 @@ func providerConfig(a Access) *composed.Unstructured {
 // Functions add what is theirs.
 func (s State) Status() map[string]any {
 	status := map[string]any{"phase": s.Phase(), "clusterName": s.ClusterName}
+	if len(s.Zones) > 0 {
+		status["zones"] = s.Zones
+	}
 	if inv := s.Inventory.Status(); inv != nil {
 		status["inventory"] = inv
 	}
@@ -271,11 +276,14 @@ type Spec struct {
 }
 
 // Run is the part every cluster function shares: it decodes the observed
-// composite into xr and the ShootSettings input, asks spec (which should
-// validate xr) for the cluster, and composes the Shoot and, once it is ready,
-// access to it. Any error is meant for a Fatal result: it names the field at
-// fault.
-func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Result, error) {
+// composite into xr and the ShootSettings input, requires the landscape's
+// CloudProfile, asks spec (which should default the cluster's zones from the
+// Landscape and validate xr) for the cluster, and composes the Shoot and,
+// once it is ready, access to it. Run returns a nil Result and no error
+// while Crossplane has yet to supply what spec needs: the function then
+// returns its response as it is, and Crossplane calls it again. Any error is
+// meant for a Fatal result: it names the field at fault.
+func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, spec func(Landscape) (Spec, error)) (*Result, error) {
 	if err := function.ObservedComposite(req, xr); err != nil {
 		return nil, err
 	}
@@ -283,7 +291,15 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	s, err := spec()
+	requireCloudProfile(rsp, settings)
+	land, err := landscapeOf(req, settings)
+	if err != nil {
+		return nil, err
+	}
+	s, err := spec(land)
+	if errors.Is(err, errCloudProfilePending) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +329,10 @@ func Run(req *fnv1.RunFunctionRequest, xr any, spec func() (Spec, error)) (*Resu
 		return nil, err
 	}
 	st.Inventory = inv
-	return &Result{Observed: observed, Desired: desired, State: st, Access: access, Settings: settings}, nil
+	if len(s.Cluster.Workers) > 0 {
+		st.Zones = s.Cluster.Workers[0].Zones
+	}
+	return &Result{Observed: observed, Desired: desired, State: st, Access: access, Settings: settings, Landscape: land}, nil
 }
 
 // Result of Run: what to set in the response, and how far the cluster is.
@@ -323,6 +342,7 @@ type Result struct {
 	Observed map[resource.Name]resource.ObservedComposed
 	Desired  map[resource.Name]*resource.DesiredComposed
 	State    State
-	Access   Access
-	Settings *input.ShootSettings
+	Access    Access
+	Settings  *input.ShootSettings
+	Landscape Landscape
 }

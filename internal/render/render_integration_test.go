@@ -89,7 +89,9 @@ func TestRenderExamplesIntegration(t *testing.T) {
 				t.Logf("valid claim, not rendered: %s calls %v, which this repository does not have yet", res.Composition, missing)
 				return
 			}
-			got, err := tl.Render(ctx, fns, Request{File: cl.File, Resolution: res})
+			// The landscape's CloudProfile, as a cluster has it: pools
+			// without spec.zones take their region's zones from it.
+			got, err := tl.Render(ctx, fns, Request{File: cl.File, Resolution: res, Required: filepath.Join("testdata", "required", "cloudprofile.yaml")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,6 +100,16 @@ func TestRenderExamplesIntegration(t *testing.T) {
 			}
 			compareGolden(t, filepath.Join("testdata", "golden", "examples", name), got)
 		})
+	}
+}
+
+// TestDocsClaimsValidIntegration validates the claims as the C5C3 docs
+// write them (pools by name, no shares, no zones) with the real `crossplane
+// resource validate` against the XRDs: accepted as written.
+func TestDocsClaimsValidIntegration(t *testing.T) {
+	ctx, tl, _, _ := setup(t)
+	if out, err := tl.ValidateFile(ctx, filepath.Join(root, "internal", "xrd", "testdata", "c5c3-docs-claims.yaml"), filepath.Join(root, "package")); err != nil {
+		t.Fatalf("the docs' claims are refused: %v\n%s", err, out)
 	}
 }
 
@@ -141,7 +153,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 		{name: "openstackcluster-internal-prod-pools-ready", claim: "examples/tenants/internal/openstack-clusters/internal-prod.yaml", required: landscape},
 		{
 			name: "openstackcluster-team-b-on-finance-pool", claim: "internal/render/testdata/claims/team-b-on-finance-pool.yaml", required: landscape,
-			wantErr: "spec.hypervisorClusters[0].name: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it",
+			wantErr: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it",
 		},
 	}
 	for _, tc := range cases {

@@ -110,7 +110,7 @@ var installConsumerAPI = sync.OnceValue(func() error {
 			return err
 		}
 	}
-	for _, ns := range []string{"infrastructure", "team-a", "team-b", "internal", "finance"} {
+	for _, ns := range []string{"infrastructure", "team-a", "team-b", "internal", "finance", "tenant-customer-a"} {
 		if err := kube.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
 		}}); err != nil {
@@ -164,6 +164,7 @@ const (
 	hvPoolFin   = "infrastructure/eu-de-1/hypervisor-pools/hv-pool-fin.yaml"
 	stPool      = "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml"
 	stPoolFin   = "infrastructure/eu-de-1/storage-pools/st-pool-fin.yaml"
+	stPoolS     = "infrastructure/eu-de-1/storage-pools/st-pool-s.yaml"
 	controlPlan = "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml"
 	cloud       = "tenants/team-a/openstack-clusters/team-a-prod.yaml"
 )
@@ -222,6 +223,37 @@ func TestExamplesAdmittedIntegration(t *testing.T) {
 	}
 }
 
+// TestDocsClaimsAdmittedIntegration creates the claims as the C5C3 docs
+// write them — pools by name, no shares, no zones — in a real
+// kube-apiserver: they are accepted as written.
+func TestDocsClaimsAdmittedIntegration(t *testing.T) {
+	ctx := setup(t)
+	b, err := os.ReadFile("testdata/c5c3-docs-claims.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(b), "\n---\n")
+	if len(docs) != 4 {
+		t.Fatalf("want the docs' 4 claims in testdata/c5c3-docs-claims.yaml, found %d", len(docs))
+	}
+	for _, doc := range docs {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Create(ctx, u); err != nil {
+			t.Errorf("%s %s/%s as the C5C3 docs write it is refused: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			continue
+		}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+			t.Fatal(err)
+		}
+		if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "zones"); found {
+			t.Errorf("%s %s: spec.zones was defaulted by the API server; the function takes them from the CloudProfile", u.GetKind(), u.GetName())
+		}
+	}
+}
+
 // TestBadClaimsRefusedIntegration sends claims a tenant or platform engineer
 // could get wrong to a real kube-apiserver: each must be refused, with a
 // message that names the field.
@@ -250,12 +282,18 @@ func TestBadClaimsRefusedIntegration(t *testing.T) {
 		"st-capacity-not-quantity":   {stPool, muts(set("spec.ceph.targetCapacity", "lots")), []string{"spec.ceph.targetCapacity"}},
 		"st-osd-count-0":             {stPool, muts(set("spec.ceph.osdCount", int64(0))), []string{"spec.ceph.osdCount", "greater than or equal to 1"}},
 		"cp-ha-one-zone":             {controlPlan, muts(set("spec.zones", []any{"eu-de-1a"})), []string{"spec.zones must name at least 3 zones when spec.highAvailability is true"}},
+		"cp-no-zones":                {controlPlan, muts(set("spec.zones", []any{})), []string{"spec.zones", "at least 1 items"}},
+		"st-stretched-no-zones":      {stPoolS, muts(del("spec.zones")), []string{"spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans"}},
+		"st-stretched-three-zones":   {stPoolS, muts(set("spec.zones", []any{"eu-de-1a", "eu-de-1b", "eu-de-1c"})), []string{"spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans"}},
 		"cp-no-region":               {controlPlan, muts(del("spec.region")), []string{"spec.region", "Required value"}},
 		"cp-volume-not-quantity":     {controlPlan, muts(set("spec.volumeSize", "big")), []string{"spec.volumeSize"}},
 		"os-size-unknown":            {cloud, muts(set("spec.size", "huge")), []string{"spec.size", "Unsupported value", `"xlarge"`}},
 		"os-no-hypervisor-pools":     {cloud, muts(set("spec.hypervisorClusters", []any{})), []string{"spec.hypervisorClusters", "at least 1 items"}},
 		"os-no-storage-pools":        {cloud, muts(del("spec.storageClusters")), []string{"spec.storageClusters", "Required value"}},
-		"os-duplicate-hv-pool":       {cloud, muts(set("spec.hypervisorClusters", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(2)}, map[string]any{"name": "hv-pool-a", "nodes": int64(3)}})), []string{"spec.hypervisorClusters[1]", "Duplicate value"}},
+		"os-duplicate-hv-pool":       {cloud, muts(set("spec.hypervisorClusters", []any{"hv-pool-a", "hv-pool-a"})), []string{"spec.hypervisorClusters[1]", "Duplicate value"}},
+		"os-duplicate-hv-share":      {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(2)}, map[string]any{"name": "hv-pool-a", "nodes": int64(3)}})), []string{"spec.hypervisorShares[1]", "Duplicate value"}},
+		"os-share-of-unlisted-pool":  {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-z", "nodes": int64(2)}})), []string{"spec.hypervisorShares may only name pools listed in spec.hypervisorClusters"}},
+		"os-hv-pool-as-object":       {cloud, muts(set("spec.hypervisorClusters", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(2)}})), []string{"spec.hypervisorClusters[0]", "must be of type string"}},
 		"os-duplicate-st-pool":       {cloud, muts(set("spec.storageClusters", []any{"st-pool-a", "st-pool-a"})), []string{"spec.storageClusters[1]", "Duplicate value"}},
 		"os-volume-replication-0":    {cloud, muts(set("spec.storage.ceph.volumePool.replication", int64(0))), []string{"spec.storage.ceph.volumePool.replication", "greater than or equal to 1"}},
 		"os-volume-replication-6":    {cloud, muts(set("spec.storage.ceph.volumePool.replication", int64(6))), []string{"spec.storage.ceph.volumePool.replication", "less than or equal to 5"}},
@@ -265,8 +303,9 @@ func TestBadClaimsRefusedIntegration(t *testing.T) {
 		"os-tls-empty-issuer":        {cloud, muts(set("spec.tls.issuerRef", "")), []string{"spec.tls.issuerRef must name a cert-manager issuer when spec.tls.enabled is true"}},
 		"os-mtu-too-small":           {cloud, muts(set("spec.network.mtu", int64(100))), []string{"spec.network.mtu", "greater than or equal to 1280"}},
 		"os-release-invalid":         {cloud, muts(set("spec.openStackRelease", "2025.3")), []string{"spec.openStackRelease", "should match"}},
-		"os-share-zero-nodes":        {cloud, muts(set("spec.hypervisorClusters", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(0)}})), []string{"spec.hypervisorClusters[0].nodes", "greater than or equal to 1"}},
-		"os-pool-name-invalid":       {cloud, muts(set("spec.hypervisorClusters", []any{map[string]any{"name": "HV_POOL"}})), []string{"spec.hypervisorClusters[0].name", "should match"}},
+		"os-share-zero-nodes":        {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(0)}})), []string{"spec.hypervisorShares[0].nodes", "greater than or equal to 1"}},
+		"os-share-without-nodes":     {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-a"}})), []string{"spec.hypervisorShares[0].nodes", "Required value"}},
+		"os-pool-name-invalid":       {cloud, muts(set("spec.hypervisorClusters", []any{"HV_POOL"})), []string{"spec.hypervisorClusters[0]", "should match"}},
 		"os-cortex-pipeline-unknown": {cloud, muts(set("spec.cortex", map[string]any{"pipelines": []any{"glance"}})), []string{"spec.cortex.pipelines[0]", "Unsupported value"}},
 		"os-compute-quota-below-1":   {cloud, muts(set("spec.quotas.compute.cores", int64(-2))), []string{"spec.quotas.compute.cores", "greater than or equal to -1"}},
 		"os-no-size":                 {cloud, muts(del("spec.size")), []string{"spec.size", "Required value"}},

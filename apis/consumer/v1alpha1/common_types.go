@@ -111,12 +111,16 @@ type PoolPlacement struct {
 	KubernetesVersion KubernetesVersion `json:"kubernetesVersion,omitempty"`
 
 	// Zones are the availability zones of the region the pool's nodes are
-	// spread over (for a storage pool, its Ceph failure domains).
+	// spread over (for a storage pool, its Ceph failure domains). When
+	// omitted, the pool takes every zone of its region in the landscape's
+	// Gardener CloudProfile when it is created, and keeps them
+	// (status.zones).
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=5
 	// +kubebuilder:validation:items:MaxLength=63
 	// +listType=set
-	Zones []string `json:"zones"`
+	// +optional
+	Zones []string `json:"zones,omitempty"`
 
 	// Labels are scheduling labels of the pool (for example hardware-gen or
 	// tier); they are set on the Shoot and on every node of the pool.

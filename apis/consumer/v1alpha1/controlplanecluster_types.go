@@ -7,7 +7,7 @@ import (
 // ControlPlaneClusterParameters are the desired properties of the cluster that
 // hosts a region's OpenStack control planes.
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
-// +kubebuilder:validation:XValidation:rule="!self.highAvailability || size(self.zones) >= 3",message="spec.zones must name at least 3 zones when spec.highAvailability is true: Gardener spreads the control plane over zones"
+// +kubebuilder:validation:XValidation:rule="!self.highAvailability || !has(self.zones) || size(self.zones) >= 3",message="spec.zones must name at least 3 zones when spec.highAvailability is true: Gardener spreads the control plane over zones"
 type ControlPlaneClusterParameters struct {
 	// Region is the Gardener region the cluster runs in.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
@@ -53,12 +53,15 @@ type ControlPlaneClusterParameters struct {
 	// +optional
 	HighAvailability bool `json:"highAvailability"`
 
-	// Zones of the region the workers are spread over.
+	// Zones of the region the workers are spread over. When omitted, the
+	// cluster takes every zone of its region in the landscape's Gardener
+	// CloudProfile when it is created, and keeps them (status.zones).
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=5
 	// +kubebuilder:validation:items:MaxLength=63
 	// +listType=set
-	Zones []string `json:"zones"`
+	// +optional
+	Zones []string `json:"zones,omitempty"`
 }
 
 // ControlPlaneClusterStatus is the observed state of a control-plane cluster.
@@ -69,6 +72,10 @@ type ControlPlaneClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the cluster's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// Zones the cluster's nodes are spread over: spec.zones, or the zones of
+	// its region in the Gardener CloudProfile when it was created.
+	// +optional
+	Zones []string `json:"zones,omitempty"`
 	// Kubeconfig is the Secret that holds a fresh admin kubeconfig of the
 	// cluster.
 	// +optional

@@ -104,6 +104,10 @@ type HypervisorClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// Zones the pool's nodes are spread over: spec.zones, or the zones of
+	// its region in the Gardener CloudProfile when it was created.
+	// +optional
+	Zones []string `json:"zones,omitempty"`
 	// NodeCount is the number of the pool's nodes in service: the
 	// Hypervisors its agents report in service, or, until they report any,
 	// its minimum (spec.workers) once Gardener reports every node Ready.

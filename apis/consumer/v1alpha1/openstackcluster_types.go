@@ -17,19 +17,25 @@ const (
 	SizeXLarge Size = "xlarge"
 )
 
-// HypervisorPoolShare is a cloud's use of a hypervisor pool.
+// HypervisorPoolShare is the nodes a cloud reserves of a hypervisor pool it
+// consumes.
 type HypervisorPoolShare struct {
-	// Name of the hypervisor pool (its spec.name).
+	// Name of the hypervisor pool (its spec.name); it must be listed in
+	// spec.hypervisorClusters.
 	Name PoolName `json:"name"`
 
-	// Nodes of a shared pool reserved for this cloud. Shares never move once
+	// Nodes of the pool reserved for this cloud. Shares never move once
 	// allocated, and the sum of all clouds' shares never exceeds the pool.
-	// Omit for a dedicated pool, which the cloud gets whole.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
-	// +optional
-	Nodes *int32 `json:"nodes,omitempty"`
+	Nodes int32 `json:"nodes"`
 }
+
+// DefaultNodeShares is what a cloud without a spec.hypervisorShares entry
+// for a shared pool reserves of it, by its size: never more than the pool
+// has. It depends on the claim's own spec only, so that every cloud's run
+// sees the same shares.
+var DefaultNodeShares = map[Size]int32{SizeSmall: 2, SizeMedium: 4, SizeLarge: 8, SizeXLarge: 16}
 
 // Services are the OpenStack services of a cloud. Keystone is always on.
 type Services struct {
@@ -261,6 +267,7 @@ type Quotas struct {
 }
 
 // OpenStackClusterParameters are the desired properties of a tenant's cloud.
+// +kubebuilder:validation:XValidation:rule="!has(self.hypervisorShares) || self.hypervisorShares.all(s, s.name in self.hypervisorClusters)",message="spec.hypervisorShares may only name pools listed in spec.hypervisorClusters"
 type OpenStackClusterParameters struct {
 	// Region of the cloud; every pool it consumes must be in it.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
@@ -277,12 +284,24 @@ type OpenStackClusterParameters struct {
 	OpenStackRelease string `json:"openStackRelease,omitempty"`
 
 	// HypervisorClusters are the hypervisor pools the cloud's compute runs
-	// on, each named once.
+	// on, by name (their spec.name), each named once.
 	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
+	HypervisorClusters []PoolName `json:"hypervisorClusters"`
+
+	// HypervisorShares reserve a number of nodes of hypervisor pools for
+	// this cloud. Without an entry here, a dedicated pool is the cloud's
+	// whole and a shared pool gives the default share of the cloud's size
+	// (small 2, medium 4, large 8, xlarge 16 nodes, at most the pool's
+	// workers). Shares never move once allocated (a default share is kept
+	// as allocated); a claim whose share does not fit in what the pool has
+	// free is refused and says so.
 	// +kubebuilder:validation:MaxItems=16
 	// +listType=map
 	// +listMapKey=name
-	HypervisorClusters []HypervisorPoolShare `json:"hypervisorClusters"`
+	// +optional
+	HypervisorShares []HypervisorPoolShare `json:"hypervisorShares,omitempty"`
 
 	// StorageClusters are the storage pools the cloud's volumes, images and
 	// ephemeral disks live in, each named once.
@@ -527,4 +546,15 @@ type XOpenStackClusterList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []XOpenStackCluster `json:"items"`
+}
+
+// ShareOf returns the nodes the cloud's spec reserves of a hypervisor pool,
+// or nil when it reserves none explicitly.
+func (p *OpenStackClusterParameters) ShareOf(pool PoolName) *int32 {
+	for i := range p.HypervisorShares {
+		if p.HypervisorShares[i].Name == pool {
+			return &p.HypervisorShares[i].Nodes
+		}
+	}
+	return nil
 }

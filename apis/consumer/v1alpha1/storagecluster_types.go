@@ -55,6 +55,7 @@ type Ceph struct {
 // StorageClusterParameters are the desired properties of a storage pool.
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
+// +kubebuilder:validation:XValidation:rule="!has(self.arbiterCluster) || self.arbiterCluster == '' || (has(self.zones) && size(self.zones) == 2)",message="spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans, one Ceph monitor in each"
 type StorageClusterParameters struct {
 	PoolPlacement `json:",inline"`
 	PoolAccess    `json:",inline"`
@@ -137,6 +138,10 @@ type StorageClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// Zones the pool's nodes are spread over: spec.zones, or the zones of
+	// its region in the Gardener CloudProfile when it was created.
+	// +optional
+	Zones []string `json:"zones,omitempty"`
 	// Capacity of the pool.
 	// +optional
 	Capacity *StorageCapacity `json:"capacity,omitempty"`

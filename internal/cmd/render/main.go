@@ -24,6 +24,9 @@ type cli struct {
 	Schemas  []string `default:"cluster/crds,provider/package/crds" help:"Directories of CRDs of composed resources, for validation." type:"existingdir"`
 	Out      string   `default:"_output/render" help:"Directory to write each rendered claim to." type:"path"`
 	Root     string   `default:"." help:"Repository root (where go.mod and functions/ are)." type:"existingdir"`
+	// The landscape's Gardener CloudProfile: pools and control-plane
+	// clusters without spec.zones take their region's zones from it.
+	CloudProfile string `default:"internal/render/testdata/required/cloudprofile.yaml" help:"The landscape's Gardener CloudProfile, supplied to every claim." type:"existingfile"`
 }
 
 func (c *cli) Run() error {
@@ -66,6 +69,13 @@ func (c *cli) Run() error {
 	}
 	defer os.Remove(landscape.Name()) //nolint:errcheck // best-effort cleanup
 	defer landscape.Close()           //nolint:errcheck // best-effort cleanup
+	profile, err := os.ReadFile(c.CloudProfile)
+	if err != nil {
+		return err
+	}
+	if _, err := landscape.Write(profile); err != nil {
+		return err
+	}
 
 	schemas := append([]string{c.Package}, c.Schemas...)
 	failed, validatedOnly := 0, 0

@@ -2,6 +2,7 @@ package fntest
 
 import (
 	"encoding/json"
+	"strings"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -103,5 +104,29 @@ func mustJSON(v any) string {
 // while the inventory holds its Shoot back.
 func Withheld(rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
 	rsp.Desired.Composite.Ready = fnv1.Ready_READY_FALSE
+	return rsp
+}
+
+// ClusterRun adds to the response a test expects of a cluster function for
+// req what every run with valid ShootSettings adds: the requirement of the
+// landscape's CloudProfile and, when it sets the composite's status, the
+// zones the cluster runs in (the composite's spec.zones; tests of defaulted
+// zones spell them out). A run that refused its ShootSettings requires
+// nothing: it cannot tell which CloudProfile.
+func ClusterRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
+	for _, r := range rsp.GetResults() {
+		if strings.HasPrefix(r.GetMessage(), "invalid ShootSettings") {
+			return rsp
+		}
+	}
+	rsp = Requiring(rsp, "cloud-profile", "core.gardener.cloud/v1beta1", "CloudProfile", "ironcore-metal")
+	status := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue()
+	zones := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["zones"]
+	if status == nil || zones == nil {
+		return rsp
+	}
+	if _, ok := status.GetFields()["zones"]; !ok {
+		status.Fields["zones"] = zones
+	}
 	return rsp
 }
