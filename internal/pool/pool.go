@@ -339,9 +339,9 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 type Result struct {
 	// Observed are the composed resources as Crossplane observed them, for
 	// the objects a function adds after the pool's own.
-	Observed map[resource.Name]resource.ObservedComposed
-	Desired  map[resource.Name]*resource.DesiredComposed
-	State    State
+	Observed  map[resource.Name]resource.ObservedComposed
+	Desired   map[resource.Name]*resource.DesiredComposed
+	State     State
 	Access    Access
 	Settings  *input.ShootSettings
 	Landscape Landscape

@@ -55,7 +55,7 @@ type Ceph struct {
 // StorageClusterParameters are the desired properties of a storage pool.
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
-// +kubebuilder:validation:XValidation:rule="!has(self.arbiterCluster) || self.arbiterCluster == '' || (has(self.zones) && size(self.zones) == 2)",message="spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans, one Ceph monitor in each"
+// +kubebuilder:validation:XValidation:rule="!has(self.arbiterCluster) || size(self.arbiterCluster) == 0 || (has(self.zones) && size(self.zones) == 2)",message="spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans, one Ceph monitor in each"
 type StorageClusterParameters struct {
 	PoolPlacement `json:",inline"`
 	PoolAccess    `json:",inline"`
