@@ -100,17 +100,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	for _, s := range land.skipped {
 		response.Warning(rsp, errors.New("ignored a composite the function cannot read: "+s)).TargetComposite()
 	}
-	plan, err := resolve(c, land)
-	if err != nil {
-		// Refused: nothing is composed or changed, and the message names
-		// the field and the pool.
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
-
 	observed, err := request.GetObservedComposedResources(req)
 	if err != nil {
 		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
+		return rsp, nil
+	}
+	plan, err := resolve(c, land)
+	if err != nil {
+		refuse(req, rsp, observed, err)
 		return rsp, nil
 	}
 	desired := map[resource.Name]*resource.DesiredComposed{}
@@ -129,6 +126,32 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	p.setConditions(rsp, c, plan)
 	f.log.Debug("composed cloud", "xr", c.name, "tenant", c.tenant, "phase", p.phase)
 	return rsp, nil
+}
+
+// reasonRefused marks the condition and event that say why policy refuses
+// a cloud.
+const reasonRefused = "Refused"
+
+// refuse tells the tenant, on their own claim, why policy refuses the cloud
+// (the message names the field and the pool): the PoolsReady condition and
+// a Warning event, both targeted at the composite and its claim — tenants
+// read claims in their namespace, not the cluster-scoped composite. Nothing
+// is composed or changed: a cloud that has composed nothing yet gets phase
+// Refused and stays not ready; one that already runs keeps every resource as
+// it is, through a Fatal result after them (Crossplane then applies nothing
+// but the conditions and events before it).
+func refuse(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, observed map[resource.Name]resource.ObservedComposed, err error) {
+	response.Warning(rsp, err).WithReason(reasonRefused).TargetCompositeAndClaim()
+	response.ConditionFalse(rsp, conditionPoolsReady, reasonRefused).WithMessage(err.Error()).TargetCompositeAndClaim()
+	if len(observed) > 0 {
+		response.Fatal(rsp, err)
+		return
+	}
+	if err := function.SetDesired(req, rsp, map[string]any{"phase": string(v1alpha1.OpenStackClusterPhaseRefused)}, nil); err != nil {
+		response.Fatal(rsp, err)
+		return
+	}
+	rsp.Desired.Composite.Ready = fnv1.Ready_READY_FALSE
 }
 
 // progress is how far the cloud is.

@@ -522,8 +522,9 @@ func TestStages(t *testing.T) {
 	})
 }
 
-// TestRefusals: every policy rule refuses with a Fatal result that names the
-// field and the pool, and composes nothing.
+// TestRefusals: every policy rule refuses a new cloud with a message that
+// names the field and the pool, on the claim the tenant reads, and composes
+// nothing.
 func TestRefusals(t *testing.T) {
 	hv := func(entries ...any) func(map[string]any) {
 		return func(s map[string]any) { setPools(s, entries...) }
@@ -532,6 +533,8 @@ func TestRefusals(t *testing.T) {
 		xr     string
 		mutate func(w *world)
 		want   string
+		// composition: the Composition's input is at fault, not the claim.
+		composition bool
 	}{
 		"hypervisor pool in another region": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-us", "nodes": 5})),
@@ -586,7 +589,8 @@ func TestRefusals(t *testing.T) {
 			mutate: func(w *world) {
 				w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxSize": "huge"}`
 			},
-			want: `the Composition's input maxSize "huge" must be one of small, medium, large, xlarge`,
+			want:        `the Composition's input maxSize "huge" must be one of small, medium, large, xlarge`,
+			composition: true,
 		},
 	}
 	for name, tc := range cases {
@@ -596,17 +600,76 @@ func TestRefusals(t *testing.T) {
 				tc.mutate(&w)
 			}
 			rsp := run(t, w.request(tc.xr))
-			if got := fatal(rsp); got != tc.want {
-				t.Errorf("Fatal result:\n got %q\nwant %q", got, tc.want)
-			}
 			if n := resourceNames(rsp); len(n) != 0 {
 				t.Errorf("composed %v although refused", n)
 			}
-			if rsp.GetDesired().GetComposite() != nil {
-				t.Errorf("set the composite's status although refused: %v", rsp.GetDesired().GetComposite())
+			if tc.composition {
+				// The Composition's own error is the platform team's: a
+				// Fatal result on the composite.
+				if got := fatal(rsp); got != tc.want {
+					t.Errorf("Fatal result:\n got %q\nwant %q", got, tc.want)
+				}
+				return
+			}
+			mustNotFail(t, rsp)
+			if got := refusal(t, rsp); got != tc.want {
+				t.Errorf("refusal on the claim:\n got %q\nwant %q", got, tc.want)
+			}
+			if got := get(status(rsp), "phase"); got != "Refused" {
+				t.Errorf("status.phase = %v, want Refused", got)
+			}
+			if got := rsp.GetDesired().GetComposite().GetReady(); got != fnv1.Ready_READY_FALSE {
+				t.Errorf("the refused composite's readiness = %v, want READY_FALSE", got)
 			}
 		})
 	}
+}
+
+// refusal is the message of a refusal as the tenant sees it on the claim:
+// the PoolsReady condition (reason Refused) and a Warning event, both
+// targeted at the composite and its claim, must say the same.
+func refusal(t *testing.T, rsp *fnv1.RunFunctionResponse) string {
+	t.Helper()
+	c := condition(rsp, conditionPoolsReady)
+	if c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "Refused" || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		t.Errorf("PoolsReady = %v %s (target %v), want False Refused on the composite and its claim", c.GetStatus(), c.GetReason(), c.GetTarget())
+	}
+	var events []string
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_WARNING && r.GetReason() == "Refused" && r.GetTarget() == fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+			events = append(events, r.GetMessage())
+		}
+	}
+	if len(events) != 1 || events[0] != c.GetMessage() {
+		t.Errorf("Warning events (reason Refused, to the claim) = %q, want one saying %q", events, c.GetMessage())
+	}
+	return c.GetMessage()
+}
+
+// TestRefusalKeepsARunningCloud: a running cloud whose claim is changed into
+// one policy refuses keeps everything it has (a Fatal result, so Crossplane
+// applies nothing), and its tenant still reads why on the claim.
+func TestRefusalKeepsARunningCloud(t *testing.T) {
+	w := eu()
+	w.namespaceReady()
+	w.clouds = []string{cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(setPoolsOf(map[string]any{"name": "hv-pool-a", "nodes": 40})), "Ready", map[string]int{"hv-pool-a": 40})}
+	xr := cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(setPoolsOf(map[string]any{"name": "hv-pool-a", "nodes": 20})), "Ready", map[string]int{"hv-pool-a": 10})
+	rsp := run(t, w.request(xr))
+	want := "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 10 are free (allocated: team-b/team-b-staging-1: 40), and the cloud asks for 20"
+	if got := fatal(rsp); got != want {
+		t.Errorf("Fatal result:\n got %q\nwant %q", got, want)
+	}
+	if got := refusal(t, rsp); got != want {
+		t.Errorf("refusal on the claim:\n got %q\nwant %q", got, want)
+	}
+	if rsp.GetDesired().GetComposite() != nil || len(resourceNames(rsp)) != 0 {
+		t.Errorf("a refused running cloud's response changes its composite or resources: %v", rsp.GetDesired())
+	}
+}
+
+// setPoolsOf is setPools as a spec mutation.
+func setPoolsOf(entries ...any) func(map[string]any) {
+	return func(s map[string]any) { setPools(s, entries...) }
 }
 
 // TestMissingPoolWaits: a pool that does not exist is not a refusal: the
@@ -727,7 +790,7 @@ func TestDefaultShares(t *testing.T) {
 		}
 		w.clouds = []string{older}
 		want := "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 12 nodes, 4 are free (allocated: tenant-customer-a/customer-a-prod: 8), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)"
-		if got := fatal(run(t, w.request(newer))); got != want {
+		if got := refusal(t, run(t, w.request(newer))); got != want {
 			t.Errorf("the newer cloud:\n got %q\nwant %q", got, want)
 		}
 	})

@@ -347,8 +347,10 @@ type OpenStackClusterParameters struct {
 	Quotas *Quotas `json:"quotas,omitempty"`
 }
 
-// OpenStackClusterPhase is the lifecycle phase of a cloud.
-// +kubebuilder:validation:Enum=Pending;Provisioning;Ready;Degraded;Failed
+// OpenStackClusterPhase is the lifecycle phase of a cloud. Refused: policy
+// refuses the claim (its PoolsReady condition says why) and nothing is
+// composed for it.
+// +kubebuilder:validation:Enum=Pending;Provisioning;Ready;Degraded;Failed;Refused
 type OpenStackClusterPhase string
 
 // Phases of a cloud.
@@ -358,6 +360,7 @@ const (
 	OpenStackClusterPhaseReady        OpenStackClusterPhase = "Ready"
 	OpenStackClusterPhaseDegraded     OpenStackClusterPhase = "Degraded"
 	OpenStackClusterPhaseFailed       OpenStackClusterPhase = "Failed"
+	OpenStackClusterPhaseRefused      OpenStackClusterPhase = "Refused"
 )
 
 // Endpoints of the cloud.
