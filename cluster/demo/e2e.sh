@@ -19,8 +19,11 @@
 #   7. shared pools are shared out, never over-committed: the clouds on
 #      hv-pool-a hold shares that add up to at most its workers, each in its
 #      own aggregate; a cloud asking for more than is free is refused;
-#   8. the dedicated pool: finance alone uses hv-pool-fin, another tenant's
-#      claim on it is refused with its message and gets nothing;
+#   8. the dedicated pool: finance alone uses hv-pool-fin; another tenant's
+#      claim on it, and a claim on a pool of another region, are refused and
+#      get nothing. For each refusal the tenant (an identity with only the
+#      tenant role of its namespace, impersonated) reads PHASE Refused, the
+#      reason in the claim's PoolsReady condition and a Warning event;
 #   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
 #      pools and client, and OVN HA chassis groups from the real services, and leaves every other
 #      tenant's objects as they were;
@@ -222,29 +225,46 @@ spec:
   storageClusters: [st-pool-a]
 Y
 }
-refusal() { # NAMESPACE NAME: the Synced message of the claim's composite (where Crossplane reports a function's refusal)
-  local x; x=$(xr "$1" "$2"); [ -n "$x" ] || return 1
-  $K get xopenstackcluster "$x" -o jsonpath='{.status.conditions[?(@.type=="Synced")].message}'
-}
-synced_says() { # NAMESPACE NAME TEXT: the refusal says TEXT
-  case $(refusal "$1" "$2") in *"$3"*) return 0 ;; esac
+# The tenant's view: kubectl as a person of the tenant's group, with only the
+# RBAC the landscape gives a tenant namespace (examples/infrastructure/tenant-role.yaml).
+as_tenant() { local t=$1; shift; $K --as="$t-user" --as-group="$t" -n "$t" "$@"; }
+refused_says() { # NAMESPACE NAME TEXT: read as the tenant, the claim is Refused and its PoolsReady condition says TEXT
+  case $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PoolsReady")].reason}: {.status.conditions[?(@.type=="PoolsReady")].message}') in
+    "Refused Refused: "*"$3"*) return 0 ;;
+  esac
   return 1
 }
+refused_event() { # NAMESPACE NAME TEXT: read as the tenant, a Warning event Refused on the claim says TEXT
+  as_tenant "$1" get events --field-selector "involvedObject.kind=OpenStackCluster,involvedObject.name=$2,reason=Refused" -o jsonpath='{.items[*].message}' | grep -qF "$3"
+}
+# refusal NAMESPACE NAME TEXT RULE: the tenant reads why on the claim; nothing was composed.
+refusal() {
+  eventually 60 "$4: $1/$2 is refused, and the tenant reads why on the claim (PHASE Refused, PoolsReady)" refused_says "$1" "$2" "$3"
+  eventually 30 "... and in a Warning event on the claim, read as the tenant" refused_event "$1" "$2" "$3"
+  echo "      message: $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}' | cut -c1-300)"
+  [ -z "$($K get managed -l crossplane.io/claim-name="$2" -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for $1/$2"
+}
+# A new tenant namespace gets the tenant role, as the platform team would bind it.
+$K apply -f - >/dev/null <<Y
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cobaltcore-tenant, namespace: team-c}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cobaltcore:tenant}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: team-c}]
+Y
 cloud team-c team-c-big hv-pool-a $((workers - total + 1))
-eventually 60 "a cloud asking for one node more than hv-pool-a has free is refused" synced_says team-c team-c-big "over-committed"
-sleep 3
-[ -z "$($K get managed -l crossplane.io/claim-name=team-c-big -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for team-c-big"
+refusal team-c team-c-big "over-committed" "a share larger than hv-pool-a has free"
+as_tenant team-c get xopenstackclusters >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
+as_tenant team-c get openstackclusters -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
 
-echo "== 8. the dedicated pool"
+echo "== 8. the dedicated pool, and a pool of another region"
 users=$($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
 [ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
 cloud team-b team-b-on-fin hv-pool-fin 2
-eventually 60 "team-b's claim on finance's dedicated pool is refused" synced_says team-b team-b-on-fin "hv-pool-fin"
-msg=$(refusal team-b team-b-on-fin)
-echo "      message: ${msg:0:300}"
-sleep 3
-[ -z "$($K get managed -l crossplane.io/claim-name=team-b-on-fin -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for team-b-on-fin"
-$K -n team-b delete openstackcluster team-b-on-fin --wait=false >/dev/null
+refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it" "another tenant's dedicated pool"
+cloud team-b team-b-us hv-pool-us 2
+refusal team-b team-b-us "spec.hypervisorClusters[0]: hypervisor pool hv-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
+$K -n team-b delete openstackcluster team-b-on-fin team-b-us --wait=false >/dev/null
 $K -n team-c delete openstackcluster team-c-big --wait=false >/dev/null
 
 echo "== 9. deleting a tenant's claim"

@@ -252,7 +252,7 @@ wait_claims() {
 
 say "applying examples/infrastructure: control-plane clusters, hypervisor and storage pools"
 applied=$(date +%s)
-$K apply -f examples/infrastructure/namespace.yaml >/dev/null
+$K apply -f examples/infrastructure/namespace.yaml -f examples/infrastructure/tenant-role.yaml >/dev/null
 cps=(examples/infrastructure/*/control-plane/*.yaml)
 hvs=(examples/infrastructure/*/hypervisor-pools/*.yaml)
 sts=(examples/infrastructure/*/storage-pools/*.yaml)
@@ -263,7 +263,7 @@ say "every pool and control-plane cluster is Ready, ${infra_ready}s after kubect
 
 say "applying examples/tenants: the tenants' OpenStackClusters"
 tenants=(examples/tenants/*/openstack-clusters/*.yaml)
-for f in examples/tenants/*/namespace.yaml "${tenants[@]}"; do $K apply -f "$f" >/dev/null; done
+for f in examples/tenants/*/namespace.yaml examples/tenants/*/access.yaml "${tenants[@]}"; do $K apply -f "$f" >/dev/null; done
 wait_claims 600 openstackclusters
 all_ready=$(( $(date +%s) - applied ))
 say "every claim is Ready, ${all_ready}s after the first kubectl apply"
