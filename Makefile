@@ -67,6 +67,9 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# from the pinned Go types lets render output be validated offline.
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)
 	mkdir -p cluster/crds/gardener && cp $(GARDENER_CRDS)/core.gardener.cloud_shoots.yaml $(GARDENER_CRDS)/core.gardener.cloud_cloudprofiles.yaml cluster/crds/gardener/
+	@# Gardener marks CloudProfile cluster-scoped with +genclient:nonNamespaced,
+	@# which controller-gen does not read: the CRD must say so itself.
+	sed -i 's/^  scope: Namespaced$$/  scope: Cluster/' cluster/crds/gardener/core.gardener.cloud_cloudprofiles.yaml
 	rm -rf $(GARDENER_CRDS)
 	@# provider-kubernetes places objects in Shoots; its ProviderConfig and Object schemas.
 	dir=$$(GOFLAGS= go mod download -json $(PROVIDER_KUBERNETES) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \

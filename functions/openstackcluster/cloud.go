@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -25,16 +27,23 @@ type cloud struct {
 	// name of the composite; it names the cloud everywhere, because it is
 	// unique where claim names are only unique per namespace.
 	name string
-	// tenant is the claim's namespace; empty for an unclaimed composite.
-	tenant string
+	// tenant is the claim's namespace and claim its name; both empty for
+	// an unclaimed composite.
+	tenant, claim string
 	// size after the Composition's cap.
 	size v1alpha1.Size
 	// controlPlaneCluster the cloud's control plane runs in.
 	controlPlaneCluster string
+	// credentials is where the tenant's clouds.yaml goes: the claim's
+	// connection secret (see credentialsOf).
+	credentials xpv2.SecretReference
 }
 
 func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, error) {
-	c := &cloud{xr: xr, in: in, name: xr.GetName(), tenant: xr.GetLabels()[function.LabelClaimNamespace]}
+	c := &cloud{xr: xr, in: in, name: xr.GetName(), tenant: xr.GetLabels()[function.LabelClaimNamespace], claim: xr.GetLabels()[function.LabelClaimName]}
+	if c.tenant == "" {
+		c.claim = ""
+	}
 	// The cloud's namespace is openstack-<name>, a DNS label.
 	if errs := validation.IsDNS1123Label(c.namespace()); len(errs) > 0 {
 		return nil, fmt.Errorf("metadata.name %q names the cloud's namespace %q in the control-plane cluster: it must be a DNS label of at most %d characters", c.name, c.namespace(), validation.DNS1123LabelMaxLength-len("openstack-"))
@@ -115,3 +124,29 @@ func cephClientSecretRemote(storagePool string) string { return "ceph-client-" +
 // cinderBackend is the Cinder backend of a storage pool: by this project's
 // convention the c5c3-operator names a pool's RBD backend ceph-<pool>.
 func cinderBackend(storagePool string) string { return "ceph-" + storagePool }
+
+// tenantUser names the cloud's Keystone user for its tenant (and its User
+// and ApplicationCredential resources).
+func (c *cloud) tenantUser() string { return c.name + "-tenant" }
+
+// tenantUserSecret is the management-cluster Secret of the tenant user's
+// generated password, which only the provider reads.
+func (c *cloud) tenantUserSecret() string { return c.name + "-tenant-user" }
+
+// tenantRole is what the tenant's user holds on its project: Keystone's
+// member (which implies reader). Not admin: in OpenStack's policies admin
+// is cloud-wide, not the project's.
+const tenantRole = "member"
+
+// claimCredentialsSuffix names the connection secret of a claim that asks
+// for none: <claim name>-credentials.
+const claimCredentialsSuffix = "-credentials"
+
+// cloudName names the cloud in the tenant's clouds.yaml (openstack
+// --os-cloud NAME): the claim's name, or the composite's.
+func (c *cloud) cloudName() string {
+	if c.claim != "" {
+		return c.claim
+	}
+	return c.name
+}

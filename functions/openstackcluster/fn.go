@@ -88,15 +88,17 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	require(rsp)
+	requireClaim(rsp, c)
 	land, ok, err := landscapeOf(req)
 	if err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	if !ok {
+	if !ok || !function.Supplied(req, requiredClaim) && c.claim != "" {
 		// Crossplane fetches the requirements and calls again.
 		return rsp, nil
 	}
+	c.credentials = credentialsOf(req, c)
 	for _, s := range land.skipped {
 		response.Warning(rsp, errors.New("ignored a composite the function cannot read: "+s)).TargetComposite()
 	}
@@ -119,9 +121,6 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if err := function.SetDesired(req, rsp, p.status(c, plan), desired); err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
-	}
-	if ep := c.endpoint("keystone"); ep != "" && p.controlPlaneReady {
-		rsp.Desired.Composite.ConnectionDetails = map[string][]byte{"auth_url": []byte(ep + "/v3"), "region": []byte(c.xr.Spec.Region)}
 	}
 	p.setConditions(rsp, c, plan)
 	f.log.Debug("composed cloud", "xr", c.name, "tenant", c.tenant, "phase", p.phase)
@@ -363,7 +362,8 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 	case !p.adminReady && p.cloud == nil:
 		cloudMsg = fmt.Sprintf("waiting for the admin credential Secret %s/%s in control-plane cluster %s", c.namespace(), adminCloudSecret, c.controlPlaneCluster)
 	case p.cloud.ready && p.adminReady:
-		cloudOK, cloudMsg = true, "the project, quotas, aggregates and volume types exist in the cloud"
+		cloudOK, cloudMsg = true, fmt.Sprintf("the project, quotas, aggregates and volume types exist in the cloud; log in with the clouds.yaml (cloud %s) in Secret %s/%s",
+			c.cloudName(), c.credentials.Namespace, c.credentials.Name)
 	default:
 		cloudMsg = strings.Join(p.cloud.waiting, "; ")
 	}

@@ -130,6 +130,9 @@ type world struct {
 	hv, st, cp, clouds []string
 	observed           map[string]string
 	input              string
+	// claim is what Crossplane supplies as the cloud's claim; team-a's,
+	// naming no connection secret, when nil.
+	claim []string
 }
 
 func eu() world {
@@ -150,7 +153,27 @@ func (w world) request(xr string) *fnv1.RunFunctionRequest {
 	fntest.WithRequired(req, requiredStoragePools, false, w.st...)
 	fntest.WithRequired(req, requiredControlPlanes, false, w.cp...)
 	fntest.WithRequired(req, requiredClouds, false, append([]string{xr}, w.clouds...)...)
+	if w.claim != nil {
+		fntest.WithRequired(req, requiredClaim, false, w.claim...)
+	} else {
+		fntest.WithRequired(req, requiredClaim, false, claimOfTeamA(""))
+	}
 	return req
+}
+
+// claimOfTeamA is team-a's claim as Crossplane supplies it; secret is the
+// connection secret it names, none when empty.
+func claimOfTeamA(secret string) string {
+	spec := map[string]any{}
+	if secret != "" {
+		spec["writeConnectionSecretToRef"] = map[string]any{"name": secret}
+	}
+	b, err := json.Marshal(map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "OpenStackCluster",
+		"metadata": map[string]any{"name": "team-a-prod-7xk2p", "namespace": "team-a"}, "spec": spec})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 func run(t *testing.T, req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
@@ -286,7 +309,8 @@ func (w *world) cloudReady() {
 	for key, kind := range map[string]string{"project": "keystone.provider.c5c3.io/v1alpha1/Project",
 		"aggregate-hv-pool-a": "nova.provider.c5c3.io/v1alpha1/Aggregate", "volume-type-st-pool-a": "cinder.provider.c5c3.io/v1alpha1/VolumeType",
 		"compute-quota": "nova.provider.c5c3.io/v1alpha1/QuotaSet", "volume-quota": "cinder.provider.c5c3.io/v1alpha1/QuotaSet",
-		"network-quota": "neutron.provider.c5c3.io/v1alpha1/QuotaSet"} {
+		"network-quota": "neutron.provider.c5c3.io/v1alpha1/QuotaSet", "tenant-user": "keystone.provider.c5c3.io/v1alpha1/User",
+		"tenant-grant": "keystone.provider.c5c3.io/v1alpha1/RoleAssignment", "tenant-credential": "keystone.provider.c5c3.io/v1alpha1/ApplicationCredential"} {
 		i := strings.LastIndex(kind, "/")
 		w.observed[key] = readyManaged(kind[:i], kind[i+1:], key, nil)
 	}
@@ -336,6 +360,12 @@ func TestFirstCallRequiresTheLandscape(t *testing.T) {
 	}
 	want := map[string]string{requiredHypervisorPools: "XHypervisorCluster", requiredStoragePools: "XStorageCluster",
 		requiredControlPlanes: "XControlPlaneCluster", requiredClouds: "XOpenStackCluster"}
+	for field, sels := range map[string]map[string]*fnv1.ResourceSelector{
+		"resources": rsp.GetRequirements().GetResources(), "extra_resources": rsp.GetRequirements().GetExtraResources()} { //nolint:staticcheck // 1.x
+		if sel := sels[requiredClaim]; sel.GetKind() != "OpenStackCluster" || sel.GetMatchName() != "team-a-prod-7xk2p" || sel.GetNamespace() != "team-a" {
+			t.Errorf("requirements.%s[%s] = %v, want the claim team-a/team-a-prod-7xk2p", field, requiredClaim, sel)
+		}
+	}
 	for key, kind := range want {
 		for field, sels := range map[string]map[string]*fnv1.ResourceSelector{
 			"resources": rsp.GetRequirements().GetResources(), "extra_resources": rsp.GetRequirements().GetExtraResources()} { //nolint:staticcheck // 1.x
@@ -356,6 +386,7 @@ func TestCrossplane1SuppliesExtraResources(t *testing.T) {
 	fntest.WithRequired(req, requiredStoragePools, true, w.st...)
 	fntest.WithRequired(req, requiredControlPlanes, true, w.cp...)
 	fntest.WithRequired(req, requiredClouds, true)
+	fntest.WithRequired(req, requiredClaim, true, claimOfTeamA(""))
 	rsp := run(t, req)
 	mustNotFail(t, rsp)
 	if got := get(status(rsp), "phase"); got != "Provisioning" {
@@ -368,7 +399,7 @@ func TestCrossplane1SuppliesExtraResources(t *testing.T) {
 func TestStages(t *testing.T) {
 	w := eu()
 	storage := []string{"ceph-st-pool-a-client", "ceph-st-pool-a-ephemeral", "ceph-st-pool-a-images", "ceph-st-pool-a-volumes"}
-	cloudObjects := []string{"aggregate-hv-pool-a", "compute-quota", "network-quota", "project", "provider-config", "volume-quota", "volume-type-st-pool-a"}
+	cloudObjects := []string{"aggregate-hv-pool-a", "compute-quota", "network-quota", "project", "provider-config", "tenant-credential", "tenant-grant", "tenant-user", "volume-quota", "volume-type-st-pool-a"}
 	type want struct {
 		resources []string
 		phase     string
@@ -487,8 +518,13 @@ func TestStages(t *testing.T) {
 		if got := get(st, "cephResources", 0, "client", "secretRef", "name"); got != "ceph-client-st-pool-a" {
 			t.Errorf("status.cephResources[0].client.secretRef.name = %v", got)
 		}
-		if got := string(rsp.GetDesired().GetComposite().GetConnectionDetails()["auth_url"]); got != "https://keystone.team-a-prod-7xk2p.cloud.example/v3" {
-			t.Errorf("connection detail auth_url = %q", got)
+		// The tenant's credential reaches the claim from the provider, never
+		// through the function.
+		if got := rsp.GetDesired().GetComposite().GetConnectionDetails(); len(got) != 0 {
+			t.Errorf("the function publishes connection details itself: %v", got)
+		}
+		if c := condition(rsp, conditionCloudReady); !strings.Contains(c.GetMessage(), "log in with the clouds.yaml (cloud team-a-prod-7xk2p) in Secret team-a/team-a-prod-7xk2p-credentials") {
+			t.Errorf("CloudReady does not say where to log in: %s", c.GetMessage())
 		}
 		if got := get(st, "consumedPools", "hypervisor", 0, "allocatedNodes"); got != float64(20) {
 			t.Errorf("status.consumedPools.hypervisor[0].allocatedNodes = %v", got)
@@ -738,6 +774,58 @@ func TestSharedAndDedicatedPools(t *testing.T) {
 	}
 	if got := get(desired(t, rsp, "ceph-st-pool-fin-volumes"), "spec", "providerConfigRef", "name"); got != "storage-st-pool-fin" {
 		t.Errorf("finance's volumes pool is placed through %v, want storage-st-pool-fin", got)
+	}
+}
+
+// TestTenantAccess: once the project exists in the cloud, the tenant gets a
+// user of its own with the member role on the project and an application
+// credential, which the provider publishes as a clouds.yaml straight into
+// the claim's connection secret (the one the claim names, else
+// <claim>-credentials); the user's password stays in the management cluster.
+func TestTenantAccess(t *testing.T) {
+	cases := map[string]struct {
+		claim      []string
+		wantSecret map[string]any
+	}{
+		"the claim names its connection secret": {claim: []string{claimOfTeamA("my-cloud")}, wantSecret: map[string]any{"namespace": "team-a", "name": "my-cloud"}},
+		"the claim names none":                  {claim: []string{claimOfTeamA("")}, wantSecret: map[string]any{"namespace": "team-a", "name": "team-a-prod-7xk2p-credentials"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := allReady()
+			w.claim = tc.claim
+			rsp := run(t, w.request(cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(), "", map[string]int{"hv-pool-a": 20})))
+			mustNotFail(t, rsp)
+			user := desired(t, rsp, "tenant-user")
+			if diff := cmp.Diff(map[string]any{"name": "team-a-prod-7xk2p-tenant", "description": "The tenant of team-a/team-a-prod-7xk2p"}, get(user, "spec", "forProvider")); diff != "" {
+				t.Errorf("the tenant's User (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(map[string]any{"namespace": "crossplane-system", "name": "team-a-prod-7xk2p-tenant-user"}, get(user, "spec", "writeConnectionSecretToRef")); diff != "" {
+				t.Errorf("the User's password goes to (-want +got):\n%s", diff)
+			}
+			grant := desired(t, rsp, "tenant-grant")
+			if diff := cmp.Diff(map[string]any{"role": "member", "userIDRef": map[string]any{"name": "team-a-prod-7xk2p-tenant"}, "projectIDRef": map[string]any{"name": "team-a-prod-7xk2p"}},
+				get(grant, "spec", "forProvider")); diff != "" {
+				t.Errorf("the tenant's grant (-want +got):\n%s", diff)
+			}
+			cred := desired(t, rsp, "tenant-credential")
+			if diff := cmp.Diff(tc.wantSecret, get(cred, "spec", "writeConnectionSecretToRef")); diff != "" {
+				t.Errorf("the credential is published to (-want +got):\n%s", diff)
+			}
+			fp := get(cred, "spec", "forProvider")
+			for path, want := range map[string]any{
+				"roles": []any{"member"}, "userIDRef": map[string]any{"name": "team-a-prod-7xk2p-tenant"}, "projectIDRef": map[string]any{"name": "team-a-prod-7xk2p"},
+				"passwordSecretRef": map[string]any{"namespace": "crossplane-system", "name": "team-a-prod-7xk2p-tenant-user", "key": "password"},
+				"cloud":             map[string]any{"name": "team-a-prod-7xk2p", "region": "eu-de-1"},
+			} {
+				if diff := cmp.Diff(want, get(fp, path)); diff != "" {
+					t.Errorf("spec.forProvider.%s (-want +got):\n%s", path, diff)
+				}
+			}
+			if get(fp, "unrestricted") != nil {
+				t.Error("the tenant's credential may not be unrestricted")
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -22,6 +23,36 @@ const (
 	requiredControlPlanes   = "control-plane-clusters"
 	requiredClouds          = "openstack-clusters"
 )
+
+// requiredClaim is the cloud's claim, for the name of its connection secret.
+const requiredClaim = "claim"
+
+// requireClaim asks for the cloud's claim, when it has one: the tenant
+// names its connection secret there (spec.writeConnectionSecretToRef),
+// which the composite does not carry.
+func requireClaim(rsp *fnv1.RunFunctionResponse, c *cloud) {
+	if c.claim == "" {
+		return
+	}
+	function.Require(rsp, requiredClaim, v1alpha1.SchemeGroupVersion.String(), "OpenStackCluster", c.claim, c.tenant)
+}
+
+// credentialsOf is where the tenant's clouds.yaml goes: the Secret the claim
+// names in spec.writeConnectionSecretToRef, else <claim>-credentials, in
+// the claim's namespace; for a composite without a claim,
+// <composite>-credentials in the Composition's secretNamespace.
+func credentialsOf(req *fnv1.RunFunctionRequest, c *cloud) xpv2.SecretReference {
+	if c.claim == "" {
+		return xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.name + claimCredentialsSuffix}
+	}
+	ref := xpv2.SecretReference{Namespace: c.tenant, Name: c.claim + claimCredentialsSuffix}
+	for _, r := range function.RequiredItems(req, requiredClaim) {
+		if n := r.GetResource().GetFields()["spec"].GetStructValue().GetFields()["writeConnectionSecretToRef"].GetStructValue().GetFields()["name"].GetStringValue(); n != "" {
+			ref.Name = n
+		}
+	}
+	return ref
+}
 
 // require asks for everything the landscape is made of.
 func require(rsp *fnv1.RunFunctionResponse) {

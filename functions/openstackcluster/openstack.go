@@ -28,6 +28,9 @@ const (
 	resourceComputeQuota    resource.Name = "compute-quota"
 	resourceVolumeQuota     resource.Name = "volume-quota"
 	resourceNetworkQuota    resource.Name = "network-quota"
+	resourceTenantUser      resource.Name = "tenant-user"
+	resourceTenantGrant     resource.Name = "tenant-grant"
+	resourceTenantCred      resource.Name = "tenant-credential"
 )
 
 // Metadata of a pool's aggregate, so operators can tell what it is.
@@ -123,6 +126,10 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 	}
 	projectRef := &xpv2.Reference{Name: c.name}
 
+	if err := composeTenantAccess(c, projectRef, add); err != nil {
+		return st, err
+	}
+
 	q := effectiveQuotas(c)
 	svc := c.xr.Spec.Services
 	if svc.Nova {
@@ -195,6 +202,57 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 		}
 	}
 	return st, nil
+}
+
+// composeTenantAccess gives the tenant its way in: a Keystone user of its
+// own with the member role on the cloud's project, and an application
+// credential that user makes, whose clouds.yaml the provider writes straight
+// into the claim's connection secret. The secret never passes through this
+// function (nor its responses, logs or the composite's status); the user's
+// generated password stays in the management cluster, where only the
+// provider reads it.
+func composeTenantAccess(c *cloud, projectRef *xpv2.Reference, add func(resource.Name, string, runtime.Object) error) error {
+	managed := func(secret *xpv2.SecretReference) xpv2.ClusterManagedResourceSpec {
+		return xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: c.name}, WriteConnectionSecretToReference: secret}
+	}
+	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Labels: c.labels()} }
+	userRef := keystonev1alpha1.UserIDReference{UserIDRef: &xpv2.Reference{Name: c.tenantUser()}}
+	project := keystonev1alpha1.ProjectIDReference{ProjectIDRef: projectRef}
+	user := &keystonev1alpha1.User{
+		TypeMeta:   metav1.TypeMeta{APIVersion: keystonev1alpha1.SchemeGroupVersion.String(), Kind: "User"},
+		ObjectMeta: meta(c.tenantUser()),
+		Spec: keystonev1alpha1.UserSpec{
+			ClusterManagedResourceSpec: managed(&xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.tenantUserSecret()}),
+			ForProvider:                keystonev1alpha1.UserParameters{Name: c.tenantUser(), Description: "The tenant of " + claimOf(c.xr.GetLabels(), c.name)},
+		},
+	}
+	if err := add(resourceTenantUser, "the tenant's Keystone user "+c.tenantUser(), user); err != nil {
+		return err
+	}
+	grant := &keystonev1alpha1.RoleAssignment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: keystonev1alpha1.SchemeGroupVersion.String(), Kind: "RoleAssignment"},
+		ObjectMeta: meta(c.tenantUser() + "-" + tenantRole),
+		Spec: keystonev1alpha1.RoleAssignmentSpec{ClusterManagedResourceSpec: managed(nil), ForProvider: keystonev1alpha1.RoleAssignmentParameters{
+			Role: tenantRole, UserIDReference: userRef, ProjectIDReference: project,
+		}},
+	}
+	if err := add(resourceTenantGrant, "the tenant's role "+tenantRole+" on the project", grant); err != nil {
+		return err
+	}
+	secret := c.credentials
+	cred := &keystonev1alpha1.ApplicationCredential{
+		TypeMeta:   metav1.TypeMeta{APIVersion: keystonev1alpha1.SchemeGroupVersion.String(), Kind: "ApplicationCredential"},
+		ObjectMeta: meta(c.tenantUser()),
+		Spec: keystonev1alpha1.ApplicationCredentialSpec{ClusterManagedResourceSpec: managed(&secret), ForProvider: keystonev1alpha1.ApplicationCredentialParameters{
+			Name: c.tenantUser(), Description: "The tenant's credential of " + claimOf(c.xr.GetLabels(), c.name),
+			UserIDReference: userRef, ProjectIDReference: project, Roles: []string{tenantRole},
+			PasswordSecretRef: xpv2.SecretKeySelector{
+				SecretReference: xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.tenantUserSecret()}, Key: keystonev1alpha1.ConnectionSecretKeyPassword,
+			},
+			Cloud: keystonev1alpha1.CloudsYAML{Name: c.cloudName(), Region: string(c.xr.Spec.Region)},
+		}},
+	}
+	return add(resourceTenantCred, "the tenant's application credential (Secret "+secret.Namespace+"/"+secret.Name+")", cred)
 }
 
 // effectiveQuotas are the size preset's quotas with spec.quotas laid over

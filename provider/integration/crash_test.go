@@ -8,8 +8,10 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 )
@@ -103,4 +105,24 @@ func (c crashIdentity) CreateDomain(ctx context.Context, opts domains.CreateOpts
 		}
 	}
 	return d, err
+}
+
+func (c crashIdentity) CreateUser(ctx context.Context, opts users.CreateOpts) (*users.User, error) {
+	u, err := c.Identity.CreateUser(ctx, opts)
+	if err == nil {
+		if err := afterCreate(opts.Name); err != nil {
+			return nil, err
+		}
+	}
+	return u, err
+}
+
+func (c crashIdentity) CreateApplicationCredential(ctx context.Context, userID string, opts applicationcredentials.CreateOpts) (*applicationcredentials.ApplicationCredential, error) {
+	a, err := c.Identity.CreateApplicationCredential(ctx, userID, opts)
+	if err == nil {
+		if err := afterCreate(opts.Name); err != nil {
+			return nil, err
+		}
+	}
+	return a, err
 }

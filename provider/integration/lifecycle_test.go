@@ -12,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
@@ -145,6 +146,42 @@ var kinds = []kindCase{
 		},
 	},
 	{
+		kind: "keystone/User",
+		newMR: func(name, value string) resource.Managed {
+			return &keystonev1alpha1.User{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.UserSpec{
+				ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{
+					ProviderConfigReference:          ref(pcLocal),
+					WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: "crossplane-system", Name: name + "-user"},
+				},
+				ForProvider: keystonev1alpha1.UserParameters{Name: name, Description: value},
+			}}
+		},
+		setValue: func(mg resource.Managed, v string) { mg.(*keystonev1alpha1.User).Spec.ForProvider.Description = v },
+		observe: func(ctx context.Context, c clients, id string) (bool, string, error) {
+			u, err := c.keystone.GetUser(ctx, id)
+			if err != nil {
+				return notFoundIsAbsent(err)
+			}
+			return true, u.Description, nil
+		},
+		drift: func(ctx context.Context, c clients, id, v string) error {
+			_, err := c.keystone.UpdateUser(ctx, id, users.UpdateOpts{Description: &v})
+			return err
+		},
+		outOfBand: func(ctx context.Context, c clients, name string) (string, error) {
+			u, err := c.keystone.CreateUser(ctx, users.CreateOpts{Name: name, DomainID: "default", Description: "made by hand"})
+			if err != nil {
+				return "", err
+			}
+			return u.ID, nil
+		},
+		remove: func(ctx context.Context, c clients, id string) error { return c.keystone.DeleteUser(ctx, id) },
+		count: func(ctx context.Context, c clients, name string) (int, error) {
+			u, err := c.keystone.FindUser(ctx, "default", name)
+			return boolCount(u != nil), err
+		},
+	},
+	{
 		kind: "nova/Aggregate",
 		newMR: func(name, value string) resource.Managed {
 			return &novav1alpha1.Aggregate{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: novav1alpha1.AggregateSpec{
@@ -243,7 +280,7 @@ func TestIntegrationLifecycle(t *testing.T) {
 	for _, k := range kinds {
 		t.Run(k.kind, func(t *testing.T) {
 			t.Parallel()
-			base := map[string]string{"keystone/Project": "p", "keystone/Domain": "d", "nova/Aggregate": "a", "cinder/VolumeType": "v"}[k.kind]
+			base := map[string]string{"keystone/Project": "p", "keystone/Domain": "d", "keystone/User": "u", "nova/Aggregate": "a", "cinder/VolumeType": "v"}[k.kind]
 
 			t.Run("create, update, drift, delete", func(t *testing.T) {
 				mg := k.newMR(h.name(base+"-life"), "one")

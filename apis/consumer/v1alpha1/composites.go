@@ -8,7 +8,7 @@ type CompositeDefinition struct {
 	Kind, Plural string
 	// ClaimKind and ClaimPlural of the namespaced claim.
 	ClaimKind, ClaimPlural string
-	// ConnectionSecretKeys the composite may publish.
+	// ConnectionSecretKeys the claim's connection secret holds.
 	ConnectionSecretKeys []string
 	// DefaultComposition is used when a claim selects none.
 	DefaultComposition string
@@ -23,20 +23,20 @@ var Composites = []CompositeDefinition{
 	{
 		Kind: XControlPlaneClusterKind, Plural: "xcontrolplaneclusters",
 		ClaimKind: "ControlPlaneCluster", ClaimPlural: "controlplaneclusters",
-		ConnectionSecretKeys: []string{"kubeconfig"},
-		DefaultComposition:   "xcontrolplaneclusters.crossplane.c5c3.io",
+		// Clusters publish no connection secret: their admin kubeconfig,
+		// kept fresh by a ShootKubeconfig, is for the platform team in
+		// the Composition's accessSecretNamespace (status.kubeconfig).
+		DefaultComposition: "xcontrolplaneclusters.crossplane.c5c3.io",
 	},
 	{
 		Kind: XHypervisorClusterKind, Plural: "xhypervisorclusters",
 		ClaimKind: "HypervisorCluster", ClaimPlural: "hypervisorclusters",
-		ConnectionSecretKeys: []string{"kubeconfig"},
-		DefaultComposition:   "xhypervisorclusters.crossplane.c5c3.io",
+		DefaultComposition: "xhypervisorclusters.crossplane.c5c3.io",
 	},
 	{
 		Kind: XStorageClusterKind, Plural: "xstorageclusters",
 		ClaimKind: "StorageCluster", ClaimPlural: "storageclusters",
-		ConnectionSecretKeys: []string{"kubeconfig"},
-		DefaultComposition:   "xstorageclusters.crossplane.c5c3.io",
+		DefaultComposition: "xstorageclusters.crossplane.c5c3.io",
 	},
 	{
 		// Tenants pick production, staging or development with
@@ -44,7 +44,9 @@ var Composites = []CompositeDefinition{
 		// a claim that selects nothing gets production.
 		Kind: XOpenStackClusterKind, Plural: "xopenstackclusters",
 		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
-		ConnectionSecretKeys: []string{"auth_url", "region", "clouds.yaml"},
+		// The tenant's application credential, written into the claim's
+		// namespace by the provider (never through a function).
+		ConnectionSecretKeys: []string{"clouds.yaml", "auth_url", "region_name", "application_credential_id", "application_credential_secret", "cacert"},
 		DefaultComposition:   "production.xopenstackclusters.crossplane.c5c3.io",
 	},
 }

@@ -46,3 +46,47 @@ func ResolveProjectIDs(ctx context.Context, c client.Reader, mg resource.Managed
 	}
 	return rsp.ResolvedValues, rsp.ResolvedReferences, nil
 }
+
+// UserIDs resolve to a User's external name, the ID Keystone assigned.
+var toUser = reference.To{Managed: &User{}, List: &UserList{}}
+
+// Resolve sets UserID from UserIDRef or UserIDSelector, on behalf of the
+// managed resource mg that inlines this reference.
+func (r *UserIDReference) Resolve(ctx context.Context, c client.Reader, mg resource.Managed, field string) error {
+	rsp, err := reference.NewAPIResolver(c, mg).Resolve(ctx, reference.ResolutionRequest{
+		CurrentValue: r.UserID,
+		Reference:    r.UserIDRef,
+		Selector:     r.UserIDSelector,
+		To:           toUser,
+		Extract:      reference.ExternalName(),
+	})
+	if err != nil {
+		return errors.Wrapf(err, "cannot resolve %s", field)
+	}
+	r.UserID = rsp.ResolvedValue
+	r.UserIDRef = rsp.ResolvedReference
+	return nil
+}
+
+// ResolveReferences resolves the user and the project of the grant.
+func (mg *RoleAssignment) ResolveReferences(ctx context.Context, c client.Reader) error {
+	p := &mg.Spec.ForProvider
+	if p.GroupID == "" {
+		if err := p.UserIDReference.Resolve(ctx, c, mg, "spec.forProvider.userIDRef"); err != nil {
+			return err
+		}
+	}
+	if p.DomainID == "" {
+		return p.ProjectIDReference.Resolve(ctx, c, mg, "spec.forProvider.projectIDRef")
+	}
+	return nil
+}
+
+// ResolveReferences resolves the user and the project of the credential.
+func (mg *ApplicationCredential) ResolveReferences(ctx context.Context, c client.Reader) error {
+	p := &mg.Spec.ForProvider
+	if err := p.UserIDReference.Resolve(ctx, c, mg, "spec.forProvider.userIDRef"); err != nil {
+		return err
+	}
+	return p.ProjectIDReference.Resolve(ctx, c, mg, "spec.forProvider.projectIDRef")
+}

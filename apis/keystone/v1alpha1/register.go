@@ -23,5 +23,6 @@ var (
 )
 
 func init() {
-	SchemeBuilder.Register(&Project{}, &ProjectList{}, &Domain{}, &DomainList{})
+	SchemeBuilder.Register(&Project{}, &ProjectList{}, &Domain{}, &DomainList{}, &User{}, &UserList{},
+		&RoleAssignment{}, &RoleAssignmentList{}, &ApplicationCredential{}, &ApplicationCredentialList{})
 }

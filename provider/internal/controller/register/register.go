@@ -30,8 +30,11 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/gardener/shootkubeconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ironcore/serverinventory"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/applicationcredential"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/domain"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/roleassignment"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/user"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kvm/hypervisorinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/chassisset"
@@ -88,6 +91,9 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	errs := []error{
 		project.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
 		domain.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		user.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		roleassignment.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		applicationcredential.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
 		aggregate.Setup(mgr, o, pc, orDefault(d.NewCompute, openstack.NewCompute)),
 		volumetype.Setup(mgr, o, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
 		quotaset.SetupAll(mgr, o, pc),

@@ -1,0 +1,365 @@
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+)
+
+// login authenticates against the local Keystone with cfg's credential and
+// reports Keystone's answer (nil: a token was issued).
+func login(ctx context.Context, cfg openstack.Config) error {
+	_, err := openstack.NewCache(1, time.Minute).Session(ctx, cfg)
+	return err
+}
+
+// asUser is a client of the local Keystone as a user, scoped to a project.
+func asUser(t *testing.T, userID, password, projectID string) openstack.Identity {
+	t.Helper()
+	s, err := openstack.NewCache(1, time.Minute).Session(context.Background(), openstack.Config{Region: "RegionOne", Auth: gophercloud.AuthOptions{
+		IdentityEndpoint: keystoneURL, UserID: userID, Password: password, Scope: &gophercloud.AuthScope{ProjectID: projectID},
+	}})
+	if err != nil {
+		t.Fatalf("log in as user %s: %v", userID, err)
+	}
+	c, err := openstack.NewIdentity(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (h *harness) secret(t *testing.T, name string) map[string][]byte {
+	t.Helper()
+	s := &corev1.Secret{}
+	if err := h.kube.Get(context.Background(), client.ObjectKey{Namespace: "crossplane-system", Name: name}, s); err != nil {
+		t.Fatalf("connection secret %s: %v", name, err)
+	}
+	return s.Data
+}
+
+// cloudsYAMLLogin logs in with the clouds.yaml of a connection secret, as
+// `openstack --os-cloud NAME` would: gophercloud's own clouds.yaml reader.
+func cloudsYAMLLogin(t *testing.T, data map[string][]byte, cloud string) error {
+	t.Helper()
+	var parsed struct {
+		Clouds map[string]clouds.Cloud `json:"clouds"`
+	}
+	if err := yaml.Unmarshal(data[keystonev1alpha1.ConnectionSecretKeyCloudsYAML], &parsed); err != nil {
+		t.Fatalf("clouds.yaml: %v", err)
+	}
+	c, ok := parsed.Clouds[cloud]
+	if !ok || c.AuthType != clouds.AuthV3ApplicationCredential || c.AuthInfo == nil {
+		t.Fatalf("clouds.yaml has no application credential cloud %q:\n%s", cloud, data[keystonev1alpha1.ConnectionSecretKeyCloudsYAML])
+	}
+	return login(context.Background(), openstack.Config{Region: c.RegionName, Auth: gophercloud.AuthOptions{
+		IdentityEndpoint: c.AuthInfo.AuthURL, ApplicationCredentialID: c.AuthInfo.ApplicationCredentialID,
+		ApplicationCredentialSecret: c.AuthInfo.ApplicationCredentialSecret,
+	}})
+}
+
+// TestIntegrationRoleAssignment grants a role by name to a user on a project
+// and keeps it granted: create, a grant revoked by hand comes back, import
+// with Observe only, delete, delete of a grant already gone, a role Keystone
+// does not have.
+func TestIntegrationRoleAssignment(t *testing.T) {
+	h := withOpenStack(t)
+	ctx := context.Background()
+	c := h.clients(t)
+	p, err := c.keystone.CreateProject(ctx, projects.CreateOpts{Name: h.name("ra-project"), DomainID: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.keystone.DeleteProject(ctx, p.ID) })
+	u, err := c.keystone.CreateUser(ctx, users.CreateOpts{Name: h.name("ra-user"), DomainID: "default", Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.keystone.DeleteUser(ctx, u.ID) })
+	member, err := c.keystone.FindRole(ctx, "", "member")
+	if err != nil || member == nil {
+		t.Fatalf("the local Keystone has no role member: %v", err)
+	}
+	grant := roles.AssignOpts{UserID: u.ID, ProjectID: p.ID}
+	granted := func() bool {
+		ok, err := c.keystone.HasGrant(ctx, member.ID, grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	newRA := func(name, role string) *keystonev1alpha1.RoleAssignment {
+		return &keystonev1alpha1.RoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.RoleAssignmentSpec{
+			ClusterManagedResourceSpec: managedBy(pcLocal),
+			ForProvider: keystonev1alpha1.RoleAssignmentParameters{Role: role,
+				UserIDReference: keystonev1alpha1.UserIDReference{UserID: u.ID}, ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectID: p.ID}},
+		}}
+	}
+
+	ra := newRA(h.name("ra-life"), "member")
+	h.create(t, ra)
+	h.waitReady(t, ra)
+	if want := "project/" + p.ID + "/user/" + u.ID + "/" + member.ID; meta.GetExternalName(ra) != want {
+		t.Errorf("external name = %q, want %q", meta.GetExternalName(ra), want)
+	}
+	if !granted() {
+		t.Fatal("the role is not granted in Keystone")
+	}
+
+	if err := c.keystone.Revoke(ctx, member.ID, grant); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a grant revoked by hand is granted again", func() (bool, string) { return granted(), "not granted" })
+
+	h.delete(t, ra)
+	h.waitGone(t, ra)
+	if granted() {
+		t.Fatal("deleting the RoleAssignment left the grant")
+	}
+
+	// Import: a grant made by hand, observed only, stays when its resource goes.
+	if err := c.keystone.Grant(ctx, member.ID, grant); err != nil {
+		t.Fatal(err)
+	}
+	imp := newRA(h.name("ra-import"), "member")
+	imp.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
+	h.create(t, imp)
+	h.waitReady(t, imp)
+	h.delete(t, imp)
+	h.waitGone(t, imp)
+	if !granted() {
+		t.Fatal("an Observe-only RoleAssignment revoked the grant")
+	}
+
+	// Delete of a grant already revoked.
+	gone := newRA(h.name("ra-gone"), "member")
+	h.create(t, gone)
+	h.waitReady(t, gone)
+	if err := c.keystone.Revoke(ctx, member.ID, grant); err != nil {
+		t.Fatal(err)
+	}
+	h.delete(t, gone)
+	h.waitGone(t, gone)
+
+	bad := newRA(h.name("ra-bad"), "no-such-role")
+	h.create(t, bad)
+	h.waitSyncError(t, bad, "terminal", "spec.forProvider.role", `no role "no-such-role"`)
+	h.delete(t, bad)
+	h.waitGone(t, bad)
+}
+
+// TestIntegrationTenantCredential is what a cloud composes for its tenant,
+// against the real Keystone: a Project, a User with a generated password, the
+// member role on the project (by references), and an application credential
+// the user makes, published as a clouds.yaml that logs in. Then the
+// credential's lifecycle: deleted by hand it is made again, a rotation
+// replaces it (the old one stops working), a crash or a lost answer after
+// the create leaves exactly one, an Observe-only import, deletion; and a
+// generated password the connection secret lost is replaced.
+func TestIntegrationTenantCredential(t *testing.T) {
+	h := withOpenStack(t)
+	ctx := context.Background()
+	base := h.name("tc")
+	conn := func(name string) *xpv2.SecretReference {
+		return &xpv2.SecretReference{Namespace: "crossplane-system", Name: name}
+	}
+
+	project := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: base}, Spec: keystonev1alpha1.ProjectSpec{
+		ClusterManagedResourceSpec: managedBy(pcLocal), ForProvider: keystonev1alpha1.ProjectParameters{Name: base},
+	}}
+	user := &keystonev1alpha1.User{ObjectMeta: metav1.ObjectMeta{Name: base}, Spec: keystonev1alpha1.UserSpec{
+		ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: ref(pcLocal), WriteConnectionSecretToReference: conn(base + "-user")},
+		ForProvider:                keystonev1alpha1.UserParameters{Name: base, Description: "the tenant"},
+	}}
+	grant := &keystonev1alpha1.RoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: base}, Spec: keystonev1alpha1.RoleAssignmentSpec{
+		ClusterManagedResourceSpec: managedBy(pcLocal),
+		ForProvider: keystonev1alpha1.RoleAssignmentParameters{Role: "member",
+			UserIDReference: keystonev1alpha1.UserIDReference{UserIDRef: ref(base)}, ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: ref(base)}},
+	}}
+	newCred := func(name, keystoneName string) *keystonev1alpha1.ApplicationCredential {
+		return &keystonev1alpha1.ApplicationCredential{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ApplicationCredentialSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: ref(pcLocal), WriteConnectionSecretToReference: conn(name + "-cloud")},
+			ForProvider: keystonev1alpha1.ApplicationCredentialParameters{Name: keystoneName, Roles: []string{"member"},
+				UserIDReference:    keystonev1alpha1.UserIDReference{UserIDRef: ref(base)},
+				ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: ref(base)},
+				PasswordSecretRef:  xpv2.SecretKeySelector{SecretReference: *conn(base + "-user"), Key: "password"},
+				Cloud:              keystonev1alpha1.CloudsYAML{Name: "tenant"}},
+		}}
+	}
+	for _, mg := range []client.Object{project, user, grant} {
+		h.create(t, mg)
+	}
+	t.Cleanup(func() {
+		for _, mg := range []client.Object{grant, user, project} {
+			_ = h.kube.Delete(ctx, mg)
+		}
+	})
+	h.waitReady(t, project)
+	h.waitReady(t, user)
+	h.waitReady(t, grant)
+	userID, projectID := meta.GetExternalName(user), meta.GetExternalName(project)
+	password := string(h.secret(t, base+"-user")["password"])
+	if password == "" || string(h.secret(t, base+"-user")["user_id"]) != userID {
+		t.Fatalf("the User's connection secret lacks its password or ID: %v", h.secret(t, base+"-user"))
+	}
+	me := asUser(t, userID, password, projectID)
+	count := func(name string) int {
+		a, err := me.FindApplicationCredential(ctx, userID, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return boolCount(a != nil)
+	}
+
+	cred := newCred(base+"-cred", base)
+	h.create(t, cred)
+	h.waitReady(t, cred)
+	first := meta.GetExternalName(cred)
+	data := h.secret(t, base+"-cred-cloud")
+	if err := cloudsYAMLLogin(t, data, "tenant"); err != nil {
+		t.Fatalf("the clouds.yaml of the connection secret does not log in: %v", err)
+	}
+	if string(data["application_credential_id"]) != first || cred.Status.AtProvider.ProjectID != projectID {
+		t.Errorf("credential %s, secret's %s, project %s want %s", first, data["application_credential_id"], cred.Status.AtProvider.ProjectID, projectID)
+	}
+	if err := h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := yaml.Marshal(cred); strings.Contains(string(b), string(data["application_credential_secret"])) {
+		t.Fatal("the credential's secret is in the managed resource")
+	}
+
+	t.Run("deleted by hand, it is made again and published", func(t *testing.T) {
+		if err := me.DeleteApplicationCredential(ctx, userID, first); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "a new credential", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred)
+			id := meta.GetExternalName(cred)
+			return id != first && id != "" && string(h.secret(t, base+"-cred-cloud")["application_credential_id"]) == id, "external name " + id
+		})
+		if err := cloudsYAMLLogin(t, h.secret(t, base+"-cred-cloud"), "tenant"); err != nil {
+			t.Fatalf("the new credential does not log in: %v", err)
+		}
+	})
+
+	t.Run("rotation replaces it; the old one stops working", func(t *testing.T) {
+		old := h.secret(t, base+"-cred-cloud")
+		oldID := meta.GetExternalName(cred)
+		h.update(t, cred, func() { cred.Spec.ForProvider.Rotation = "r2" })
+		eventually(t, "the rotated credential", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred)
+			return cred.Status.AtProvider.Name == base+"-r2" && meta.GetExternalName(cred) != oldID, "name " + cred.Status.AtProvider.Name
+		})
+		h.waitReady(t, cred)
+		if err := cloudsYAMLLogin(t, h.secret(t, base+"-cred-cloud"), "tenant"); err != nil {
+			t.Fatalf("the rotated credential does not log in: %v", err)
+		}
+		eventually(t, "the old credential is refused", func() (bool, string) {
+			err := cloudsYAMLLogin(t, old, "tenant")
+			return err != nil, "the old credential still logs in"
+		})
+		if n := count(base); n != 0 {
+			t.Fatalf("the rotated-out credential %s is still there", base)
+		}
+	})
+
+	t.Run("a crash or a lost answer after the create leaves exactly one", func(t *testing.T) {
+		for _, name := range []string{crashPrefix + base, lostPrefix + base} {
+			mg := newCred(strings.ToLower(name)+"-mr", name)
+			h.create(t, mg)
+			h.waitReady(t, mg)
+			if n := count(name); n != 1 {
+				t.Fatalf("credentials named %s: %d, want 1", name, n)
+			}
+			if err := cloudsYAMLLogin(t, h.secret(t, mg.Name+"-cloud"), "tenant"); err != nil {
+				t.Fatalf("%s: the published credential does not log in (its secret was lost): %v", name, err)
+			}
+			h.delete(t, mg)
+			h.waitGone(t, mg)
+			if n := count(name); n != 0 {
+				t.Fatalf("deleting %s left %d credentials", name, n)
+			}
+		}
+		if _, ok := crashed.Load(crashPrefix + base); !ok {
+			t.Error("the reconcile was not interrupted after the create")
+		}
+		if _, ok := lost.Load(lostPrefix + base); !ok {
+			t.Error("the create's answer was not lost")
+		}
+	})
+
+	t.Run("import with Observe only", func(t *testing.T) {
+		name := base + "-byhand"
+		a, err := me.CreateApplicationCredential(ctx, userID, applicationcredentials.CreateOpts{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = me.DeleteApplicationCredential(ctx, userID, a.ID) })
+		mg := newCred(name+"-mr", name)
+		mg.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
+		h.create(t, mg)
+		h.waitReady(t, mg)
+		if meta.GetExternalName(mg) != a.ID {
+			t.Fatalf("external name %q, want the imported credential %s", meta.GetExternalName(mg), a.ID)
+		}
+		h.delete(t, mg)
+		h.waitGone(t, mg)
+		if n := count(name); n != 1 {
+			t.Fatal("an Observe-only ApplicationCredential deleted the credential")
+		}
+	})
+
+	t.Run("delete, and delete of one already gone", func(t *testing.T) {
+		id := meta.GetExternalName(cred)
+		h.delete(t, cred)
+		h.waitGone(t, cred)
+		if n := count(base + "-r2"); n != 0 {
+			t.Fatalf("deleting the ApplicationCredential left %s", id)
+		}
+		gone := newCred(base+"-gone", base+"-gone")
+		h.create(t, gone)
+		h.waitReady(t, gone)
+		if err := me.DeleteApplicationCredential(ctx, userID, meta.GetExternalName(gone)); err != nil {
+			t.Fatal(err)
+		}
+		h.delete(t, gone)
+		h.waitGone(t, gone)
+	})
+
+	// Last: a new password revokes the user's tokens, the test's own session's too.
+	t.Run("a generated password the connection secret lost is replaced", func(t *testing.T) {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: base + "-user"}}
+		h.delete(t, s)
+		eventually(t, "a new password, published", func() (bool, string) {
+			s := &corev1.Secret{}
+			if err := h.kube.Get(ctx, client.ObjectKey{Namespace: "crossplane-system", Name: base + "-user"}, s); err != nil {
+				return false, err.Error()
+			}
+			p := string(s.Data["password"])
+			return p != "" && p != password, "password not republished"
+		})
+		p := string(h.secret(t, base+"-user")["password"])
+		if err := login(ctx, openstack.Config{Region: "RegionOne", Auth: gophercloud.AuthOptions{IdentityEndpoint: keystoneURL, UserID: userID, Password: p}}); err != nil {
+			t.Fatalf("the republished password does not log in: %v", err)
+		}
+	})
+
+}
