@@ -19,7 +19,7 @@ pids=("$RUN"/*.pid)
 if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
   eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
   export KUBECONFIG=$RUN/kubeconfig
-  mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,hachassisgroups.ovn.provider.c5c3.io -o name 2>/dev/null; }
+  mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,users.keystone.provider.c5c3.io,roleassignments.keystone.provider.c5c3.io,applicationcredentials.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,hachassisgroups.ovn.provider.c5c3.io -o name 2>/dev/null; }
   # Not "kubectl get | grep -q": under pipefail, grep leaving after the
   # first line made kubectl die of SIGPIPE now and then, and the clouds were
   # left in the local services.

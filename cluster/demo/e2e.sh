@@ -16,6 +16,11 @@
 #      has its own objects in the real services (Keystone project, Nova
 #      aggregates, Cinder volume types, Ceph pools and CephX client, and in
 #      OVN an HA chassis group per hypervisor pool of that pool's chassis);
+#  6b. every tenant logs in: it reads its claim's connection secret with its
+#      own identity (impersonated: only the tenant role of its namespace),
+#      `openstack --os-cloud <claim>` with that clouds.yaml gets a token of its
+#      project and sees it; team-b cannot see or change team-a's project, nor
+#      act as an admin;
 #   7. shared pools are shared out, never over-committed: the clouds on
 #      hv-pool-a hold shares that add up to at most its workers, each in its
 #      own aggregate; a cloud asking for more than is free is refused;
@@ -60,6 +65,10 @@ says() { # CLAIM CONDITION TEXT: the condition's message contains TEXT
   return 1
 }
 absent() { ! $K get "$@" >/dev/null 2>&1; }
+# The tenant's view: kubectl as a person of the tenant's group, with only the
+# RBAC the landscape gives a tenant namespace (examples/infrastructure/tenant-role.yaml).
+as_tenant() { local t=$1; shift; $K --as="$t-user" --as-group="$t" -n "$t" "$@"; }
+
 server() { # NAME LABELS(json) STATE [CLAIM]
   local ref=""
   [ -n "${4:-}" ] && ref=',"serverClaimRef":{"namespace":"metal","name":"'"$4"'"}'
@@ -197,6 +206,33 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
   done
 done
 
+echo "== 6b. each tenant logs in with its claim's connection secret"
+# As the tenant would: read the claim's connection secret with the tenant's
+# own identity, save its clouds.yaml and use `openstack --os-cloud`.
+creds=$(mktemp -d)
+tenant_os() { OS_CLIENT_CONFIG_FILE=$creds/$1.yaml timeout 120 openstack --os-cloud "$1" "${@:2}"; }
+declare -A project_of
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  ns=${c%/*} claim=${c#*/}
+  project_of[$claim]=$(os project show "$(xr "$ns" "$claim")" -f value -c id 2>/dev/null)
+  if ! as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$creds/$claim.yaml" || [ ! -s "$creds/$claim.yaml" ]; then
+    fail "$c: the tenant cannot read a clouds.yaml from its connection secret $ns/$claim-credentials"
+    continue
+  fi
+  got=$(tenant_os "$claim" token issue -f value -c project_id 2>&1)
+  [ "$got" = "${project_of[$claim]}" ] && pass "$c: openstack --os-cloud $claim logs in, scoped to its own project" ||
+    fail "$c: logging in with the connection secret: $got (want project ${project_of[$claim]})"
+  name=$(tenant_os "$claim" project show "${project_of[$claim]}" -f value -c name 2>&1)
+  [ "$name" = "$(xr "$ns" "$claim")" ] && pass "$c: the tenant sees its project" || fail "$c: the tenant cannot see its project: $name"
+done
+other=${project_of[team-a-prod]}
+if [ -s "$creds/team-b-staging.yaml" ] && [ -n "$other" ]; then
+  tenant_os team-b-staging project show "$other" >/dev/null 2>&1 && fail "team-b can see team-a's project" || pass "team-b cannot see team-a-prod's project"
+  tenant_os team-b-staging project set --description taken "$other" >/dev/null 2>&1 && fail "team-b can change team-a's project" || pass "team-b cannot change team-a-prod's project"
+  tenant_os team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"
+fi
+rm -rf "$creds"
+
 echo "== 7. shared pools are shared out, not over-committed"
 workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.workers}')
 total=0
@@ -225,9 +261,6 @@ spec:
   storageClusters: [st-pool-a]
 Y
 }
-# The tenant's view: kubectl as a person of the tenant's group, with only the
-# RBAC the landscape gives a tenant namespace (examples/infrastructure/tenant-role.yaml).
-as_tenant() { local t=$1; shift; $K --as="$t-user" --as-group="$t" -n "$t" "$@"; }
 refused_says() { # NAMESPACE NAME TEXT: read as the tenant, the claim is Refused and its PoolsReady condition says TEXT
   case $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PoolsReady")].reason}: {.status.conditions[?(@.type=="PoolsReady")].message}') in
     "Refused Refused: "*"$3"*) return 0 ;;
