@@ -247,7 +247,7 @@ for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
 done
 [ "$total" -le "$workers" ] && pass "the shares of hv-pool-a add up to $total of its $workers nodes" || fail "hv-pool-a is over-committed: $total of $workers"
 $K create namespace team-c >/dev/null 2>&1 || true
-cloud() { # NAMESPACE NAME POOL NODES
+cloud() { # NAMESPACE NAME POOL NODES [STORAGE-POOL]
   $K apply -f - >/dev/null <<Y
 apiVersion: crossplane.c5c3.io/v1alpha1
 kind: OpenStackCluster
@@ -258,7 +258,7 @@ spec:
   size: small
   hypervisorClusters: [$3]
   hypervisorShares: [{name: $3, nodes: $4}]
-  storageClusters: [st-pool-a]
+  storageClusters: [${5:-st-pool-a}]
 Y
 }
 refused_says() { # NAMESPACE NAME TEXT: read as the tenant, the claim is Refused and its PoolsReady condition says TEXT
@@ -295,8 +295,9 @@ users=$($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.label
 [ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
 cloud team-b team-b-on-fin hv-pool-fin 2
 refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it" "another tenant's dedicated pool"
-cloud team-b team-b-us hv-pool-us 2
-refusal team-b team-b-us "spec.hypervisorClusters[0]: hypervisor pool hv-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
+# (hv-pool-us went in 5; its storage pool is still there.)
+cloud team-b team-b-us hv-pool-a 2 st-pool-us
+refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
 $K -n team-b delete openstackcluster team-b-on-fin team-b-us --wait=false >/dev/null
 $K -n team-c delete openstackcluster team-c-big --wait=false >/dev/null
 

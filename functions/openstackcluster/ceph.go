@@ -20,7 +20,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -31,6 +30,7 @@ import (
 
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephcaps"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
 	"github.com/c5c3/consumer-plane/internal/remote"
@@ -81,10 +81,10 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 	if s.EphemeralPool.Enabled {
 		pools = append(pools, cephPool{useEphemeral, s.EphemeralPool.Replication, "none", 0, &res.status.EphemeralPool})
 	}
-	osdCaps := make([]string, 0, len(pools))
+	names := make([]string, 0, len(pools))
 	for _, p := range pools {
 		name := c.cephPool(st, p.use)
-		osdCaps = append(osdCaps, "profile rbd pool="+name)
+		names = append(names, name)
 		mr := &cephv1alpha1.Pool{
 			TypeMeta:   metav1.TypeMeta{APIVersion: cephv1alpha1.SchemeGroupVersion.String(), Kind: "Pool"},
 			ObjectMeta: metav1.ObjectMeta{Name: c.name + "-" + st + "-" + p.use, Labels: c.labels()},
@@ -127,7 +127,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 			},
 			ForProvider: cephv1alpha1.ClientParameters{
 				Entity: c.cephEntity(st),
-				Caps:   map[string]string{"mon": "profile rbd", "mgr": "profile rbd", "osd": strings.Join(osdCaps, ", ")},
+				Caps:   cephcaps.Tenant(names...),
 			},
 		},
 	}

@@ -1081,7 +1081,7 @@ func TestSpecFields(t *testing.T) {
 				if _, ok := rsp.GetDesired().GetResources()["ceph-st-pool-a-ephemeral"]; ok {
 					t.Error("composed the ephemeral pool")
 				}
-				want := map[string]any{"mon": "profile rbd", "mgr": "profile rbd", "osd": "profile rbd pool=team-a-prod-7xk2p-st-pool-a-volumes, profile rbd pool=team-a-prod-7xk2p-st-pool-a-images"}
+				want := map[string]any{"mon": "profile rbd", "mgr": "profile rbd pool=team-a-prod-7xk2p-st-pool-a-volumes, profile rbd pool=team-a-prod-7xk2p-st-pool-a-images", "osd": "profile rbd pool=team-a-prod-7xk2p-st-pool-a-volumes, profile rbd pool=team-a-prod-7xk2p-st-pool-a-images"}
 				if diff := cmp.Diff(want, get(desired(t, rsp, "ceph-st-pool-a-client"), "spec", "forProvider", "caps")); diff != "" {
 					t.Errorf("client caps (-want +got):\n%s", diff)
 				}

@@ -17,18 +17,19 @@ var toProject = reference.To{Managed: &Project{}, List: &ProjectList{}}
 // the managed resource mg that inlines this reference. field names the
 // reference in error messages.
 func (r *ProjectIDReference) Resolve(ctx context.Context, c client.Reader, mg resource.Managed, field string) error {
+	return resolveID(ctx, c, mg, toProject, &r.ProjectID, &r.ProjectIDRef, r.ProjectIDSelector, field)
+}
+
+// resolveID resolves one ID from a reference or selector to a kind whose
+// external name is the ID, keeping an ID already given.
+func resolveID(ctx context.Context, c client.Reader, mg resource.Managed, to reference.To, id *string, ref **xpv2.Reference, sel *xpv2.Selector, field string) error {
 	rsp, err := reference.NewAPIResolver(c, mg).Resolve(ctx, reference.ResolutionRequest{
-		CurrentValue: r.ProjectID,
-		Reference:    r.ProjectIDRef,
-		Selector:     r.ProjectIDSelector,
-		To:           toProject,
-		Extract:      reference.ExternalName(),
+		CurrentValue: *id, Reference: *ref, Selector: sel, To: to, Extract: reference.ExternalName(),
 	})
 	if err != nil {
 		return errors.Wrapf(err, "cannot resolve %s", field)
 	}
-	r.ProjectID = rsp.ResolvedValue
-	r.ProjectIDRef = rsp.ResolvedReference
+	*id, *ref = rsp.ResolvedValue, rsp.ResolvedReference
 	return nil
 }
 
@@ -53,19 +54,7 @@ var toUser = reference.To{Managed: &User{}, List: &UserList{}}
 // Resolve sets UserID from UserIDRef or UserIDSelector, on behalf of the
 // managed resource mg that inlines this reference.
 func (r *UserIDReference) Resolve(ctx context.Context, c client.Reader, mg resource.Managed, field string) error {
-	rsp, err := reference.NewAPIResolver(c, mg).Resolve(ctx, reference.ResolutionRequest{
-		CurrentValue: r.UserID,
-		Reference:    r.UserIDRef,
-		Selector:     r.UserIDSelector,
-		To:           toUser,
-		Extract:      reference.ExternalName(),
-	})
-	if err != nil {
-		return errors.Wrapf(err, "cannot resolve %s", field)
-	}
-	r.UserID = rsp.ResolvedValue
-	r.UserIDRef = rsp.ResolvedReference
-	return nil
+	return resolveID(ctx, c, mg, toUser, &r.UserID, &r.UserIDRef, r.UserIDSelector, field)
 }
 
 // ResolveReferences resolves the user and the project of the grant.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -97,7 +98,11 @@ func (e *external) asUser(ctx context.Context, p v1alpha1.ApplicationCredentialP
 	}
 	s, err := e.pc.Sessions.Session(ctx, cfg)
 	if err != nil {
-		return nil, err
+		// Not terminal: right after the user is made, it has no role on
+		// the project yet (its RoleAssignment grants one), and Keystone
+		// refuses a token scoped there.
+		return nil, fmt.Errorf("cannot log in as Keystone user %s to project %s (the user needs a role there, as a RoleAssignment grants, and the password in spec.forProvider.passwordSecretRef): %s",
+			p.UserID, p.ProjectID, strings.TrimPrefix(err.Error(), "terminal: "))
 	}
 	return e.newClient(s)
 }

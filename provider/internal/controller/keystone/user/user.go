@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -61,7 +62,7 @@ func (e *external) finder(p v1alpha1.UserParameters) pcontroller.Finder[users.Us
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.User) (managed.ExternalObservation, error) {
 	p := &mg.Spec.ForProvider
 	if p.PasswordSecretRef == nil && mg.Spec.WriteConnectionSecretToReference == nil {
-		return managed.ExternalObservation{}, openstack.Terminal(fmt.Errorf(errNoSecretRef))
+		return managed.ExternalObservation{}, openstack.Terminal(errors.New(errNoSecretRef))
 	}
 	observed, adopted, err := e.finder(*p).Lookup(ctx, mg)
 	if err != nil {
