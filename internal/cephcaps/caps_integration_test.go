@@ -23,6 +23,9 @@ func cephRun() string {
 // Ceph and its CLIs.
 func localCeph(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("an integration test (make test-integration)")
+	}
 	conf := filepath.Join(cephRun(), "ceph.conf")
 	_, errConf := os.Stat(conf)
 	_, errRBD := exec.LookPath("rbd")

@@ -308,7 +308,7 @@ func TestIntegrationTenantCredential(t *testing.T) {
 
 	t.Run("import with Observe only", func(t *testing.T) {
 		name := base + "-byhand"
-		a, err := me.CreateApplicationCredential(ctx, userID, applicationcredentials.CreateOpts{Name: name})
+		a, err := me.CreateApplicationCredential(ctx, userID, applicationcredentials.CreateOpts{Name: name, Roles: []applicationcredentials.Role{{Name: "member"}}})
 		if err != nil {
 			t.Fatal(err)
 		}

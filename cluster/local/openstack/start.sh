@@ -41,6 +41,27 @@ wait_for() {
 }
 http_up() { local code; code=$(curl -s -o /dev/null -w '%{http_code}' "$1") && [ "$code" != 000 ] && [ "$code" -lt 500 ]; }
 wal() { $PY -c "import sqlite3; sqlite3.connect('$1').execute('PRAGMA journal_mode=WAL')"; }
+# Keystone's schema deletes an application credential's roles and access
+# rules with it (ON DELETE CASCADE), which MySQL does and SQLite does only
+# with foreign keys on, as oslo.db leaves them off. SQLite then reuses the
+# deleted credential's internal ID, and the next credential that gets it
+# fails with 409 "Duplicate entry found with name" (its role rows collide).
+# A trigger does the cascade.
+cascade_app_creds() {
+  $PY - "$1" <<'PYEOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.executescript("""
+DELETE FROM application_credential_role WHERE application_credential_id NOT IN (SELECT internal_id FROM application_credential);
+DELETE FROM application_credential_access_rule WHERE application_credential_id NOT IN (SELECT internal_id FROM application_credential);
+CREATE TRIGGER IF NOT EXISTS cobaltcore_app_cred_cascade AFTER DELETE ON application_credential BEGIN
+  DELETE FROM application_credential_role WHERE application_credential_id = OLD.internal_id;
+  DELETE FROM application_credential_access_rule WHERE application_credential_id = OLD.internal_id;
+END;
+""")
+db.commit()
+PYEOF
+}
 auth() { cat <<CONF
 [keystone_authtoken]
 www_authenticate_uri = $KS
@@ -120,6 +141,7 @@ KM="keystone-manage --config-file $D/keystone.conf"
 $KM db_sync 2>"$D/manage.err"
 # WAL, or concurrent writes deadlock into "database is locked" 500s.
 wal "$D/keystone.db"
+cascade_app_creds "$D/keystone.db"
 $KM fernet_setup --keystone-user root --keystone-group root 2>>"$D/manage.err"
 $KM credential_setup --keystone-user root --keystone-group root 2>>"$D/manage.err"
 $KM bootstrap --bootstrap-password secret --bootstrap-admin-url $KS/ --bootstrap-internal-url $KS/ \
