@@ -239,6 +239,8 @@ func howAsked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) 
 // allocation is the outcome of a cloud's claim on a pool.
 type allocation struct {
 	nodes int32
+	// asked is what the cloud asked for (its share, or the default).
+	asked int32
 	// free is what the pool had left for this cloud.
 	free int32
 	// others are the other clouds' allocations, for the refusal message.
@@ -287,7 +289,7 @@ func allocate(self string, capacity int32, shares []share) allocation {
 			others = append(others, s)
 		}
 	}
-	a := allocation{free: capacity - committed, others: others}
+	a := allocation{free: capacity - committed, others: others, asked: mine.asked}
 	switch {
 	case mine.asked <= mine.held:
 		// Shrinking, or unchanged: always possible.

@@ -54,15 +54,14 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 		shareField := field
 		if j := slices.IndexFunc(c.xr.Spec.HypervisorShares, func(s v1alpha1.HypervisorPoolShare) bool { return s.Name == name }); j >= 0 {
 			shareField = fmt.Sprintf("spec.hypervisorShares[%d].nodes", j)
+			if n := c.xr.Spec.HypervisorShares[j].Nodes; n > pool.Spec.Workers {
+				return nil, fmt.Errorf("%s (%d) exceeds the %d nodes of hypervisor pool %s", shareField, n, pool.Spec.Workers, name)
+			}
 		}
-		if n := c.xr.Spec.ShareOf(name); n != nil && *n > pool.Spec.Workers {
-			return nil, fmt.Errorf("%s (%d) exceeds the %d nodes of hypervisor pool %s", shareField, *n, pool.Spec.Workers, name)
-		}
-		mine, _ := shareOf(c.xr, pool)
 		a := allocate(c.name, pool.Spec.Workers, l.sharesOf(c.xr, pool))
 		if a.nodes < 0 {
 			return nil, fmt.Errorf("%s: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d%s",
-				shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), mine.asked, howAsked(c.xr, pool))
+				shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), a.asked, howAsked(c.xr, pool))
 		}
 		use.pool, use.nodes = pool, a.nodes
 		p.hypervisor = append(p.hypervisor, use)

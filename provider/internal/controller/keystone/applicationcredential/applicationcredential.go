@@ -173,17 +173,6 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.ApplicationCredentia
 		opts.ExpiresAt = &t
 	}
 	created, err := user.CreateApplicationCredential(ctx, p.UserID, opts)
-	if openstack.IsConflict(err) {
-		// The name is taken after all: an earlier create reached Keystone
-		// after the lookup above (its answer was late), and its secret is
-		// lost too. It goes, and the credential is made once more.
-		if orphan, ferr := user.FindApplicationCredential(ctx, p.UserID, p.KeystoneName()); ferr == nil && orphan != nil && orphan.ID != old {
-			if err := e.remove(ctx, user, p.UserID, orphan.ID); err != nil {
-				return managed.ExternalCreation{}, err
-			}
-			created, err = user.CreateApplicationCredential(ctx, p.UserID, opts)
-		}
-	}
 	if err != nil {
 		return managed.ExternalCreation{}, openstack.Classify(err, "cannot create Keystone application credential %q", p.KeystoneName())
 	}
