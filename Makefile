@@ -24,6 +24,7 @@ AGENT_TAGS := libvirt,$(CEPH_TAGS)
 # local stack will run); their CRDs are copied from the module cache.
 VERSION ?= v0.1.0-dev
 PROVIDER_KUBERNETES := github.com/crossplane-contrib/provider-kubernetes@v1.0.0
+CROSSPLANE_CORE_MODULE := github.com/crossplane/crossplane/v2@v2.4.0
 ROOK := github.com/rook/rook@v1.17.8
 METAL_OPERATOR := github.com/ironcore-dev/metal-operator@v0.7.0
 HYPERVISOR_OPERATOR := github.com/cobaltcore-dev/openstack-hypervisor-operator@v1.2.3
@@ -75,6 +76,10 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	dir=$$(GOFLAGS= go mod download -json $(PROVIDER_KUBERNETES) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/provider-kubernetes && \
 	  for k in objects providerconfigs; do install -m 0644 $$dir/package/crds/kubernetes.crossplane.io_$$k.yaml cluster/crds/provider-kubernetes/; done
+	@# Crossplane's ClusterUsage, which the OpenStackCluster function composes
+	@# (core serves it; render output is validated against it offline).
+	dir=$$(GOFLAGS= go mod download -json $(CROSSPLANE_CORE_MODULE) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
+	  mkdir -p cluster/crds/crossplane && install -m 0644 $$dir/cluster/crds/protection.crossplane.io_clusterusages.yaml cluster/crds/crossplane/
 	@# The metal-operator's Server CRD, for the ServerInventory tests and the demo's metal cluster.
 	dir=$$(GOFLAGS= go mod download -json $(METAL_OPERATOR) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/metal-operator && \

@@ -32,6 +32,9 @@
 #   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
 #      pools and client, and OVN HA chassis groups from the real services, and leaves every other
 #      tenant's objects as they were;
+#  9b. a pool in use cannot be deleted: each cloud's ClusterUsage makes core's
+#      webhook refuse it; the pool claim's deletion is held, naming the cloud,
+#      every cloud stays Ready; once the last cloud on it is gone, it deletes;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -312,6 +315,34 @@ for what in projects aggregates volumetypes cephpools cephclients hagroups; do
   [ "$(grep -v "$gone" <<<"${before[$what]}")" = "$now" ] && pass "$what: every other tenant's are untouched" ||
     fail "$what of other tenants changed: $(diff <(grep -v "$gone" <<<"${before[$what]}") <(echo "$now") | tr '\n' ' ')"
 done
+
+echo "== 9b. a pool in use cannot be deleted"
+# Each cloud protects what it consumes with a Crossplane ClusterUsage; core's
+# admission webhook refuses to delete a used composite, so deleting a pool's
+# claim is held (the claim says why) until the last cloud on it is gone.
+fin=$($K get xhypervisorclusters -l crossplane.io/claim-name=hv-pool-fin -o jsonpath='{.items[0].metadata.name}')
+fin_cloud=$(xr finance finance-prod)
+in_use() { [ "$($K get xhypervisorcluster "$fin" -o jsonpath='{.metadata.labels.crossplane\.io/in-use}')" = true ]; }
+eventually 30 "hv-pool-fin's composite is marked in use" in_use
+details=$($K get clusterusages -l c5c3.io/used-pool=hv-pool-fin -o jsonpath='{.items[*].metadata.annotations.crossplane\.io/usage-details}')
+[[ $details == *"OpenStackCluster finance/finance-prod consumes hypervisor pool hv-pool-fin"* ]] &&
+  pass "kubectl get clusterusages -l c5c3.io/used-pool=hv-pool-fin names the cloud: $details" || fail "the usages of hv-pool-fin say: '$details'"
+if out=$($K delete xhypervisorcluster "$fin" --wait=false 2>&1); then fail "the composite of hv-pool-fin, used by finance-prod, was deleted"; else
+  case $out in *in-use*"XOpenStackCluster/$fin_cloud"*) pass "deleting hv-pool-fin's composite is refused: ${out#*denied the request: }" ;;
+    *) fail "deleting hv-pool-fin's composite failed, not naming the cloud: $out" ;; esac
+fi
+$K -n infrastructure delete hypervisorcluster hv-pool-fin --wait=false >/dev/null
+held() { case $($K -n infrastructure get hypervisorcluster hv-pool-fin -o jsonpath='{.status.conditions[?(@.type=="Synced")].message}') in *in-use*"$fin_cloud"*) return 0 ;; esac; return 1; }
+eventually 30 "deleting the claim hv-pool-fin is held, and the claim names the cloud that uses it" held
+sleep 5
+$K get xhypervisorcluster "$fin" >/dev/null 2>&1 && ! absent shoot -n garden-c5c3 hv-pool-fin && pass "... its composite and Shoot are still there" || fail "hv-pool-fin's composite or Shoot went while in use"
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-b/team-b-staging; do
+  if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is still Ready"; else fail "$c is not Ready while the pool's deletion is held"; fi
+done
+$K -n finance delete openstackcluster finance-prod --wait=false >/dev/null
+eventually 180 "finance-prod, the pool's last cloud, is gone" sh -c "! $K get xopenstackcluster $fin_cloud >/dev/null 2>&1"
+eventually 120 "then hv-pool-fin's held deletion proceeds: its claim is gone" absent -n infrastructure hypervisorcluster hv-pool-fin
+eventually 60 "... and its composite and Shoot" sh -c "! $K get xhypervisorcluster $fin >/dev/null 2>&1 && ! $K -n garden-c5c3 get shoot hv-pool-fin >/dev/null 2>&1"
 
 echo "== 10. no error loops"
 count() { grep -c "$2" "$RUN/$1.log" || true; }

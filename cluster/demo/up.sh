@@ -4,7 +4,9 @@
 #
 #   etcd + kube-apiserver (internal/cmd/apiserver) and kube-controller-manager
 #   (garbage collection), Crossplane core v2.4.0
-#   (--package-runtime=External, webhooks off, client certs made here), our
+#   (--package-runtime=External; initialized by `crossplane core init` as
+#   its chart's init container does: CRDs, TLS secrets and the usage
+#   webhook, which the API server reaches through an ExternalName Service), our
 #   packages from `make xpkg` installed from core's package cache with
 #   packagePullPolicy Never, the four functions as local processes serving
 #   core over mTLS, our provider and provider-kubernetes v1.0.0 (pinned,
@@ -86,9 +88,33 @@ bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG"
   --authorization-kubeconfig="$KUBECONFIG" --controllers=garbagecollector,namespace --leader-elect=false \
   --bind-address=127.0.0.1 --secure-port=18257
 
-say "installing Crossplane's CRDs and the external schemas"
+say "initializing Crossplane core v2.4.0 as its chart's init container does"
+# `core init`: Crossplane's CRDs, its CA, server and client certificates in
+# Secrets of crossplane-system, and the ValidatingWebhookConfiguration of
+# usage protection (deleting a resource a Usage protects is refused). The
+# chart's Service for the webhook selects core's pod; here core is a local
+# process, so the Service is an ExternalName for localhost, which the API
+# server resolves as it does for an aggregated API (no cluster DNS needed).
 XP_SRC=$(GOFLAGS= go mod download -json github.com/crossplane/crossplane/v2@v2.4.0 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
-$K apply --server-side -f "$XP_SRC/cluster/crds" >/dev/null
+WEBHOOK_PORT=19443
+$K create namespace crossplane-system >/dev/null
+# The environment is the one the chart gives its init container. A first
+# run can fail right after it applied the CRDs ("no matches for kind Lock":
+# not discovered yet); in a cluster the pod restarts, here it runs again.
+core_init() {
+  CRDS_PATH=$XP_SRC/cluster/crds WEBHOOK_CONFIGS_PATH=$XP_SRC/cluster/webhookconfigurations \
+    WEBHOOK_SERVICE_NAME=crossplane-webhooks WEBHOOK_SERVICE_NAMESPACE=crossplane-system WEBHOOK_SERVICE_PORT=$WEBHOOK_PORT \
+    TLS_CA_SECRET_NAME=crossplane-root-ca TLS_SERVER_SECRET_NAME=crossplane-tls-server TLS_CLIENT_SECRET_NAME=crossplane-tls-client \
+    "$CROSSPLANE_CORE" core init >>"$RUN/crossplane-init.log" 2>&1
+}
+for i in 1 2 3 4 5; do core_init && break; [ "$i" = 5 ] && die "crossplane core init failed: $(tail -3 "$RUN/crossplane-init.log")"; sleep 2; done
+$K apply -f - >/dev/null <<Y
+apiVersion: v1
+kind: Service
+metadata: {name: crossplane-webhooks, namespace: crossplane-system}
+spec: {type: ExternalName, externalName: localhost, ports: [{port: $WEBHOOK_PORT}]}
+Y
+say "installing the external schemas"
 $K apply --server-side -f cluster/crds/gardener -f cluster/crds/metal-operator >/dev/null
 # provider-kubernetes runs as a plain local process, not as a package, so
 # its CRDs are applied here. The cluster-scoped Object CRD converts between
@@ -102,18 +128,27 @@ for f in "$PROVIDER_KUBERNETES_CRDS"/*.yaml; do
 done >"$RUN/provider-kubernetes-crds.yaml"
 $K apply --server-side -f "$RUN/provider-kubernetes-crds.yaml" >/dev/null
 $K wait --for=condition=Established crd --all --timeout=60s >/dev/null || die "CRDs not established"
-$K create namespace crossplane-system >/dev/null
 
-say "making the TLS certificates (a CA, core's client certificate, the functions' server certificate)"
+say "TLS: core's certificates from the Secrets core init made; the functions' server certificates signed by core's CA"
 c=$RUN/certs
-openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=cobaltcore-demo-ca" -keyout "$c/ca.key" -out "$c/ca.crt" 2>/dev/null
+# In a cluster these Secrets are mounted into core's pod; core signs each
+# function's server certificate with the same CA (crossplane-root-ca).
+secret_files() { # SECRET DIR
+  mkdir -p "$2"
+  for k in tls.crt tls.key ca.crt; do
+    $K -n crossplane-system get secret "$1" -o jsonpath="{.data.${k//./\\.}}" | base64 -d >"$2/$k"
+  done
+}
+secret_files crossplane-tls-server "$c/core-server"
+secret_files crossplane-tls-client "$c/core"
+$K -n crossplane-system get secret crossplane-root-ca -o jsonpath='{.data.tls\.crt}' | base64 -d >"$c/ca.crt"
+$K -n crossplane-system get secret crossplane-root-ca -o jsonpath='{.data.tls\.key}' | base64 -d >"$c/ca.key"
 cert() { # DIR CN EXTENSIONS
   mkdir -p "$c/$1" && printf '%s\n' "$3" >"$c/$1.ext"
   openssl req -newkey rsa:2048 -nodes -subj "/CN=$2" -keyout "$c/$1/tls.key" -out "$c/$1.csr" 2>/dev/null
   openssl x509 -req -in "$c/$1.csr" -CA "$c/ca.crt" -CAkey "$c/ca.key" -CAcreateserial -days 7 -extfile "$c/$1.ext" -out "$c/$1/tls.crt" 2>/dev/null
   cp "$c/ca.crt" "$c/$1/"
 }
-cert core crossplane "extendedKeyUsage = clientAuth"
 cert functions functions "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1')"
 # provider-kubernetes always serves its conversion webhook (on :9443), so it
 # needs a server certificate even though nothing calls it here.
@@ -142,8 +177,8 @@ say "starting Crossplane core v2.4.0"
 # open, core v2.4.0 kept the breaker open and skipped even the polls, so the
 # pool never saw its agents' reports again. 1,000 at 10/s still stops a
 # runaway loop (README, installing: the same for a real management cluster).
-bg crossplane "$CROSSPLANE_CORE" core start --enable-webhooks=false --package-runtime=External \
-  --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
+bg crossplane "$CROSSPLANE_CORE" core start --package-runtime=External --webhook-port=$WEBHOOK_PORT \
+  --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
   --circuit-breaker-burst=1000 --circuit-breaker-refill-rate=10
 wait_for 60 "Crossplane core is not healthy ($RUN/crossplane.log)" curl -fs http://127.0.0.1:18081/healthz
 alive crossplane

@@ -48,6 +48,9 @@ func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, 
 	if errs := validation.IsDNS1123Label(c.namespace()); len(errs) > 0 {
 		return nil, fmt.Errorf("metadata.name %q names the cloud's namespace %q in the control-plane cluster: it must be a DNS label of at most %d characters", c.name, c.namespace(), validation.DNS1123LabelMaxLength-len("openstack-"))
 	}
+	if err := checkBounds(&xr.Spec); err != nil {
+		return nil, err
+	}
 	size, err := capSize(xr.Spec.Size, in.MaxSize)
 	if err != nil {
 		return nil, err
@@ -149,4 +152,50 @@ func (c *cloud) cloudName() string {
 		return c.claim
 	}
 	return c.name
+}
+
+// display names the cloud as its tenant knows it: OpenStackCluster
+// <namespace>/<claim>, or the composite for a cloud without a claim.
+func (c *cloud) display() string {
+	if c.claim != "" {
+		return fmt.Sprintf("OpenStackCluster %s/%s", c.tenant, c.claim)
+	}
+	return v1alpha1.XOpenStackClusterKind + " " + c.name
+}
+
+// checkBounds refuses quotas the cloud's services cannot hold, as the
+// schema does; a composite admitted before the schema had its maximums
+// would otherwise wrap (quotaGB in bytes, ramGB in MiB) into a negative or
+// wrong limit.
+func checkBounds(s *v1alpha1.OpenStackClusterParameters) error {
+	if q := s.Storage.Ceph.VolumePool.QuotaGB; q < 0 || q > v1alpha1.MaxCephQuotaGB {
+		return fmt.Errorf("spec.storage.ceph.volumePool.quotaGB (%d) must be between 0 (unlimited) and %d", q, int64(v1alpha1.MaxCephQuotaGB))
+	}
+	if s.Quotas == nil {
+		return nil
+	}
+	type limit struct {
+		field string
+		v     *int64
+		max   int64
+	}
+	var limits []limit
+	if c := s.Quotas.Compute; c != nil {
+		limits = append(limits, limit{"compute.cores", c.Cores, v1alpha1.MaxQuotaLimit}, limit{"compute.ramGB", c.RAMGB, v1alpha1.MaxRAMGB},
+			limit{"compute.instances", c.Instances, v1alpha1.MaxQuotaLimit})
+	}
+	if v := s.Quotas.Volume; v != nil {
+		limits = append(limits, limit{"volume.gigabytes", v.Gigabytes, v1alpha1.MaxQuotaLimit}, limit{"volume.volumes", v.Volumes, v1alpha1.MaxQuotaLimit},
+			limit{"volume.snapshots", v.Snapshots, v1alpha1.MaxQuotaLimit})
+	}
+	if n := s.Quotas.Network; n != nil {
+		limits = append(limits, limit{"network.networks", n.Networks, v1alpha1.MaxQuotaLimit}, limit{"network.ports", n.Ports, v1alpha1.MaxQuotaLimit},
+			limit{"network.routers", n.Routers, v1alpha1.MaxQuotaLimit}, limit{"network.floatingIPs", n.FloatingIPs, v1alpha1.MaxQuotaLimit})
+	}
+	for _, l := range limits {
+		if l.v != nil && (*l.v < -1 || *l.v > l.max) {
+			return fmt.Errorf("spec.quotas.%s (%d) must be -1 (unlimited) or between 0 and %d", l.field, *l.v, l.max)
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -31,7 +32,7 @@ import (
 
 func init() {
 	for _, add := range []func(*runtime.Scheme) error{
-		cephv1alpha1.AddToScheme, cinderv1alpha1.AddToScheme, cpv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme,
+		cephv1alpha1.AddToScheme, cinderv1alpha1.AddToScheme, protectionv1beta1.AddToScheme, cpv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme,
 		neutronv1alpha1.AddToScheme, novav1alpha1.AddToScheme, openstackv1alpha1.AddToScheme,
 	} {
 		if err := add(composed.Scheme); err != nil {
@@ -142,7 +143,7 @@ const reasonRefused = "Refused"
 func refuse(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, observed map[resource.Name]resource.ObservedComposed, err error) {
 	response.Warning(rsp, err).WithReason(reasonRefused).TargetCompositeAndClaim()
 	response.ConditionFalse(rsp, conditionPoolsReady, reasonRefused).WithMessage(err.Error()).TargetCompositeAndClaim()
-	if len(observed) > 0 {
+	if composedStages(observed) > 0 {
 		response.Fatal(rsp, err)
 		return
 	}
@@ -177,7 +178,11 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 	p := &progress{}
 	p.unsupportedServices, p.unsupportedSettings = unsupported(&c.xr.Spec)
 	has := func(n resource.Name) bool { _, ok := observed[n]; return ok }
-	if !plan.ready() && len(observed) == 0 {
+	// What the cloud consumes is protected from the moment it is admitted.
+	if err := composeUsages(c, plan, desired); err != nil {
+		return nil, err
+	}
+	if !plan.ready() && composedStages(observed) == 0 {
 		p.phase = plan.phase(c)
 		return p, nil
 	}
@@ -240,6 +245,18 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 		p.phase = p.phaseOf(c)
 	}
 	return p, nil
+}
+
+// composedStages counts the observed resources of the cloud's stages: its
+// usages (see composeUsages) are not one.
+func composedStages(observed map[resource.Name]resource.ObservedComposed) int {
+	n := 0
+	for name := range observed {
+		if !strings.HasPrefix(string(name), usagePrefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // controlPlaneWait says what the ControlPlane waits on, from the

@@ -399,6 +399,8 @@ func TestCrossplane1SuppliesExtraResources(t *testing.T) {
 func TestStages(t *testing.T) {
 	w := eu()
 	storage := []string{"ceph-st-pool-a-client", "ceph-st-pool-a-ephemeral", "ceph-st-pool-a-images", "ceph-st-pool-a-volumes"}
+	// What the cloud consumes is protected from the moment it is admitted.
+	usages := []string{"usage-control-plane-cp-eu-de-1", "usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}
 	cloudObjects := []string{"aggregate-hv-pool-a", "compute-quota", "network-quota", "project", "provider-config", "tenant-credential", "tenant-grant", "tenant-user", "volume-quota", "volume-type-st-pool-a"}
 	type want struct {
 		resources []string
@@ -413,7 +415,7 @@ func TestStages(t *testing.T) {
 		want  want
 	}{
 		{"no pools", func() { w.hv, w.st = nil, nil }, want{
-			phase: "Pending", ready: []string{},
+			resources: usages[:1], phase: "Pending", ready: []string{},
 			message: map[string]string{conditionPoolsReady: "waiting: hypervisor pool hv-pool-a does not exist; storage pool st-pool-a does not exist"},
 		}},
 		{"pools provisioning", func() {
@@ -421,11 +423,11 @@ func TestStages(t *testing.T) {
 			w.hv[0] = hvPool("hv-pool-a", "eu-de-1", 50, "Provisioning")
 			w.cp[0] = cpCluster("cp-eu-de-1", "eu-de-1", "")
 		}, want{
-			phase: "Pending", ready: []string{},
+			resources: usages, phase: "Pending", ready: []string{},
 			message: map[string]string{conditionPoolsReady: "waiting: hypervisor pool hv-pool-a is Provisioning; control-plane cluster cp-eu-de-1 is not reporting a phase yet"},
 		}},
 		{"pools ready", func() { w = eu() }, want{
-			resources: append([]string{"namespace"}, storage...), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat([]string{"namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{
 				conditionPoolsReady:        "hypervisor pool hv-pool-a (20 of 50 nodes for this cloud), storage pool st-pool-a and control-plane cluster cp-eu-de-1 are ready",
 				conditionControlPlaneReady: "namespace openstack-team-a-prod-7xk2p is being created in control-plane cluster cp-eu-de-1",
@@ -433,19 +435,19 @@ func TestStages(t *testing.T) {
 			},
 		}},
 		{"namespace ready", w.namespaceReady, want{
-			resources: append([]string{"control-plane", "namespace"}, storage...), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat([]string{"control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{conditionControlPlaneReady: "ControlPlane openstack-team-a-prod-7xk2p/team-a-prod-7xk2p in control-plane cluster cp-eu-de-1 is being created"},
 		}},
 		{"storage ready", w.storageReady, want{
-			resources: append([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage...), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{conditionStorageReady: "the key of openstack-team-a-prod-7xk2p-st-pool-a is being copied to Secret openstack-team-a-prod-7xk2p/ceph-client-st-pool-a"},
 		}},
 		{"key copied", w.keyCopied, want{
-			resources: append([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage...), phase: "Provisioning",
+			resources: slices.Concat([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady},
 		}},
 		{"control plane ready", w.controlPlaneReady, want{
-			resources: append([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage...), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 			message: map[string]string{
 				conditionCloudReady:   "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1",
@@ -453,15 +455,15 @@ func TestStages(t *testing.T) {
 			},
 		}},
 		{"admin credential copied", w.adminReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 		}},
 		{"cloud objects ready", w.cloudReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 		}},
 		{"OVN databases published", w.ovnReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{
 				conditionNetworkReady: "no chassis of hypervisor pool hv-pool-a is registered in the cloud's OVN Southbound yet (its nodes' ovn-controller, with the OVS agent announcing availability zone hv-pool-a)",
@@ -470,12 +472,12 @@ func TestStages(t *testing.T) {
 		{"chassis registered", func() {
 			w.chassisRegistered(map[string]any{"name": "node-b", "gateway": false}, map[string]any{"name": "node-c", "gateway": true}, map[string]any{"name": "node-a"})
 		}, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages), phase: "Provisioning",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{conditionNetworkReady: "OVN HA chassis group team-a-prod-7xk2p-hv-pool-a of hypervisor pool hv-pool-a is Creating"},
 		}},
 		{"gateway group ready", w.gatewaysReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects), phase: "Ready",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages), phase: "Ready",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady},
 			message: map[string]string{conditionNetworkReady: "the cloud's OVN has an HA chassis group of gateway chassis in each of its 1 hypervisor pool(s)"},
 		}},
@@ -540,7 +542,7 @@ func TestStages(t *testing.T) {
 		}
 		// Nothing is taken away while a pool recovers: Crossplane deletes
 		// what a function stops desiring.
-		if got := len(resourceNames(rsp)); got != len(w.observed) {
+		if got := len(resourceNames(rsp)) - len(usages); got != len(w.observed) {
 			t.Errorf("desires %d resources while degraded, observed %d: %v", got, len(w.observed), resourceNames(rsp))
 		}
 	})
@@ -730,6 +732,51 @@ func TestMissingPoolWaits(t *testing.T) {
 	}
 }
 
+// TestUsagesProtectWhatTheCloudConsumes: a ClusterUsage per consumed
+// composite, used by the cloud's composite (so it is released only once the
+// cloud is gone) with the cloud named as its tenant knows it; none for a
+// pool that does not exist, none for a refused cloud.
+func TestUsagesProtectWhatTheCloudConsumes(t *testing.T) {
+	w := eu()
+	xr := teamA(func(s map[string]any) {
+		setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4})
+	})
+	rsp := run(t, w.request(xr))
+	mustNotFail(t, rsp)
+	want := map[string]any{
+		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
+		"metadata": map[string]any{"labels": map[string]any{"c5c3.io/used-pool": "hv-pool-a"}},
+		"spec": map[string]any{
+			"of":             map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "resourceRef": map[string]any{"name": "hv-pool-a-x1"}},
+			"by":             map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": "team-a-prod-7xk2p"}},
+			"reason":         "OpenStackCluster team-a/team-a-prod-7xk2p consumes hypervisor pool hv-pool-a",
+			"replayDeletion": true,
+		},
+	}
+	got := desired(t, rsp, "usage-hypervisor-hv-pool-a")
+	delete(got, "status")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage of hv-pool-a (-want +got):\n%s", diff)
+	}
+	if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "spec", "of", "resourceRef", "name"); got != "st-pool-a-x1" {
+		t.Errorf("the storage pool's usage is of %v", got)
+	}
+	if got := get(desired(t, rsp, "usage-control-plane-cp-eu-de-1"), "spec", "reason"); got != "OpenStackCluster team-a/team-a-prod-7xk2p consumes control-plane cluster cp-eu-de-1" {
+		t.Errorf("the control-plane cluster's usage says %v", got)
+	}
+	if _, ok := rsp.GetDesired().GetResources()["usage-hypervisor-hv-pool-new"]; ok {
+		t.Error("a usage of a pool that does not exist")
+	}
+	// Usages alone are not a stage: the cloud still waits for its pools
+	// before it composes its namespace.
+	for _, n := range resourceNames(rsp) {
+		w.observed[n] = `{"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage", "metadata": {"name": "` + n + `"}}`
+	}
+	if names := resourceNames(run(t, w.request(xr))); slices.Contains(names, "namespace") {
+		t.Errorf("a cloud waiting for a pool composes its namespace once its usages exist: %v", names)
+	}
+}
+
 // TestUnreadableCompositeIsSkipped: another composite that cannot be
 // decoded is left out with a warning; it does not stop this cloud.
 func TestUnreadableCompositeIsSkipped(t *testing.T) {
@@ -744,6 +791,70 @@ func TestUnreadableCompositeIsSkipped(t *testing.T) {
 	if got := get(status(rsp), "phase"); got != "Provisioning" {
 		t.Errorf("phase = %v, want Provisioning", got)
 	}
+}
+
+// TestUnreadableCloudStopsAllocation: a cloud that cannot be read may hold
+// nodes of the pool, which would then look free; no new nodes are
+// allocated until it can be read, and the cloud says so. A cloud whose
+// share is recorded keeps it.
+func TestUnreadableCloudStopsAllocation(t *testing.T) {
+	w := eu()
+	w.clouds = []string{`{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "metadata": {"name": "team-b-big-1"}, "spec": {"hypervisorClusters": "hv-pool-a"}}`}
+	rsp := run(t, w.request(teamA()))
+	mustNotFail(t, rsp)
+	if got := get(status(rsp), "phase"); got != "Pending" {
+		t.Errorf("phase = %v, want Pending", got)
+	}
+	c := condition(rsp, conditionPoolsReady)
+	if c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE || !strings.Contains(c.GetMessage(), "no nodes of hypervisor pool hv-pool-a are allocated while another cloud, which may hold a share of it, cannot be read: XOpenStackCluster team-b-big-1") {
+		t.Errorf("PoolsReady = %v: %s", c.GetStatus(), c.GetMessage())
+	}
+	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != nil && got != float64(0) {
+		t.Errorf("allocated %v nodes while a cloud cannot be read", got)
+	}
+	if slices.Contains(resourceNames(rsp), "namespace") {
+		t.Error("the cloud goes on while its nodes are not allocated")
+	}
+
+	// A recorded share needs no allocation: the cloud keeps it and runs.
+	held := cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(), "Ready", map[string]int{"hv-pool-a": 20})
+	rsp = run(t, w.request(held))
+	if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE {
+		t.Errorf("a cloud with its share recorded waits: %s", c.GetMessage())
+	}
+}
+
+// TestQuotaBounds: limits the services cannot hold are refused, naming the
+// field, before anything multiplies them (bytes, MiB).
+func TestQuotaBounds(t *testing.T) {
+	for name, tc := range map[string]struct {
+		mutate func(map[string]any)
+		want   string
+	}{
+		"quotaGB whose bytes overflow": {func(s map[string]any) {
+			s["storage"].(map[string]any)["ceph"].(map[string]any)["volumePool"].(map[string]any)["quotaGB"] = int64(1) << 40
+		}, "spec.storage.ceph.volumePool.quotaGB (1099511627776) must be between 0 (unlimited) and 8589934591"},
+		"ramGB whose MiB Nova cannot hold": {func(s map[string]any) {
+			s["quotas"] = map[string]any{"compute": map[string]any{"ramGB": int64(1) << 21}}
+		}, "spec.quotas.compute.ramGB (2097152) must be -1 (unlimited) or between 0 and 2097151"},
+		"ports beyond 2^31-1": {func(s map[string]any) {
+			s["quotas"] = map[string]any{"network": map[string]any{"ports": int64(1) << 31}}
+		}, "spec.quotas.network.ports (2147483648) must be -1 (unlimited) or between 0 and 2147483647"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, eu().request(teamA(tc.mutate)))
+			if got := fatal(rsp); got != tc.want {
+				t.Errorf("Fatal result:\n got %q\nwant %q", got, tc.want)
+			}
+			if n := resourceNames(rsp); len(n) != 0 {
+				t.Errorf("composed %v", n)
+			}
+		})
+	}
+	rsp := run(t, eu().request(teamA(func(s map[string]any) {
+		s["quotas"] = map[string]any{"compute": map[string]any{"ramGB": int64(2097151)}}
+	})))
+	mustNotFail(t, rsp)
 }
 
 // TestSharedAndDedicatedPools is the docs' multi-tenant scenario: team-a and

@@ -73,6 +73,9 @@ type landscape struct {
 	// skipped are objects that could not be decoded: another composite's
 	// mistake must not stop this cloud, so they are left out and reported.
 	skipped []string
+	// unreadableClouds name the clouds among them: they may hold shares,
+	// so no new nodes are allocated while they cannot be read.
+	unreadableClouds []string
 }
 
 // landscapeOf decodes the required resources; ok is false until Crossplane
@@ -93,9 +96,11 @@ func landscapeOf(req *fnv1.RunFunctionRequest) (l *landscape, ok bool, err error
 	if l.controlPlanes, err = decode[v1alpha1.XControlPlaneCluster](req, requiredControlPlanes, &l.skipped); err != nil {
 		return nil, false, err
 	}
+	n := len(l.skipped)
 	if l.clouds, err = decode[v1alpha1.XOpenStackCluster](req, requiredClouds, &l.skipped); err != nil {
 		return nil, false, err
 	}
+	l.unreadableClouds = l.skipped[n:]
 	return l, true, nil
 }
 
@@ -239,8 +244,9 @@ func howAsked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) 
 // allocation is the outcome of a cloud's claim on a pool.
 type allocation struct {
 	nodes int32
-	// asked is what the cloud asked for (its share, or the default).
-	asked int32
+	// asked is what the cloud asked for (its share, or the default), held
+	// what its status records.
+	asked, held int32
 	// free is what the pool had left for this cloud.
 	free int32
 	// others are the other clouds' allocations, for the refusal message.
@@ -289,7 +295,7 @@ func allocate(self string, capacity int32, shares []share) allocation {
 			others = append(others, s)
 		}
 	}
-	a := allocation{free: capacity - committed, others: others, asked: mine.asked}
+	a := allocation{free: capacity - committed, others: others, asked: mine.asked, held: mine.held}
 	switch {
 	case mine.asked <= mine.held:
 		// Shrinking, or unchanged: always possible.

@@ -64,6 +64,12 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 				shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), a.asked, howAsked(c.xr, pool))
 		}
 		use.pool, use.nodes = pool, a.nodes
+		if a.nodes > a.held && len(l.unreadableClouds) > 0 {
+			// Nodes a cloud that cannot be read holds would look free.
+			use.nodes = a.held
+			p.notReady = append(p.notReady, fmt.Sprintf("no nodes of hypervisor pool %s are allocated while another cloud, which may hold a share of it, cannot be read: %s",
+				use.name, strings.Join(l.unreadableClouds, "; ")))
+		}
 		p.hypervisor = append(p.hypervisor, use)
 		switch pool.Status.Phase {
 		case v1alpha1.HypervisorPoolPhaseReady, v1alpha1.HypervisorPoolPhaseScaling:

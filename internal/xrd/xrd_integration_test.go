@@ -308,6 +308,10 @@ func TestBadClaimsRefusedIntegration(t *testing.T) {
 		"os-pool-name-invalid":       {cloud, muts(set("spec.hypervisorClusters", []any{"HV_POOL"})), []string{"spec.hypervisorClusters[0]", "should match"}},
 		"os-cortex-pipeline-unknown": {cloud, muts(set("spec.cortex", map[string]any{"pipelines": []any{"glance"}})), []string{"spec.cortex.pipelines[0]", "Unsupported value"}},
 		"os-compute-quota-below-1":   {cloud, muts(set("spec.quotas.compute.cores", int64(-2))), []string{"spec.quotas.compute.cores", "greater than or equal to -1"}},
+		"os-cores-beyond-nova":       {cloud, muts(set("spec.quotas.compute.cores", int64(1)<<31)), []string{"spec.quotas.compute.cores", "less than or equal to 2147483647"}},
+		"os-ram-beyond-nova":         {cloud, muts(set("spec.quotas.compute.ramGB", int64(1)<<21)), []string{"spec.quotas.compute.ramGB", "less than or equal to 2097151"}},
+		"os-ports-near-2^63":         {cloud, muts(set("spec.quotas.network.ports", int64(1)<<62)), []string{"spec.quotas.network.ports", "less than or equal to 2147483647"}},
+		"os-quota-gb-overflows":      {cloud, muts(set("spec.storage.ceph.volumePool.quotaGB", int64(1)<<40)), []string{"spec.storage.ceph.volumePool.quotaGB", "less than or equal to 8589934591"}},
 		"os-no-size":                 {cloud, muts(del("spec.size")), []string{"spec.size", "Required value"}},
 	}
 	for name, tc := range cases {

@@ -127,9 +127,11 @@ type VolumePool struct {
 	// +kubebuilder:default=aggressive
 	// +optional
 	Compression Compression `json:"compression,omitempty"`
-	// QuotaGB caps the pool; 0 means unlimited.
+	// QuotaGB caps the pool; 0 means unlimited. At most 2^33-1 GB: the
+	// quota is set in bytes, which must fit an int64.
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=8589934591
 	// +optional
 	QuotaGB int64 `json:"quotaGB"`
 }
@@ -214,15 +216,34 @@ type Storage struct {
 	Ceph CephStorage `json:"ceph"`
 }
 
-// ComputeQuota of the cloud's default project. -1 means unlimited.
+// Bounds of the quota fields, as their schema states them (the functions
+// check them again for composites admitted before a schema had them).
+const (
+	// MaxQuotaLimit is the largest limit Nova, Cinder and Neutron store.
+	MaxQuotaLimit = 1<<31 - 1
+	// MaxRAMGB is the largest spec.quotas.compute.ramGB: Nova's RAM limit
+	// is in MiB.
+	MaxRAMGB = MaxQuotaLimit / 1024
+	// MaxCephQuotaGB is the largest volume pool quota whose bytes fit an
+	// int64.
+	MaxCephQuotaGB = 1<<33 - 1
+)
+
+// ComputeQuota of the cloud's default project. -1 means unlimited. Nova,
+// Cinder and Neutron store quota limits as 32-bit integers (their APIs
+// refuse more than 2^31-1), so that is each limit's maximum; the RAM
+// limit is set in MiB, so ramGB stops at (2^31-1)/1024.
 type ComputeQuota struct {
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Cores *int64 `json:"cores,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2097151
 	// +optional
 	RAMGB *int64 `json:"ramGB,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Instances *int64 `json:"instances,omitempty"`
 }
@@ -230,12 +251,15 @@ type ComputeQuota struct {
 // VolumeQuota of the cloud's default project. -1 means unlimited.
 type VolumeQuota struct {
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Gigabytes *int64 `json:"gigabytes,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Volumes *int64 `json:"volumes,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Snapshots *int64 `json:"snapshots,omitempty"`
 }
@@ -243,15 +267,19 @@ type VolumeQuota struct {
 // NetworkQuota of the cloud's default project. -1 means unlimited.
 type NetworkQuota struct {
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Networks *int64 `json:"networks,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Ports *int64 `json:"ports,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	Routers *int64 `json:"routers,omitempty"`
 	// +kubebuilder:validation:Minimum=-1
+	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
 	FloatingIPs *int64 `json:"floatingIPs,omitempty"`
 }

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
+	"github.com/crossplane/function-sdk-go/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
+)
+
+// Every ClusterUsage of the cloud is named with this prefix, so that the
+// stages that look at what exists can leave them out (see observedStages).
+const usagePrefix = "usage-"
+
+// labelUsedPool lets an operator list the clouds that hold a pool:
+// kubectl get clusterusages -l c5c3.io/used-pool=<pool>.
+const labelUsedPool = "c5c3.io/used-pool"
+
+// composeUsages protects what the cloud consumes — each admitted hypervisor
+// and storage pool and its control-plane cluster — from deletion while the
+// cloud exists, with one Crossplane ClusterUsage each (core's admission
+// webhook refuses to delete a composite that has one; a claim's deletion is
+// held until the last cloud is gone, then proceeds).
+//
+// spec.by is this cloud's composite: a usage composed by it is released
+// only once the composite is gone, so a cloud's Ceph pools, Nova aggregates
+// and the rest are deleted before the pools they live in may go. The
+// reason names the cloud as its tenant knows it; it is what `kubectl get
+// clusterusages` shows.
+func composeUsages(c *cloud, plan *plan, desired map[resource.Name]*resource.DesiredComposed) error {
+	for _, h := range plan.hypervisor {
+		if h.pool != nil {
+			if err := addUsage(c, desired, usedHypervisorPool, h.name, h.pool.GetName()); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range plan.storage {
+		if s.pool != nil {
+			if err := addUsage(c, desired, usedStoragePool, s.name, s.pool.GetName()); err != nil {
+				return err
+			}
+		}
+	}
+	if plan.controlPlane != nil {
+		return addUsage(c, desired, usedControlPlane, plan.controlPlaneName, plan.controlPlane.GetName())
+	}
+	return nil
+}
+
+// used is a kind of composite a cloud consumes.
+type used struct{ kind, noun, short string }
+
+var (
+	usedHypervisorPool = used{v1alpha1.XHypervisorClusterKind, "hypervisor pool", "hypervisor"}
+	usedStoragePool    = used{v1alpha1.XStorageClusterKind, "storage pool", "storage"}
+	usedControlPlane   = used{v1alpha1.XControlPlaneClusterKind, "control-plane cluster", "control-plane"}
+)
+
+// addUsage desires the ClusterUsage of the composite that is the pool the
+// cloud calls name: usage-<short>-<name>.
+func addUsage(c *cloud, desired map[resource.Name]*resource.DesiredComposed, u used, name, composite string) error {
+	cu := &protectionv1beta1.ClusterUsage{
+		TypeMeta:   metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.ClusterUsageKind},
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelUsedPool: name}},
+		Spec: protectionv1beta1.ClusterUsageSpec{
+			Of:             protectionv1beta1.Resource{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: u.kind, ResourceRef: &protectionv1beta1.ResourceRef{Name: composite}},
+			By:             &protectionv1beta1.Resource{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.XOpenStackClusterKind, ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name}},
+			Reason:         ptr.To(fmt.Sprintf("%s consumes %s %s", c.display(), u.noun, name)),
+			ReplayDeletion: ptr.To(true),
+		},
+	}
+	o, err := function.Composed(cu)
+	if err != nil {
+		return err
+	}
+	// A usage protects; it serves nothing the tenant waits on.
+	desired[resource.Name(usagePrefix+u.short+"-"+name)] = &resource.DesiredComposed{Resource: o, Ready: resource.ReadyTrue}
+	return nil
+}
