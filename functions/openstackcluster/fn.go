@@ -55,6 +55,7 @@ const (
 	conditionCloudReady        = "CloudReady"
 	conditionNetworkReady      = "NetworkReady"
 	conditionSupported         = "Supported"
+	conditionServicesServed    = "ServicesServed"
 )
 
 // Function composes an XOpenStackCluster.
@@ -335,6 +336,9 @@ func (p *progress) status(c *cloud, plan *plan) map[string]any {
 	if len(p.unsupportedServices) > 0 {
 		s["unsupportedServices"] = p.unsupportedServices
 	}
+	if p.cloud != nil && len(p.cloud.unserved) > 0 {
+		s["unservedServices"] = p.cloud.unserved
+	}
 	if len(p.unsupportedSettings) > 0 {
 		s["unsupportedSettings"] = p.unsupportedSettings
 	}
@@ -396,6 +400,27 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 			}
 		}
 		cond(conditionNetworkReady, netOK, "Waiting", netMsg)
+	}
+
+	if p.cloud != nil {
+		servedOK, servedMsg := false, fmt.Sprintf("waiting for the provider to read the cloud's service catalog (ProviderConfig %s)", c.name)
+		switch {
+		case !p.cloud.catalogRead:
+		case len(p.cloud.unserved) == 0:
+			servedOK, servedMsg = true, "the cloud's catalog serves every enabled service the cloud composes objects in"
+		default:
+			var what []string
+			for _, s := range p.cloud.unserved {
+				what = append(what, fmt.Sprintf("%s (%s)", s, strings.Join(catalogTypes[s], " or ")))
+			}
+			servedMsg = fmt.Sprintf("the cloud's service catalog has no endpoint for %s: their objects (aggregates, volume types, quotas) are not composed, and the cloud is Ready without them; they are composed once the control plane serves them",
+				strings.Join(what, ", "))
+		}
+		reason := "Waiting"
+		if p.cloud.catalogRead {
+			reason = "NotInCatalog"
+		}
+		cond(conditionServicesServed, servedOK, reason, servedMsg)
 	}
 
 	services, settings := p.unsupportedServices, p.unsupportedSettings

@@ -305,7 +305,7 @@ func (w *world) adminReady() {
 }
 
 func (w *world) cloudReady() {
-	w.observed["provider-config"] = `{"apiVersion": "openstack.provider.c5c3.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "team-a-prod-7xk2p"}}`
+	w.catalogRead("compute", "identity", "network", "volumev3")
 	for key, kind := range map[string]string{"project": "keystone.provider.c5c3.io/v1alpha1/Project",
 		"aggregate-hv-pool-a": "nova.provider.c5c3.io/v1alpha1/Aggregate", "volume-type-st-pool-a": "cinder.provider.c5c3.io/v1alpha1/VolumeType",
 		"compute-quota": "nova.provider.c5c3.io/v1alpha1/QuotaSet", "volume-quota": "cinder.provider.c5c3.io/v1alpha1/QuotaSet",
@@ -314,6 +314,14 @@ func (w *world) cloudReady() {
 		i := strings.LastIndex(kind, "/")
 		w.observed[key] = readyManaged(kind[:i], kind[i+1:], key, nil)
 	}
+}
+
+// catalogRead is the cloud's ProviderConfig once the provider has read the
+// catalog types its region serves.
+func (w *world) catalogRead(services ...string) {
+	b, _ := json.Marshal(map[string]any{"apiVersion": "openstack.provider.c5c3.io/v1alpha1", "kind": "ProviderConfig", "metadata": map[string]any{"name": "team-a-prod-7xk2p"},
+		"status": map[string]any{"catalog": map[string]any{"region": "eu-de-1", "services": services}}})
+	w.observed["provider-config"] = string(b)
 }
 
 const ovn = "ovn.provider.c5c3.io/v1alpha1"
@@ -401,7 +409,8 @@ func TestStages(t *testing.T) {
 	storage := []string{"ceph-st-pool-a-client", "ceph-st-pool-a-ephemeral", "ceph-st-pool-a-images", "ceph-st-pool-a-volumes"}
 	// What the cloud consumes is protected from the moment it is admitted.
 	usages := []string{"usage-control-plane-cp-eu-de-1", "usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}
-	cloudObjects := []string{"aggregate-hv-pool-a", "compute-quota", "network-quota", "project", "provider-config", "tenant-credential", "tenant-grant", "tenant-user", "volume-quota", "volume-type-st-pool-a"}
+	identityObjects := []string{"project", "provider-config", "tenant-credential", "tenant-grant", "tenant-user"}
+	cloudObjects := append([]string{"aggregate-hv-pool-a", "compute-quota", "network-quota", "volume-quota", "volume-type-st-pool-a"}, identityObjects...)
 	type want struct {
 		resources []string
 		phase     string
@@ -455,7 +464,8 @@ func TestStages(t *testing.T) {
 			},
 		}},
 		{"admin credential copied", w.adminReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages), phase: "Provisioning",
+			// The services' objects wait for the catalog.
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 		}},
 		{"cloud objects ready", w.cloudReady, want{
@@ -791,6 +801,100 @@ func TestUnreadableCompositeIsSkipped(t *testing.T) {
 	if got := get(status(rsp), "phase"); got != "Provisioning" {
 		t.Errorf("phase = %v, want Provisioning", got)
 	}
+}
+
+// TestCatalog: a service's objects are composed only when the cloud's
+// catalog serves it. The c5c3 ControlPlane deploys no Nova or Cinder yet: a
+// cloud whose catalog has only Keystone and Neutron gets no aggregates,
+// volume types or their quotas, says so, and is Ready without them; a
+// cloud whose objects exist keeps them; before the provider has read the
+// catalog the cloud waits for it.
+func TestCatalog(t *testing.T) {
+	ready := func() world {
+		w := eu()
+		w.namespaceReady()
+		w.storageReady()
+		w.keyCopied()
+		w.controlPlaneReady()
+		w.adminReady()
+		w.cloudReady()
+		w.ovnReady()
+		w.chassisRegistered(map[string]any{"name": "node-a", "gateway": true})
+		w.gatewaysReady()
+		for _, k := range []string{"aggregate-hv-pool-a", "compute-quota", "volume-type-st-pool-a", "volume-quota"} {
+			delete(w.observed, k)
+		}
+		return w
+	}
+
+	t.Run("a catalog without compute and block storage", func(t *testing.T) {
+		w := ready()
+		w.catalogRead("identity", "network", "image")
+		rsp := run(t, w.request(teamA()))
+		mustNotFail(t, rsp)
+		for _, k := range []string{"aggregate-hv-pool-a", "compute-quota", "volume-type-st-pool-a", "volume-quota"} {
+			if slices.Contains(resourceNames(rsp), k) {
+				t.Errorf("composed %s, which the cloud's APIs cannot have", k)
+			}
+		}
+		if !slices.Contains(resourceNames(rsp), "network-quota") {
+			t.Error("no network quota, though the catalog serves network")
+		}
+		if got := get(status(rsp), "phase"); got != "Ready" {
+			t.Errorf("phase = %v, want Ready: the cloud must not wait on objects its APIs cannot have", got)
+		}
+		if diff := cmp.Diff([]any{"nova", "cinder"}, get(status(rsp), "unservedServices")); diff != "" {
+			t.Errorf("status.unservedServices (-want +got):\n%s", diff)
+		}
+		c := condition(rsp, conditionServicesServed)
+		want := "the cloud's service catalog has no endpoint for nova (compute), cinder (block-storage or volumev3): their objects (aggregates, volume types, quotas) are not composed, and the cloud is Ready without them; they are composed once the control plane serves them"
+		if c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "NotInCatalog" || c.GetMessage() != want {
+			t.Errorf("ServicesServed = %v %s: %q", c.GetStatus(), c.GetReason(), c.GetMessage())
+		}
+	})
+
+	t.Run("a catalog with every service", func(t *testing.T) {
+		w := ready()
+		w.catalogRead("block-storage", "compute", "identity", "network")
+		rsp := run(t, w.request(teamA()))
+		for _, k := range []string{"aggregate-hv-pool-a", "compute-quota", "volume-type-st-pool-a", "volume-quota", "network-quota"} {
+			if !slices.Contains(resourceNames(rsp), k) {
+				t.Errorf("no %s", k)
+			}
+		}
+		if c := condition(rsp, conditionServicesServed); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE {
+			t.Errorf("ServicesServed = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
+
+	t.Run("objects that exist are kept", func(t *testing.T) {
+		w := ready()
+		w.cloudReady() // every object exists
+		w.catalogRead("identity")
+		rsp := run(t, w.request(teamA()))
+		for _, k := range []string{"aggregate-hv-pool-a", "compute-quota", "volume-type-st-pool-a", "volume-quota", "network-quota"} {
+			if !slices.Contains(resourceNames(rsp), k) {
+				t.Errorf("%s was dropped when the catalog stopped listing its service", k)
+			}
+		}
+	})
+
+	t.Run("before the catalog is read", func(t *testing.T) {
+		w := ready()
+		w.observed["provider-config"] = `{"apiVersion": "openstack.provider.c5c3.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "team-a-prod-7xk2p"}}`
+		delete(w.observed, "network-quota")
+		rsp := run(t, w.request(teamA()))
+		if slices.Contains(resourceNames(rsp), "network-quota") {
+			t.Error("composed a service's object before the catalog was read")
+		}
+		c := condition(rsp, conditionCloudReady)
+		if c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE || !strings.Contains(c.GetMessage(), "the provider has not read the cloud's service catalog yet (ProviderConfig team-a-prod-7xk2p, status.catalog)") {
+			t.Errorf("CloudReady = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+		if got := get(status(rsp), "phase"); got == "Ready" {
+			t.Error("Ready before the catalog was read")
+		}
+	})
 }
 
 // TestUnreadableCloudStopsAllocation: a cloud that cannot be read may hold

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -63,6 +64,27 @@ func composeAdminCredential(c *cloud, observed map[resource.Name]resource.Observ
 type cloudState struct {
 	ready   bool
 	waiting []string
+	// catalogRead is whether the cloud's ProviderConfig has reported the
+	// services its catalog serves; unserved are the enabled services it
+	// does not serve (their objects are not composed).
+	catalogRead bool
+	unserved    []string
+}
+
+// catalogTypes are the Keystone catalog types under which each service of
+// spec.services with objects of its own (aggregates, volume types, quotas)
+// may be registered: Cinder's v3 API is block-storage, volumev3 in older
+// catalogs.
+var catalogTypes = map[string][]string{
+	"nova":    {"compute"},
+	"cinder":  {"block-storage", "volumev3"},
+	"neutron": {"network"},
+}
+
+// served reports whether the catalog serves a service, by its catalog
+// types.
+func served(catalog []string, service string) bool {
+	return slices.ContainsFunc(catalogTypes[service], func(t string) bool { return slices.Contains(catalog, t) })
 }
 
 // composeCloud composes what needs the cloud's APIs: its ProviderConfig,
@@ -101,7 +123,16 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 		return st, err
 	}
 	desired[resourceProviderConfig] = &resource.DesiredComposed{Resource: cd}
-	if _, ok := observed[resourceProviderConfig]; ok {
+	// It is ready once the provider has read the cloud's catalog with it.
+	var catalog []string
+	if o, ok := observed[resourceProviderConfig]; ok {
+		if v, err := o.Resource.GetValue("status.catalog"); err == nil && v != nil {
+			st.catalogRead = true
+			// No services when the region serves nothing.
+			_ = o.Resource.GetValueInto("status.catalog.services", &catalog)
+		}
+	}
+	if st.catalogRead {
 		desired[resourceProviderConfig].Ready = resource.ReadyTrue
 	}
 	managed := func() xpv2.ClusterManagedResourceSpec {
@@ -132,7 +163,31 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 
 	q := effectiveQuotas(c)
 	svc := c.xr.Spec.Services
-	if svc.Nova {
+	// A service's objects are composed once the catalog serves it, and
+	// kept once they exist (what a function stops desiring, Crossplane
+	// deletes). A service the catalog does not serve is not waited on: the
+	// cloud is Ready without it, and says so (see unserved).
+	compose := func(service string, enabled bool, existing ...resource.Name) bool {
+		if !enabled {
+			return false
+		}
+		if slices.ContainsFunc(existing, func(n resource.Name) bool { _, ok := observed[n]; return ok }) {
+			return true
+		}
+		if !st.catalogRead {
+			return false
+		}
+		if !served(catalog, service) {
+			st.unserved = append(st.unserved, service)
+			return false
+		}
+		return true
+	}
+	if !st.catalogRead && (svc.Nova || svc.Cinder || svc.Neutron) {
+		st.ready = false
+		st.waiting = append(st.waiting, fmt.Sprintf("the provider has not read the cloud's service catalog yet (ProviderConfig %s, status.catalog)", c.name))
+	}
+	if compose("nova", svc.Nova, resourceComputeQuota) {
 		for _, hc := range c.xr.Spec.HypervisorClusters {
 			name := string(hc)
 			agg := &novav1alpha1.Aggregate{
@@ -164,7 +219,7 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 			return st, err
 		}
 	}
-	if svc.Cinder {
+	if compose("cinder", svc.Cinder, resourceVolumeQuota) {
 		for _, sc := range c.xr.Spec.StorageClusters {
 			name := string(sc)
 			vt := &cinderv1alpha1.VolumeType{
@@ -189,7 +244,7 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 			return st, err
 		}
 	}
-	if svc.Neutron {
+	if compose("neutron", svc.Neutron, resourceNetworkQuota) {
 		nq := &neutronv1alpha1.QuotaSet{
 			TypeMeta:   metav1.TypeMeta{APIVersion: neutronv1alpha1.SchemeGroupVersion.String(), Kind: "QuotaSet"},
 			ObjectMeta: meta(c.name + "-network"),

@@ -544,6 +544,11 @@ type OpenStackClusterStatus struct {
 	// yet; they are listed instead of being silently dropped.
 	// +optional
 	UnsupportedServices []string `json:"unsupportedServices,omitempty"`
+	// UnservedServices are enabled services (nova, cinder, neutron) the
+	// cloud's Keystone catalog has no endpoint for: their objects are not
+	// composed, and the cloud is Ready without them.
+	// +optional
+	UnservedServices []string `json:"unservedServices,omitempty"`
 	// UnsupportedSettings are spec fields the ControlPlane cannot carry yet
 	// (by field path); they take effect once the c5c3-operator supports them.
 	// +optional

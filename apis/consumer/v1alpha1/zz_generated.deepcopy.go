@@ -663,6 +663,11 @@ func (in *OpenStackClusterStatus) DeepCopyInto(out *OpenStackClusterStatus) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.UnservedServices != nil {
+		in, out := &in.UnservedServices, &out.UnservedServices
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.UnsupportedSettings != nil {
 		in, out := &in.UnsupportedSettings, &out.UnsupportedSettings
 		*out = make([]string, len(*in))

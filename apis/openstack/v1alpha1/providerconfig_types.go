@@ -67,7 +67,31 @@ type ProviderConfigSpec struct {
 // ProviderConfigStatus is the observed state of a ProviderConfig.
 type ProviderConfigStatus struct {
 	xpv2.ProviderConfigStatus `json:",inline"`
+
+	// Catalog is what the cloud's Keystone catalog serves in the
+	// ProviderConfig's region, as the provider last read it (condition
+	// CatalogRead says when it cannot). Compositions compose a service's
+	// objects only when the catalog serves it.
+	// +optional
+	Catalog *Catalog `json:"catalog,omitempty"`
 }
+
+// Catalog is the part of a Keystone service catalog that the provider
+// reads: the types of the services with a public endpoint in one region.
+type Catalog struct {
+	// Region whose endpoints were read.
+	Region string `json:"region,omitempty"`
+	// Services are the catalog types (compute, volumev3, block-storage,
+	// network, image, identity, ...) with a public endpoint in Region,
+	// sorted.
+	// +listType=set
+	// +optional
+	Services []string `json:"services,omitempty"`
+}
+
+// ConditionCatalogRead says whether the provider could read the cloud's
+// service catalog with the ProviderConfig's credentials.
+const ConditionCatalogRead xpv2.ConditionType = "CatalogRead"
 
 // ProviderConfig configures how the provider reaches an OpenStack cloud.
 // Tokens are cached per credential, so steady-state polls issue none.
@@ -78,6 +102,7 @@ type ProviderConfigStatus struct {
 // +kubebuilder:printcolumn:name="AUTH-URL",type=string,JSONPath=".spec.authURL"
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
 // +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=".status.users"
+// +kubebuilder:printcolumn:name="SERVICES",type=string,JSONPath=".status.catalog.services",priority=1
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type ProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -12,11 +12,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
 )
@@ -97,6 +99,35 @@ func (s *Session) Service(kind string) (*gophercloud.ServiceClient, error) {
 	s.services[kind] = sc
 	return sc, nil
 }
+
+// Catalog returns the types of the services with a public endpoint in the
+// session's region, sorted, from the catalog of the session's token (no
+// request: the catalog came with the token, and a re-authentication
+// renews it).
+func (s *Session) Catalog() ([]string, error) {
+	res, ok := s.provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return nil, fmt.Errorf("the session's token is not a Keystone v3 token (%T)", s.provider.GetAuthResult())
+	}
+	sc, err := res.ExtractServiceCatalog()
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the token's service catalog: %w", err)
+	}
+	var types []string
+	for _, e := range sc.Entries {
+		for _, ep := range e.Endpoints {
+			if ep.Interface == string(gophercloud.AvailabilityPublic) && (s.region == "" || ep.Region == s.region || ep.RegionID == s.region) {
+				types = append(types, e.Type)
+				break
+			}
+		}
+	}
+	slices.Sort(types)
+	return slices.Compact(types), nil
+}
+
+// Region is the region the session's service clients use.
+func (s *Session) Region() string { return s.region }
 
 // Catalog service kinds.
 const (

@@ -108,6 +108,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		cephpool.Setup(mgr, o, cephPC),
 		cephclient.Setup(mgr, o, cephPC),
 		providerconfig.Setup(mgr, o),
+		providerconfig.SetupCatalog(mgr, o, pc),
 	}
 	return errors.Join(errs...)
 }

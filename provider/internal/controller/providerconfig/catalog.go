@@ -1,0 +1,121 @@
+package providerconfig
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+)
+
+// Reasons of the CatalogRead condition.
+const (
+	reasonCatalogRead    xpv2.ConditionReason = "Read"
+	reasonCatalogFailing xpv2.ConditionReason = "ReadFailed"
+)
+
+// CatalogReader reports in an OpenStack ProviderConfig's status which
+// services the cloud's Keystone catalog serves in its region, so that a
+// Composition composes a service's objects only when the cloud has that
+// service: a cloud whose control plane runs no Nova must not wait forever
+// on aggregates it cannot have. The catalog is the one of the session's
+// token (the session cache shares it with every managed resource of the
+// ProviderConfig), so reading it issues no token and no request.
+type CatalogReader struct {
+	OpenStack OpenStack
+	Log       logging.Logger
+	Record    event.Recorder
+	// Poll is how often the catalog is read again.
+	Poll time.Duration
+}
+
+// SetupCatalog adds the CatalogReader of OpenStack ProviderConfigs.
+func SetupCatalog(mgr ctrl.Manager, o controller.Options, os OpenStack) error {
+	name := "providerconfig/" + openstackv1alpha1.SchemeGroupVersion.Group + "/catalog"
+	r := &CatalogReader{OpenStack: os, Log: o.Logger.WithValues("controller", name),
+		Record: event.NewAPIRecorder(mgr.GetEventRecorderFor(name)), Poll: o.PollInterval}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		For(&openstackv1alpha1.ProviderConfig{}).
+		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// Reconcile reads the catalog and records it when it changed.
+func (r *CatalogReader) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pc := &openstackv1alpha1.ProviderConfig{}
+	if err := r.OpenStack.Kube.Get(ctx, req.NamespacedName, pc); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if pc.GetDeletionTimestamp() != nil {
+		return reconcile.Result{}, nil
+	}
+	services, region, err := r.read(ctx, pc)
+	want := pc.DeepCopy()
+	if err != nil {
+		// What was read before stays: a cloud that is briefly unreachable
+		// does not lose its services.
+		want.SetConditions(xpv2.Condition{Type: openstackv1alpha1.ConditionCatalogRead, Status: corev1.ConditionFalse,
+			Reason: reasonCatalogFailing, Message: err.Error(), LastTransitionTime: metav1.Now()})
+	} else {
+		want.Status.Catalog = &openstackv1alpha1.Catalog{Region: region, Services: services}
+		want.SetConditions(xpv2.Condition{Type: openstackv1alpha1.ConditionCatalogRead, Status: corev1.ConditionTrue,
+			Reason: reasonCatalogRead, LastTransitionTime: metav1.Now()})
+	}
+	if err != nil {
+		r.Record.Event(pc, event.Warning("CatalogReadFailed", err))
+	}
+	if !changed(pc, want) {
+		return reconcile.Result{RequeueAfter: r.Poll}, nil
+	}
+	if uerr := r.OpenStack.Kube.Status().Update(ctx, want); uerr != nil {
+		if kerrors.IsConflict(uerr) {
+			return reconcile.Result{Requeue: true}, nil
+		}
+		return reconcile.Result{}, uerr
+	}
+	if err == nil {
+		r.Log.Info("read the service catalog", "providerconfig", pc.Name, "region", region, "services", services)
+	}
+	return reconcile.Result{RequeueAfter: r.Poll}, nil
+}
+
+func (r *CatalogReader) read(ctx context.Context, pc *openstackv1alpha1.ProviderConfig) ([]string, string, error) {
+	cfg, err := r.OpenStack.Config(ctx, pc)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := r.OpenStack.Sessions.Session(ctx, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	services, err := s.Catalog()
+	return services, s.Region(), err
+}
+
+// changed reports whether the catalog or the condition's status, reason
+// or message differ (the transition time alone is no change).
+func changed(was, want *openstackv1alpha1.ProviderConfig) bool {
+	a, b := was.GetCondition(openstackv1alpha1.ConditionCatalogRead), want.GetCondition(openstackv1alpha1.ConditionCatalogRead)
+	if !a.Equal(b) {
+		return true
+	}
+	switch {
+	case was.Status.Catalog == nil || want.Status.Catalog == nil:
+		return was.Status.Catalog != want.Status.Catalog
+	default:
+		return was.Status.Catalog.Region != want.Status.Catalog.Region || !slices.Equal(was.Status.Catalog.Services, want.Status.Catalog.Services)
+	}
+}
