@@ -10,6 +10,9 @@
 #      says by how much it falls short (UnderProvisioned);
 #   4. a dedicated pool whose labels match a Server another pool claimed gets
 #      no Shoot (LabelOverlap);
+#  4b. a cloud in a region whose catalog has no Nova, Cinder or Neutron
+#      (us-east-1) composes no aggregates, volume types or quotas, is Ready,
+#      and its tenant reads on the claim which services it lacks;
 #   5. deleting a claim removes its composite, ServerInventory, Shoot and
 #      ShootKubeconfig, leaves the Servers and every other pool untouched;
 #   6. the tenants' clouds: every example OpenStackCluster is Ready, and each
@@ -100,6 +103,29 @@ for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,stor
   if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
 done
 
+# A cloud in us-east-1, whose catalog has no Nova, Cinder or Neutron (the
+# operator stand-in registers them in eu-de-1 only, as an operator that
+# deploys compute would): applied now, checked in 4b, gone before 5 deletes
+# the pool it consumes.
+$K create namespace team-c >/dev/null 2>&1 || true
+$K apply -f - >/dev/null <<Y
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cobaltcore-tenant, namespace: team-c}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cobaltcore:tenant}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: team-c}]
+---
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: team-c-us, namespace: team-c}
+spec:
+  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}
+  region: us-east-1
+  size: small
+  hypervisorClusters: [hv-pool-us]
+  storageClusters: [st-pool-us]
+Y
+
 echo "== 2. Server changes reach the claim through the watches"
 # hv-pool-a: 62 servers for 50 to 60 workers. 5 failing leave 57: enough
 # for its workers, not for its maxWorkers (15 would leave it short of its
@@ -153,6 +179,25 @@ server e2e-fin-4 '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2
 claim e2e-fin e2e-fin 2 3 finance
 eventually 60 "e2e-fin reports LabelOverlap" is_reason e2e-fin InventorySufficient LabelOverlap || true
 if absent shoot -n garden-c5c3 e2e-fin; then pass "no Shoot for e2e-fin"; else fail "a Shoot was created for e2e-fin"; fi
+
+echo "== 4b. a cloud whose catalog has no compute"
+# It composes only what its catalog serves, is Ready without the rest, and
+# says so on the claim (read as the tenant).
+if $K -n team-c wait --for=condition=Ready openstackcluster/team-c-us --timeout=600s >/dev/null 2>&1; then pass "team-c-us (us-east-1, no compute in its catalog) is Ready"; else
+  fail "team-c-us is not Ready: $($K -n team-c get openstackcluster team-c-us -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
+us=$($K -n team-c get openstackcluster team-c-us -o jsonpath='{.spec.resourceRef.name}')
+catalog=$($K get providerconfigs.openstack.provider.c5c3.io "$us" -o jsonpath='{.status.catalog.region}: {.status.catalog.services}')
+case $catalog in 'us-east-1: '*'"identity"'*) case $catalog in *compute* | *block-storage* | *volume* | *network*) fail "its catalog serves compute: $catalog" ;;
+  *) pass "its ProviderConfig reads the catalog of $catalog" ;; esac ;;
+  *) fail "its ProviderConfig's catalog: $catalog" ;; esac
+left=$($K get aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,quotasets.nova.provider.c5c3.io,quotasets.cinder.provider.c5c3.io,quotasets.neutron.provider.c5c3.io -l crossplane.io/claim-name=team-c-us -o name 2>&1)
+[ -z "$left" ] && pass "no aggregates, volume types or quotas were composed for it" || fail "composed for a cloud without compute: $left"
+[ -n "$($K get projects.keystone.provider.c5c3.io "$us" -o name 2>/dev/null)" ] && pass "its Keystone project exists" || fail "no Keystone project for team-c-us"
+served=$(as_tenant team-c get openstackcluster team-c-us -o jsonpath='{.status.unservedServices} {.status.conditions[?(@.type=="ServicesServed")].reason}: {.status.conditions[?(@.type=="ServicesServed")].message}')
+case $served in '["nova","cinder","neutron"] NotInCatalog: '*"no endpoint for nova"*) pass "the tenant reads on the claim what its cloud does not serve: ${served#* }" ;;
+  *) fail "ServicesServed on team-c-us: $served" ;; esac
+$K -n team-c delete openstackcluster team-c-us --wait=false >/dev/null
+eventually 180 "team-c-us is deleted (before 5 deletes the pool it consumes)" sh -c "! $K get xopenstackcluster $us >/dev/null 2>&1"
 
 echo "== 5. deleting a claim"
 servers_before=$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)
@@ -249,7 +294,6 @@ for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
   total=$((total + n))
 done
 [ "$total" -le "$workers" ] && pass "the shares of hv-pool-a add up to $total of its $workers nodes" || fail "hv-pool-a is over-committed: $total of $workers"
-$K create namespace team-c >/dev/null 2>&1 || true
 cloud() { # NAMESPACE NAME POOL NODES [STORAGE-POOL]
   $K apply -f - >/dev/null <<Y
 apiVersion: crossplane.c5c3.io/v1alpha1
@@ -280,14 +324,8 @@ refusal() {
   echo "      message: $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}' | cut -c1-300)"
   [ -z "$($K get managed -l crossplane.io/claim-name="$2" -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for $1/$2"
 }
-# A new tenant namespace gets the tenant role, as the platform team would bind it.
-$K apply -f - >/dev/null <<Y
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: cobaltcore-tenant, namespace: team-c}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cobaltcore:tenant}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: team-c}]
-Y
+# (team-c, a new tenant namespace, got the tenant role at the start, as the
+# platform team would bind it.)
 cloud team-c team-c-big hv-pool-a $((workers - total + 1))
 refusal team-c team-c-big "over-committed" "a share larger than hv-pool-a has free"
 as_tenant team-c get xopenstackclusters >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"

@@ -223,7 +223,7 @@ timeout 20 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 health >/dev/null 
 # first) leaves its tenants' Ceph pools and clients behind; the single
 # memstore OSD has room for only so many placement groups, so they go.
 # Only names of the example clouds' composites (<claim>-<5 chars>-...).
-demo_names='^(client\.openstack-)?(finance-prod|internal-prod|team-a-prod|team-a-staging|team-b-staging|team-c-big|team-b-on-fin)-[a-z0-9]{5}-'
+demo_names='^(client\.openstack-)?(finance-prod|internal-prod|team-a-prod|team-a-staging|team-b-staging|team-c-big|team-c-us|team-b-on-fin)-[a-z0-9]{5}-'
 for p in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool ls 2>/dev/null | grep -E "$demo_names"); do
   timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool delete "$p" "$p" --yes-i-really-really-mean-it >/dev/null 2>&1
 done
@@ -250,7 +250,10 @@ wait_for 60 "the Gardener stand-in does not serve ($RUN/gardener-standin.log)" c
 # It also runs one node's hypervisor and storage agents per pool (the binaries
 # of their images, from make xpkg) where the pool functions placed them.
 mkdir -p "$RUN/agents"
-bg operator-standin "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" \
+# -compute-regions: the real ControlPlane deploys no Nova, Cinder or Neutron
+# yet; here eu-de-1 stands in for a landscape whose operator deploys them
+# (every example cloud), us-east-1 for one that does not (e2e's team-c-us).
+bg operator-standin "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
   -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -agents-bin _output/package-build/bin -agent-logs "$RUN/agents"
 alive provider-kubernetes
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)

@@ -10,14 +10,24 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/regions"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
 )
 
-// registerRegion gives the local Keystone's catalog the cloud's region:
-// every endpoint of the local OpenStack's own region again under region,
-// as the c5c3-operator's Keystone bootstrap registers a cloud's services in
-// the cloud's region. Clients of the cloud (the provider) then find their
+// computeTypes are the catalog types of what the c5c3 ControlPlane does not
+// deploy yet (Nova, Cinder, Neutron): a region gets them only when the
+// landscape setting -compute-regions names it.
+var computeTypes = map[string]bool{"compute": true, "volume": true, "volumev2": true, "volumev3": true, "block-storage": true, "network": true}
+
+// registerRegion gives the local Keystone's catalog the cloud's region, as
+// the c5c3-operator's Keystone bootstrap registers a cloud's services in
+// the cloud's region: the endpoints of the local OpenStack's own region
+// again under region — of the services the ControlPlane deploys (Keystone,
+// Placement, Glance when there is one), and of Nova, Cinder and Neutron only
+// when compute is true (-compute-regions, standing in for an operator that
+// deploys compute). A region registered before with another setting is
+// brought to this one. Clients of the cloud (the provider) then find their
 // endpoints in the region the cloud was claimed for.
-func (s *standin) registerRegion(ctx context.Context, region string) error {
+func (s *standin) registerRegion(ctx context.Context, region string, compute bool) error {
 	if region == "" || s.regions[region] {
 		return nil
 	}
@@ -40,7 +50,20 @@ func (s *standin) registerRegion(ctx context.Context, region string) error {
 	} else if err != nil {
 		return err
 	}
-	pages, err := endpoints.List(id, endpoints.ListOpts{}).AllPages(ctx)
+	pages, err := services.List(id, services.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return err
+	}
+	svcs, err := services.ExtractServices(pages)
+	if err != nil {
+		return err
+	}
+	typeOf := map[string]string{}
+	for _, sv := range svcs {
+		typeOf[sv.ID] = sv.Type
+	}
+	wanted := func(serviceID string) bool { return compute || !computeTypes[typeOf[serviceID]] }
+	pages, err = endpoints.List(id, endpoints.ListOpts{}).AllPages(ctx)
 	if err != nil {
 		return err
 	}
@@ -51,12 +74,26 @@ func (s *standin) registerRegion(ctx context.Context, region string) error {
 	type key struct{ service, iface string }
 	have := map[key]bool{}
 	for _, e := range all {
-		if e.Region == region {
-			have[key{e.ServiceID, string(e.Availability)}] = true
+		if e.Region != region {
+			continue
 		}
+		if !wanted(e.ServiceID) {
+			if err := endpoints.Delete(ctx, id, e.ID).ExtractErr(); err != nil {
+				return fmt.Errorf("cannot remove %s endpoint %s from region %s: %w", typeOf[e.ServiceID], e.URL, region, err)
+			}
+			continue
+		}
+		have[key{e.ServiceID, string(e.Availability)}] = true
 	}
+	var registered []string
 	for _, e := range all {
-		if e.Region != eo.Region || have[key{e.ServiceID, string(e.Availability)}] {
+		if e.Region != eo.Region || !wanted(e.ServiceID) {
+			continue
+		}
+		if e.Availability == gophercloud.AvailabilityPublic {
+			registered = append(registered, typeOf[e.ServiceID])
+		}
+		if have[key{e.ServiceID, string(e.Availability)}] {
 			continue
 		}
 		if _, err := endpoints.Create(ctx, id, endpoints.CreateOpts{
@@ -67,6 +104,6 @@ func (s *standin) registerRegion(ctx context.Context, region string) error {
 		have[key{e.ServiceID, string(e.Availability)}] = true
 	}
 	s.regions[region] = true
-	fmt.Printf("region %s registered in the local Keystone\n", region)
+	fmt.Printf("region %s registered in the local Keystone: %v\n", region, registered)
 	return nil
 }

@@ -7,7 +7,8 @@
 //     ready, and the admin credential Secret it names
 //     (spec.korc.adminCredential.cloudCredentialsRef) holds a clouds.yaml
 //     for the local OpenStack's Keystone (-clouds-yaml), whose catalog gets
-//     the ControlPlane's spec.region (the local services' endpoints again),
+//     the ControlPlane's spec.region (the local services' endpoints again:
+//     Nova, Cinder and Neutron only in the -compute-regions),
 //     and ConfigMap ovn-databases names the local OVN databases (ovn.go);
 //   - Rook: a CephCluster is reported Ready with the health and capacity of
 //     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
@@ -34,7 +35,7 @@
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
 //
 //	[-agents-bin DIR -libvirt-uri test:///default -agent-logs DIR]
-//	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642]
+//	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642] [-compute-regions eu-de-1,...]
 package main
 
 import (
@@ -46,6 +47,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -79,6 +81,8 @@ type config struct {
 	agentsBin, libvirtURI, agentLogs string
 	// The local OVN databases every cloud gets (ovn.go).
 	ovnNB, ovnSB string
+	// computeRegions get Nova, Cinder and Neutron in their catalog (catalog.go).
+	computeRegions []string
 }
 
 func main() {
@@ -93,7 +97,13 @@ func main() {
 	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs")
 	flag.StringVar(&c.ovnNB, "ovn-nb", "tcp:127.0.0.1:6641", "the local OVN Northbound every cloud's ConfigMap ovn-databases names")
 	flag.StringVar(&c.ovnSB, "ovn-sb", "tcp:127.0.0.1:6642", "the local OVN Southbound, named likewise, where each hypervisor pool's node is registered as a chassis; empty: none")
+	computeRegions := flag.String("compute-regions", "", "regions (comma-separated) whose clouds get Nova, Cinder and Neutron in their catalog, standing in for an operator that deploys compute; the others get only what the c5c3 ControlPlane deploys (Keystone, Placement, Glance)")
 	flag.Parse()
+	for _, r := range strings.Split(*computeRegions, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			c.computeRegions = append(c.computeRegions, r)
+		}
+	}
 	if c.dir == "" || c.cloudsYAML == "" || c.cephConf == "" || c.cephKeyFile == "" {
 		fmt.Fprintln(os.Stderr, "operator-standin: -shoot-clusters, -clouds-yaml, -ceph-conf and -ceph-key are required")
 		os.Exit(2)
@@ -263,7 +273,7 @@ func hasReady(o *unstructured.Unstructured) bool {
 func (s *standin) controlPlanes(ctx context.Context, c *cluster) error {
 	return each(ctx, c, controlPlanes, hasReady, func(o *unstructured.Unstructured) error {
 		region, _, _ := unstructured.NestedString(o.Object, "spec", "region")
-		if err := s.registerRegion(ctx, region); err != nil {
+		if err := s.registerRegion(ctx, region, slices.Contains(s.config.computeRegions, region)); err != nil {
 			return err
 		}
 		secret, _, _ := unstructured.NestedString(o.Object, "spec", "korc", "adminCredential", "cloudCredentialsRef", "secretName")
