@@ -18,7 +18,11 @@ type CLI struct {
 	MetricsAddress     string `default:":8080" help:"Address at which to serve Prometheus metrics; empty disables them."`
 	TLSCertsDir        string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
 	Insecure           bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
-	MaxRecvMessageSize int    `default:"4" help:"Maximum size of received messages in MB."`
+	// A request carries what the function requires: for a cloud, the
+	// landscape it reads (the benchmarks measured 2.15 MiB beside 1,000
+	// other clouds). gRPC's 4 MiB default would fail every cloud at once
+	// somewhat beyond; responses stay bounded by core's 4 MiB client default.
+	MaxRecvMessageSize int `default:"16" help:"Maximum size of a request in MiB; from 75% of it the function warns on the composite, naming the request's largest parts."`
 }
 
 // Serve runs the function built by newFunction until the server stops.
@@ -27,10 +31,11 @@ func (c *CLI) Serve(newFunction func(logging.Logger) fnv1.FunctionRunnerServiceS
 	if err != nil {
 		return err
 	}
-	return function.Serve(newFunction(log),
+	limit := c.MaxRecvMessageSize * 1024 * 1024
+	return function.Serve(sizeGuard{FunctionRunnerServiceServer: newFunction(log), limit: limit, log: log},
 		function.Listen(c.Network, c.Address),
 		function.WithMetricsServer(c.MetricsAddress),
 		function.MTLSCertificates(c.TLSCertsDir),
 		function.Insecure(c.Insecure),
-		function.MaxRecvMessageSize(c.MaxRecvMessageSize*1024*1024))
+		function.MaxRecvMessageSize(limit))
 }

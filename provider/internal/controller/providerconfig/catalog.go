@@ -74,11 +74,13 @@ func (r *CatalogReader) Reconcile(ctx context.Context, req reconcile.Request) (r
 		want.SetConditions(xpv2.Condition{Type: openstackv1alpha1.ConditionCatalogRead, Status: corev1.ConditionTrue,
 			Reason: reasonCatalogRead, LastTransitionTime: metav1.Now()})
 	}
-	if err != nil {
-		r.Record.Event(pc, event.Warning("CatalogReadFailed", err))
-	}
 	if !changed(pc, want) {
 		return reconcile.Result{RequeueAfter: r.Poll}, nil
+	}
+	// An event when the reading starts to fail or fails differently, not on
+	// every poll.
+	if err != nil {
+		r.Record.Event(pc, event.Warning("CatalogReadFailed", err))
 	}
 	if uerr := r.OpenStack.Kube.Status().Update(ctx, want); uerr != nil {
 		if kerrors.IsConflict(uerr) {
