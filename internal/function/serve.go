@@ -13,11 +13,11 @@ import (
 type CLI struct {
 	Debug bool `help:"Emit debug logs in addition to info logs." short:"d"`
 
-	Network            string `default:"tcp"   help:"Network on which to listen for gRPC connections."`
-	Address            string `default:":9443" help:"Address at which to listen for gRPC connections."`
-	MetricsAddress     string `default:":8080" help:"Address at which to serve Prometheus metrics; empty disables them."`
-	TLSCertsDir        string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
-	Insecure           bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
+	Network        string `default:"tcp"   help:"Network on which to listen for gRPC connections."`
+	Address        string `default:":9443" help:"Address at which to listen for gRPC connections."`
+	MetricsAddress string `default:":8080" help:"Address at which to serve Prometheus metrics; empty disables them."`
+	TLSCertsDir    string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
+	Insecure       bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
 	// A request carries what the function requires: for a cloud, the
 	// landscape it reads (the benchmarks measured 2.15 MiB beside 1,000
 	// other clouds). gRPC's 4 MiB default would fail every cloud at once

@@ -12,7 +12,9 @@ import (
 )
 
 // echo answers every request with an empty response.
-type echo struct{ fnv1.UnimplementedFunctionRunnerServiceServer }
+type echo struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+}
 
 func (echo) RunFunction(context.Context, *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	return &fnv1.RunFunctionResponse{}, nil
