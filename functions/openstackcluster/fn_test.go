@@ -810,17 +810,9 @@ func TestUnreadableCompositeIsSkipped(t *testing.T) {
 // cloud whose objects exist keeps them; before the provider has read the
 // catalog the cloud waits for it.
 func TestCatalog(t *testing.T) {
+	// Every stage ready but the services' objects.
 	ready := func() world {
-		w := eu()
-		w.namespaceReady()
-		w.storageReady()
-		w.keyCopied()
-		w.controlPlaneReady()
-		w.adminReady()
-		w.cloudReady()
-		w.ovnReady()
-		w.chassisRegistered(map[string]any{"name": "node-a", "gateway": true})
-		w.gatewaysReady()
+		w := allReady()
 		for _, k := range []string{"aggregate-hv-pool-a", "compute-quota", "volume-type-st-pool-a", "volume-quota"} {
 			delete(w.observed, k)
 		}
