@@ -18,7 +18,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 )
+
+// terminalBackoff is how many polls a ProviderConfig whose credentials or
+// Keystone URL are refused waits before its catalog is read again (a change
+// of the ProviderConfig reads it at once).
+const terminalBackoff = 10
 
 // Reasons of the CatalogRead condition.
 const (
@@ -74,8 +80,14 @@ func (r *CatalogReader) Reconcile(ctx context.Context, req reconcile.Request) (r
 		want.SetConditions(xpv2.Condition{Type: openstackv1alpha1.ConditionCatalogRead, Status: corev1.ConditionTrue,
 			Reason: reasonCatalogRead, LastTransitionTime: metav1.Now()})
 	}
+	// Credentials Keystone refuses are not tried again every poll: each try
+	// costs Keystone a password check.
+	after := r.Poll
+	if openstack.IsTerminal(err) {
+		after = terminalBackoff * r.Poll
+	}
 	if !changed(pc, want) {
-		return reconcile.Result{RequeueAfter: r.Poll}, nil
+		return reconcile.Result{RequeueAfter: after}, nil
 	}
 	// An event when the reading starts to fail or fails differently, not on
 	// every poll.
@@ -91,7 +103,7 @@ func (r *CatalogReader) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if err == nil {
 		r.Log.Info("read the service catalog", "providerconfig", pc.Name, "region", region, "services", services)
 	}
-	return reconcile.Result{RequeueAfter: r.Poll}, nil
+	return reconcile.Result{RequeueAfter: after}, nil
 }
 
 func (r *CatalogReader) read(ctx context.Context, pc *openstackv1alpha1.ProviderConfig) ([]string, string, error) {
