@@ -146,7 +146,12 @@ $KM fernet_setup --keystone-user root --keystone-group root 2>>"$D/manage.err"
 $KM credential_setup --keystone-user root --keystone-group root 2>>"$D/manage.err"
 $KM bootstrap --bootstrap-password secret --bootstrap-admin-url $KS/ --bootstrap-internal-url $KS/ \
   --bootstrap-public-url $KS/ --bootstrap-region-id RegionOne 2>>"$D/manage.err"
-uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public 4 "OS_KEYSTONE_CONFIG_FILES=$D/keystone.conf"
+# Keystone scales by processes too: with threads, SQLite connections were
+# finalized in another thread than theirs ("SQLite objects created in a
+# thread can only be used in that same thread"), left their transactions
+# open, and under load every request queued behind them (7-38 s, make e2e's
+# tenants timed out).
+uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public 1 "OS_KEYSTONE_CONFIG_FILES=$D/keystone.conf" 3
 wait_for keystone "$D/uwsgi.log" curl -sf $KS/
 $PY "$H/register-services.py" > "$D/register.log"
 
