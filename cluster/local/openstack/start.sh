@@ -152,6 +152,10 @@ $KM bootstrap --bootstrap-password secret --bootstrap-admin-url $KS/ --bootstrap
 # open, and under load every request queued behind them (7-38 s, make e2e's
 # tenants timed out).
 uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public 1 "OS_KEYSTONE_CONFIG_FILES=$D/keystone.conf" 3
+# Every other service and the provider wait on Keystone: on 2 cores under
+# the demo's load (load average 20-25) it got too little CPU to answer in
+# time, so it runs ahead of the rest (nice -10; root may lower niceness).
+sleep 1; renice -n -10 -p "$(cat "$D/uwsgi.pid")" $(pgrep -P "$(cat "$D/uwsgi.pid")") >/dev/null 2>&1 || true
 wait_for keystone "$D/uwsgi.log" curl -sf $KS/
 $PY "$H/register-services.py" > "$D/register.log"
 
