@@ -720,13 +720,19 @@ func setPoolsOf(entries ...any) func(map[string]any) {
 	return func(s map[string]any) { setPools(s, entries...) }
 }
 
+// teamAWithMissingPool is team-a's cloud on hv-pool-a and on hv-pool-new,
+// which does not exist.
+func teamAWithMissingPool() string {
+	return teamA(func(s map[string]any) {
+		setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4})
+	})
+}
+
 // TestMissingPoolWaits: a pool that does not exist is not a refusal: the
 // cloud waits, says which pool, and records the pools it could allocate.
 func TestMissingPoolWaits(t *testing.T) {
 	w := eu()
-	xr := teamA(func(s map[string]any) {
-		setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4})
-	})
+	xr := teamAWithMissingPool()
 	rsp := run(t, w.request(xr))
 	mustNotFail(t, rsp)
 	c := condition(rsp, conditionPoolsReady)
@@ -745,12 +751,10 @@ func TestMissingPoolWaits(t *testing.T) {
 // TestUsagesProtectWhatTheCloudConsumes: a ClusterUsage per consumed
 // composite, used by the cloud's composite (so it is released only once the
 // cloud is gone) with the cloud named as its tenant knows it; none for a
-// pool that does not exist, none for a refused cloud.
+// pool that does not exist (a refused cloud composes nothing: TestRefusals).
 func TestUsagesProtectWhatTheCloudConsumes(t *testing.T) {
 	w := eu()
-	xr := teamA(func(s map[string]any) {
-		setPools(s, map[string]any{"name": "hv-pool-a", "nodes": 20}, map[string]any{"name": "hv-pool-new", "nodes": 4})
-	})
+	xr := teamAWithMissingPool()
 	rsp := run(t, w.request(xr))
 	mustNotFail(t, rsp)
 	want := map[string]any{
