@@ -167,11 +167,11 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 	// kept once they exist (what a function stops desiring, Crossplane
 	// deletes). A service the catalog does not serve is not waited on: the
 	// cloud is Ready without it, and says so (see unserved).
-	compose := func(service string, enabled bool, existing ...resource.Name) bool {
+	compose := func(service string, enabled bool, existing resource.Name) bool {
 		if !enabled {
 			return false
 		}
-		if slices.ContainsFunc(existing, func(n resource.Name) bool { _, ok := observed[n]; return ok }) {
+		if _, ok := observed[existing]; ok {
 			return true
 		}
 		if !st.catalogRead {
