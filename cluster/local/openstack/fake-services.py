@@ -1,44 +1,50 @@
 #!/usr/bin/python3
 """Registers fake nova-compute hosts and cinder-volume backends in the local
-OpenStack's databases, so Nova aggregates can hold hosts and Cinder lists
+OpenStack's databases (MariaDB on 127.0.0.1:3306), so Nova aggregates can hold hosts and Cinder lists
 backends, without hypervisors or storage. Run by start.sh.
 
-usage: fake-services.py RUN --compute HOST... --cinder-volume BACKEND..."""
+usage: fake-services.py --compute HOST... --cinder-volume BACKEND..."""
 import argparse
 import datetime
-import sqlite3
 import uuid
 
+import pymysql
+
 p = argparse.ArgumentParser()
-p.add_argument("run")
 p.add_argument("--compute", nargs="*", default=[])
 p.add_argument("--cinder-volume", nargs="*", default=[])
 a = p.parse_args()
 now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S")
 
-cell = sqlite3.connect(f"{a.run}/nova/nova_cell1.db")
-api = sqlite3.connect(f"{a.run}/nova/nova_api.db")
-cell_id = api.execute("select id from cell_mappings where name='cell1'").fetchone()[0]
+
+def db(name):
+    return pymysql.connect(host="127.0.0.1", port=3306, user="root", database=name)
+
+
+cell, api = db("nova_cell1"), db("nova_api")
+c, a_ = cell.cursor(), api.cursor()
+a_.execute("select id from cell_mappings where name='cell1'")
+cell_id = a_.fetchone()[0]
 for h in a.compute:
-    cell.execute("insert into services (created_at, updated_at, host, binary, topic, report_count, disabled,"
-                 " deleted, forced_down, version, uuid, last_seen_up) values (?,?,?,?,?,?,?,?,?,?,?,?)",
+    c.execute("insert into services (created_at, updated_at, host, `binary`, topic, report_count, disabled,"
+                 " deleted, forced_down, version, uuid, last_seen_up) values (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                  (now, now, h, "nova-compute", "compute", 1, 0, 0, 0, 61, str(uuid.uuid4()), now))
-    sid = cell.execute("select id from services where host=? and binary='nova-compute'", (h,)).fetchone()[0]
-    cell.execute("insert into compute_nodes (created_at, updated_at, service_id, vcpus, memory_mb, local_gb,"
+    sid = c.lastrowid
+    c.execute("insert into compute_nodes (created_at, updated_at, service_id, vcpus, memory_mb, local_gb,"
                  " vcpus_used, memory_mb_used, local_gb_used, hypervisor_type, hypervisor_version, cpu_info,"
                  " running_vms, hypervisor_hostname, deleted, host_ip, host, uuid, mapped, free_ram_mb, free_disk_gb,"
                  " ram_allocation_ratio, cpu_allocation_ratio, disk_allocation_ratio, stats, supported_instances)"
-                 " values (?,?,?,?,?,?,0,0,0,'fake',1000,'{}',0,?,0,'127.0.0.1',?,?,1,?,?,1.0,16.0,1.0,'{}','[]')",
+                 " values (%s,%s,%s,%s,%s,%s,0,0,0,'fake',1000,'{}',0,%s,0,'127.0.0.1',%s,%s,1,%s,%s,1.0,16.0,1.0,'{}','[]')",
                  (now, now, sid, 16, 65536, 1000, h, h, str(uuid.uuid4()), 65536, 1000))
-    api.execute("insert into host_mappings (created_at, cell_id, host) values (?,?,?)", (now, cell_id, h))
+    a_.execute("insert into host_mappings (created_at, cell_id, host) values (%s,%s,%s)", (now, cell_id, h))
 cell.commit()
 api.commit()
 
-cinder = sqlite3.connect(f"{a.run}/cinder/cinder.db")
+cinder = db("cinder")
 for b in a.cinder_volume:
-    cinder.execute("insert into services (created_at, updated_at, deleted, host, binary, topic, report_count,"
+    cinder.cursor().execute("insert into services (created_at, updated_at, deleted, host, `binary`, topic, report_count,"
                    " disabled, availability_zone, uuid, frozen, active_backend_id, replication_status)"
-                   " values (?,?,0,?,'cinder-volume','cinder-volume',1,0,'nova',?,0,NULL,'not-capable')",
+                   " values (%s,%s,0,%s,'cinder-volume','cinder-volume',1,0,'nova',%s,0,NULL,'not-capable')",
                    (now, now, f"localhost@{b}", str(uuid.uuid4())))
 cinder.commit()
 print("fake nova-compute hosts:", a.compute, "fake cinder-volume backends:", a.cinder_volume)

@@ -21,6 +21,10 @@ COMPUTE_HOSTS=${COMPUTE_HOSTS:-"hv-1 hv-2"}
 CINDER_BACKENDS=${CINDER_BACKENDS:-"ceph-st-pool-a ceph-st-pool-b ceph-st-pool-fin ceph-st-pool-s ceph-st-pool-us"}
 PY=/usr/bin/python3   # the distribution's python, with the OpenStack modules
 KS=http://127.0.0.1:5000/v3
+# Every service keeps its data in the one MariaDB, as deployed OpenStacks do:
+# on SQLite, concurrent writers of Keystone's and nova-api's processes
+# failed at once with "database is locked" (500s under make e2e's load).
+DB=mysql+pymysql://root@127.0.0.1:3306
 
 for cmd in keystone-manage uwsgi nova-manage cinder-api neutron-server placement-manage mariadbd memcached ovsdb-server ovn-northd; do
   command -v "$cmd" >/dev/null || { echo "$cmd not found: run $H/install.sh (as root)" >&2; exit 1; }
@@ -40,7 +44,6 @@ wait_for() {
   echo "$name did not come up in 120 s; see $log" >&2; exit 1
 }
 http_up() { local code; code=$(curl -s -o /dev/null -w '%{http_code}' "$1") && [ "$code" != 000 ] && [ "$code" -lt 500 ]; }
-wal() { $PY -c "import sqlite3; sqlite3.connect('$1').execute('PRAGMA journal_mode=WAL')"; }
 auth() { cat <<CONF
 [keystone_authtoken]
 www_authenticate_uri = $KS
@@ -90,7 +93,7 @@ nohup mariadbd --no-defaults --datadir="$D/data" --socket="$D/mysql.sock" --port
   --pid-file="$D/mariadb.pid" --user=root --skip-name-resolve --log-error="$D/error.log" \
   --innodb-buffer-pool-size=128M --innodb-flush-log-at-trx-commit=0 --max-connections=500 >/dev/null 2>&1 &
 wait_for mariadb "$D/error.log" mariadb -S "$D/mysql.sock" -u root -e 'select 1'
-mariadb -S "$D/mysql.sock" -u root -e "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION; CREATE DATABASE keystone; CREATE DATABASE neutron;"
+mariadb -S "$D/mysql.sock" -u root -e "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION; CREATE DATABASE keystone; CREATE DATABASE placement; CREATE DATABASE nova_api; CREATE DATABASE nova_cell0; CREATE DATABASE nova_cell1; CREATE DATABASE cinder; CREATE DATABASE neutron;"
 
 # Keystone's cache and the services' token caches, as in a deployed
 # OpenStack. Without it every Keystone request rebuilt tokens, roles and
@@ -107,7 +110,7 @@ cat > "$D/keystone.conf" <<CONF
 log_dir = $D
 log_file = keystone.log
 [database]
-connection = mysql+pymysql://root@127.0.0.1:3306/keystone
+connection = $DB/keystone
 [token]
 provider = fernet
 [fernet_tokens]
@@ -132,11 +135,6 @@ $KM fernet_setup --keystone-user root --keystone-group root 2>>"$D/manage.err"
 $KM credential_setup --keystone-user root --keystone-group root 2>>"$D/manage.err"
 $KM bootstrap --bootstrap-password secret --bootstrap-admin-url $KS/ --bootstrap-internal-url $KS/ \
   --bootstrap-public-url $KS/ --bootstrap-region-id RegionOne 2>>"$D/manage.err"
-# Keystone keeps its data in MariaDB, as deployed Keystones do: on SQLite
-# its processes serialised on the database file's single write lock and
-# failed with "database is locked" under make e2e's load (requests took
-# 7-44 s, the tenants' clouds timed out), and SQLite cascades an
-# application credential's roles only with a trigger of our own.
 uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public 1 "OS_KEYSTONE_CONFIG_FILES=$D/keystone.conf" 3
 # Every other service and the provider wait on Keystone: on 2 cores under
 # the demo's load (load average 20-25) it got too little CPU to answer in
@@ -152,13 +150,12 @@ D=$RUN/placement
 log_dir = $D
 log_file = placement.log
 [placement_database]
-connection = sqlite:///$D/placement.db
+connection = $DB/placement
 [api]
 auth_strategy = keystone
 CONF
 auth placement; } > "$D/placement.conf"
 placement-manage --config-file "$D/placement.conf" db sync
-wal "$D/placement.db"
 uwsgi_app placement 8778 /usr/bin/placement-api 1 "OS_PLACEMENT_CONFIG_DIR=$D"
 wait_for placement "$D/uwsgi.log" curl -sf http://127.0.0.1:8778/
 
@@ -176,9 +173,9 @@ service_down_time = 31536000
 [api]
 auth_strategy = keystone
 [api_database]
-connection = sqlite:///$D/nova_api.db
+connection = $DB/nova_api
 [database]
-connection = sqlite:///$D/nova_cell1.db
+connection = $DB/nova_cell1
 [oslo_concurrency]
 lock_path = $D/lock
 [oslo_messaging_notifications]
@@ -198,10 +195,9 @@ CONF
 auth nova; } > "$D/nova.conf"
 NM="nova-manage --config-file $D/nova.conf"
 { $NM api_db sync
-  $NM cell_v2 map_cell0 --database_connection "sqlite:///$D/nova_cell0.db"
-  $NM cell_v2 create_cell --name cell1 --database_connection "sqlite:///$D/nova_cell1.db" --transport-url fake://
+  $NM cell_v2 map_cell0 --database_connection "$DB/nova_cell0"
+  $NM cell_v2 create_cell --name cell1 --database_connection "$DB/nova_cell1" --transport-url fake://
   $NM db sync; } > "$D/manage.log" 2>&1
-for db in nova_api nova_cell0 nova_cell1; do wal "$D/$db.db"; done
 uwsgi_app nova 8774 /usr/bin/nova-api-wsgi 1 "OS_NOVA_CONFIG_DIR=$D" 2
 wait_for nova-api "$D/uwsgi.log" curl -sf http://127.0.0.1:8774/
 
@@ -220,7 +216,7 @@ osapi_volume_workers = 1
 api_paste_config = /etc/cinder/api-paste.ini
 enabled_backends =
 [database]
-connection = sqlite:///$D/cinder.db
+connection = $DB/cinder
 [oslo_concurrency]
 lock_path = $D/lock
 [oslo_messaging_notifications]
@@ -228,7 +224,6 @@ driver = noop
 CONF
 auth cinder; } > "$D/cinder.conf"
 cinder-manage --config-file "$D/cinder.conf" db sync > "$D/manage.log" 2>&1
-wal "$D/cinder.db"
 nohup cinder-api --config-file "$D/cinder.conf" > "$D/stdout.log" 2>&1 &
 echo $! > "$D/cinder-api.pid"
 wait_for cinder-api "$D/cinder-api.log" http_up http://127.0.0.1:8776/
@@ -253,7 +248,7 @@ api_paste_config = /etc/neutron/api-paste.ini
 notify_nova_on_port_status_changes = false
 notify_nova_on_port_data_changes = false
 [database]
-connection = mysql+pymysql://root@127.0.0.1:3306/neutron
+connection = $DB/neutron
 [oslo_concurrency]
 lock_path = $D/lock
 [oslo_messaging_notifications]
@@ -282,7 +277,7 @@ echo $! > "$D/neutron-server.pid"
 wait_for neutron-server "$D/neutron-server.log" http_up http://127.0.0.1:9696/
 
 # shellcheck disable=SC2086 # word splitting of the host lists is intended
-$PY "$H/fake-services.py" "$RUN" --compute $COMPUTE_HOSTS --cinder-volume $CINDER_BACKENDS
+$PY "$H/fake-services.py" --compute $COMPUTE_HOSTS --cinder-volume $CINDER_BACKENDS
 
 cat > "$RUN/clouds.yaml" <<YAML
 clouds:
