@@ -36,6 +36,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
@@ -150,12 +151,12 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 		MaxConcurrentReconciles: 5,
 	}
 	deps := register.Deps{
-		Sessions:        openstack.NewCache(8, time.Hour),
+		Sessions:        openstack.NewCache(openstack.DefaultSessions, time.Hour).LimitCalls(openstack.DefaultCallsPerSession, openstack.DefaultCallWait),
 		Gardens:         gardener.NewClients(),
 		OVN:             ovn.NewCache(logr.Discard(), time.Hour),
 		Ceph:            ceph.NewCache(time.Hour),
-		IronCore:        ironcore.NewClusters(time.Hour),
-		KVM:             kvm.NewClusters(time.Hour),
+		IronCore:        ironcore.NewClusters(watch.DefaultClusters, time.Hour),
+		KVM:             kvm.NewClusters(watch.DefaultClusters, time.Hour),
 		NewIdentity:     crashingIdentity,
 		NewCompute:      crashingCompute,
 		NewBlockStorage: crashingBlockStorage,
@@ -209,7 +210,13 @@ func (h *harness) name(base string) string { return base + "-" + h.run }
 // last reason after patience.
 func eventually(t *testing.T, what string, check func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
+	eventuallyWithin(t, patience, what, check)
+}
+
+// eventuallyWithin is eventually with a patience of its own.
+func eventuallyWithin(t *testing.T, within time.Duration, what string, check func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	reason := ""
 	for time.Now().Before(deadline) {
 		var done bool
@@ -218,7 +225,7 @@ func eventually(t *testing.T, what string, check func() (bool, string)) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Fatalf("%s: not within %s: %s", what, patience, reason)
+	t.Fatalf("%s: not within %s: %s", what, within, reason)
 }
 
 // condition returns a managed resource's condition after reading it.

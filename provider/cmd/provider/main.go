@@ -28,6 +28,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
 
@@ -39,7 +40,10 @@ func main() {
 		leaderElection = flag.Bool("leader-election", false, "Elect a leader, so several replicas can run.")
 		metricsAddr    = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
-		sessionCache   = flag.Int("openstack-session-cache", 64, "OpenStack credentials whose authenticated session (and token) is kept.")
+		sessionCache   = flag.Int("openstack-session-cache", openstack.DefaultSessions, "OpenStack credentials (per region) whose authenticated session and token are kept; past it, polls of the least recently used authenticate again.")
+		callsPerCred   = flag.Int("openstack-max-calls-per-credential", openstack.DefaultCallsPerSession, "OpenStack requests one credential may have under way at once; a request that waits longer than --openstack-call-wait fails and is retried, so a cloud whose endpoint hangs holds at most this many reconcile workers (0: no limit).")
+		callWait       = flag.Duration("openstack-call-wait", openstack.DefaultCallWait, "How long an OpenStack request waits for one of its credential's requests under way to end.")
+		watchedCluster = flag.Int("watched-clusters", watch.DefaultClusters, "Clusters of each kind (metal clusters, hypervisor pool clusters) whose objects are watched; past it, the least recently used watch stops.")
 		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections and IronCore Server watches unused for this long are closed.")
 	)
 	flag.Parse()
@@ -78,9 +82,9 @@ func main() {
 			MRStateMetrics:          stateMetrics,
 		},
 	}
-	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour), Gardens: gardener.NewClients(),
+	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour).LimitCalls(*callsPerCred, *callWait), Gardens: gardener.NewClients(),
 		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle),
-		IronCore: ironcore.NewClusters(*connIdle), KVM: kvm.NewClusters(*connIdle)}
+		IronCore: ironcore.NewClusters(*watchedCluster, *connIdle), KVM: kvm.NewClusters(*watchedCluster, *connIdle)}
 	if !ceph.Built {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}

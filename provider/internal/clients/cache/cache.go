@@ -5,9 +5,20 @@ package cache
 
 import (
 	"container/list"
+	"fmt"
 	"sync"
 	"time"
 )
+
+// A BusyError says that another caller has been building the value of the
+// key for longer than the Cache lets callers wait: its endpoint is slow or
+// does not answer. Callers return it and try again later instead of
+// holding a worker that every other configuration shares.
+type BusyError struct{ Waited time.Duration }
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("another reconcile has been connecting with the same configuration for over %s (its endpoint answers slowly or not at all); trying again later", e.Waited)
+}
 
 // A Cache holds one value per key. The least recently used values beyond
 // the size are dropped (credentials rotate; old ones must not pile up), as
@@ -19,13 +30,17 @@ type Cache[V any] struct {
 	release func(V)
 	now     func() time.Time
 
+	// buildWait bounds how long a Get waits for another caller's build of
+	// the same key (0: as long as the build takes).
+	buildWait time.Duration
+
 	mu      sync.Mutex
 	lru     *list.List // of *entry[V], most recent first
 	entries map[string]*list.Element
 	// building serialises building per key, so N reconciles that start
 	// together with a cold cache build one value (one token, one
-	// connection), not N.
-	building map[string]*sync.Mutex
+	// connection), not N. Each is a lock of capacity one.
+	building map[string]chan struct{}
 }
 
 type entry[V any] struct {
@@ -39,7 +54,16 @@ type entry[V any] struct {
 // nothing to release).
 func New[V any](size int, idle time.Duration, release func(V)) *Cache[V] {
 	return &Cache[V]{size: size, idle: idle, release: release, now: time.Now,
-		lru: list.New(), entries: map[string]*list.Element{}, building: map[string]*sync.Mutex{}}
+		lru: list.New(), entries: map[string]*list.Element{}, building: map[string]chan struct{}{}}
+}
+
+// WithBuildWait makes a Get that finds the key's value being built by
+// another caller wait at most d for it, then return a *BusyError: a build
+// against an endpoint that never answers holds one worker, not every
+// worker whose reconcile needs that endpoint.
+func (c *Cache[V]) WithBuildWait(d time.Duration) *Cache[V] {
+	c.buildWait = d
+	return c
 }
 
 // Get returns the value of key, building it once when there is none. A
@@ -51,12 +75,15 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 	c.mu.Lock()
 	b, ok := c.building[key]
 	if !ok {
-		b = &sync.Mutex{}
+		b = make(chan struct{}, 1)
 		c.building[key] = b
 	}
 	c.mu.Unlock()
-	b.Lock()
-	defer b.Unlock()
+	if err := c.acquire(b); err != nil {
+		var none V
+		return none, err
+	}
+	defer func() { <-b }()
 	if v, ok := c.lookup(key); ok {
 		return v, nil
 	}
@@ -73,6 +100,22 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 	}
 	delete(c.building, key)
 	return v, nil
+}
+
+// acquire takes a key's build lock, waiting at most buildWait.
+func (c *Cache[V]) acquire(b chan struct{}) error {
+	if c.buildWait <= 0 {
+		b <- struct{}{}
+		return nil
+	}
+	t := time.NewTimer(c.buildWait)
+	defer t.Stop()
+	select {
+	case b <- struct{}{}:
+		return nil
+	case <-t.C:
+		return &BusyError{Waited: c.buildWait}
+	}
 }
 
 func (c *Cache[V]) lookup(key string) (V, bool) {

@@ -60,3 +60,42 @@ func TestDroppedValuesAreReleased(t *testing.T) {
 		t.Fatalf("released %v, want [b a c] after the idle time", released)
 	}
 }
+
+// TestSlowBuildMakesOthersBusy: while one caller builds a key's value
+// against an endpoint that does not answer, the others get a BusyError
+// after the build wait instead of waiting as long as the build; other keys
+// are not held up, and once the build ends the value is served.
+func TestSlowBuildMakesOthersBusy(t *testing.T) {
+	c := New[int](0, time.Hour, nil).WithBuildWait(20 * time.Millisecond)
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		_, err := c.Get("hanging", func() (int, error) { <-release; return 1, nil })
+		done <- err
+	}()
+	// Let the first Get take the build lock.
+	for {
+		c.mu.Lock()
+		taken := len(c.building["hanging"]) == 1
+		c.mu.Unlock()
+		if taken {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_, err := c.Get("hanging", func() (int, error) { t.Error("a second build while the first is under way"); return 0, nil })
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		t.Fatalf("Get while another build hangs = %v, want a BusyError", err)
+	}
+	if v, err := c.Get("other", func() (int, error) { return 2, nil }); err != nil || v != 2 {
+		t.Fatalf("another key while one hangs: %d, %v", v, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Get("hanging", func() (int, error) { return 0, errors.New("built again") }); err != nil || v != 1 {
+		t.Fatalf("after the build: %d, %v", v, err)
+	}
+}

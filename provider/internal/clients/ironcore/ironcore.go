@@ -23,16 +23,16 @@ var scheme = func() *runtime.Scheme {
 	return s
 }()
 
-// NewClusters returns an empty set of watched metal clusters. Watches
-// unused for idle are stopped.
-func NewClusters(idle time.Duration) *watch.Clusters {
+// NewClusters returns an empty set of at most size watched metal clusters.
+// Watches unused for idle are stopped.
+func NewClusters(size int, idle time.Duration) *watch.Clusters {
 	return watch.NewClusters(watch.Kind{
 		Scheme:     scheme,
 		New:        func() client.Object { return &metalv1alpha1.Server{} },
 		Cluster:    "the metal cluster",
 		Objects:    "Servers",
 		Permission: "get, list and watch on servers.metal.ironcore.dev",
-	}, idle)
+	}, size, idle)
 }
 
 // Servers lists the Servers carrying every one of the labels, by name, from

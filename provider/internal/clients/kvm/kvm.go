@@ -69,9 +69,9 @@ type HypervisorStatus struct {
 	Conditions        []metav1.Condition           `json:"conditions,omitempty"`
 }
 
-// NewClusters returns an empty set of watched pool clusters. Watches unused
-// for idle are stopped.
-func NewClusters(idle time.Duration) *watch.Clusters {
+// NewClusters returns an empty set of at most size watched pool clusters.
+// Watches unused for idle are stopped.
+func NewClusters(size int, idle time.Duration) *watch.Clusters {
 	return watch.NewClusters(watch.Kind{
 		New: func() client.Object {
 			u := &unstructured.Unstructured{}
@@ -81,7 +81,7 @@ func NewClusters(idle time.Duration) *watch.Clusters {
 		Cluster:    "the pool cluster",
 		Objects:    "Hypervisors (kvm.cloud.sap/v1)",
 		Permission: "get, list and watch on hypervisors.kvm.cloud.sap",
-	}, idle)
+	}, size, idle)
 }
 
 // Hypervisors lists the Hypervisors carrying every one of the labels, by

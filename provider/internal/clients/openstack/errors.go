@@ -120,6 +120,21 @@ func retryIdempotent(ctx context.Context, method, _ string, _ *gophercloud.Reque
 	return nil
 }
 
+// A BusyError says a request was not sent: the session already had as
+// many requests under way as it may, for longer than a request waits. The
+// endpoint answers slowly or not at all; the reconcile is retried later
+// and its worker is free for other clouds meanwhile.
+type BusyError struct {
+	Host   string
+	Calls  int
+	Waited time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%d requests to %s with these credentials have been under way for over %s (the endpoint answers slowly or not at all); not sending more, trying again later",
+		e.Calls, e.Host, e.Waited)
+}
+
 // OutcomeUnknown reports whether a request may have been carried out though
 // its answer never arrived: the context ended or the connection failed
 // while it was under way.

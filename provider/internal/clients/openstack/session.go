@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -147,17 +148,51 @@ type Cache struct {
 	// transport is the base of every session's HTTP client (tests and the
 	// benchmark count requests through it).
 	transport http.RoundTripper
+	// calls bounds the requests one session has under way (0: no bound),
+	// wait how long a request waits for one of them to end.
+	calls int
+	wait  time.Duration
 }
+
+// DefaultSessions is how many credentials' sessions the provider keeps by
+// default: a landscape of 1,000 clouds has a ProviderConfig per cloud, and
+// a session per credential and region costs a token and its catalog (a
+// few KiB). Past the size, every poll of the evicted ones authenticates.
+const DefaultSessions = 2048
+
+// Defaults of LimitCalls: one cloud's resources rarely need more requests
+// under way at once, and a healthy endpoint answers well within the wait.
+const (
+	DefaultCallsPerSession = 8
+	DefaultCallWait        = 3 * time.Second
+)
 
 // NewCache returns a session cache of at most size credentials.
 func NewCache(size int, idle time.Duration) *Cache {
 	return &Cache{sessions: cache.New[*Session](size, idle, nil), transport: http.DefaultTransport}
 }
 
+// LimitCalls bounds each session to calls requests under way at once; a
+// request (or an authentication another reconcile has under way) that
+// waits longer than wait fails with a retryable error. A cloud whose
+// endpoint accepts connections and never answers then holds at most calls
+// reconcile workers, for the client's timeout each, instead of every
+// worker that the other clouds' resources share.
+func (c *Cache) LimitCalls(calls int, wait time.Duration) *Cache {
+	c.calls, c.wait = calls, wait
+	c.sessions.WithBuildWait(wait)
+	return c
+}
+
 // Session returns the cached session of cfg's credential, authenticating
 // once when there is none.
 func (c *Cache) Session(ctx context.Context, cfg Config) (*Session, error) {
-	return c.sessions.Get(cfg.key(), func() (*Session, error) { return c.authenticate(ctx, cfg) })
+	s, err := c.sessions.Get(cfg.key(), func() (*Session, error) { return c.authenticate(ctx, cfg) })
+	var busy *cache.BusyError
+	if errors.As(err, &busy) {
+		return nil, fmt.Errorf("keystone at %s: %w", cfg.Auth.IdentityEndpoint, err)
+	}
+	return s, err
 }
 
 func (c *Cache) authenticate(ctx context.Context, cfg Config) (*Session, error) {
@@ -169,7 +204,10 @@ func (c *Cache) authenticate(ctx context.Context, cfg Config) (*Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	pc.HTTPClient = http.Client{Transport: rt, Timeout: 60 * time.Second}
+	if c.calls > 0 {
+		rt = &limitingTransport{next: rt, slots: make(chan struct{}, c.calls), wait: c.wait}
+	}
+	pc.HTTPClient = http.Client{Transport: rt, Timeout: callTimeout}
 	pc.UserAgent.Prepend("cobaltcore-provider")
 	pc.MaxBackoffRetries = maxRetries
 	pc.RetryBackoffFunc = retryBackoff
@@ -181,6 +219,34 @@ func (c *Cache) authenticate(ctx context.Context, cfg Config) (*Session, error) 
 		return nil, classifyAuth(cfg.Auth, err)
 	}
 	return &Session{provider: pc, region: cfg.Region, services: map[string]*gophercloud.ServiceClient{}}, nil
+}
+
+// callTimeout bounds one request, reading its answer included.
+const callTimeout = 60 * time.Second
+
+// limitingTransport lets a session have at most cap(slots) requests under
+// way.
+type limitingTransport struct {
+	next  http.RoundTripper
+	slots chan struct{}
+	wait  time.Duration
+}
+
+func (t *limitingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	timer := time.NewTimer(t.wait)
+	defer timer.Stop()
+	select {
+	case t.slots <- struct{}{}:
+	case <-timer.C:
+		return nil, &BusyError{Host: r.URL.Host, Calls: cap(t.slots), Waited: t.wait}
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+	// The slot is held until the answer's headers arrive: an endpoint that
+	// hangs does so before it answers, and a slot must never depend on a
+	// caller closing a body.
+	defer func() { <-t.slots }()
+	return t.next.RoundTrip(r)
 }
 
 func (c *Cache) transportFor(cfg Config) (http.RoundTripper, error) {

@@ -72,12 +72,18 @@ type Clusters struct {
 	changes chan event.TypedGenericEvent[string]
 }
 
-// NewClusters returns an empty set of watched clusters of a kind. Watches
-// unused for idle are stopped.
-func NewClusters(k Kind, idle time.Duration) *Clusters {
+// DefaultClusters is how many watched clusters of a kind are kept by
+// default: every hypervisor pool is a cluster, and a landscape of 1,000
+// clouds has a few hundred pools. Past the size the least recently used
+// watch stops and its next reconcile lists that cluster's objects again.
+const DefaultClusters = 512
+
+// NewClusters returns an empty set of at most size watched clusters of a
+// kind. Watches unused for idle are stopped.
+func NewClusters(k Kind, size int, idle time.Duration) *Clusters {
 	return &Clusters{
 		kind:    k,
-		cache:   cache.New(16, idle, func(c *Cluster) { c.cancel() }),
+		cache:   cache.New(size, idle, func(c *Cluster) { c.cancel() }),
 		changes: make(chan event.TypedGenericEvent[string], 1024),
 	}
 }

@@ -77,21 +77,31 @@ func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) 
 	if protect && !meta.FinalizerExists(pc, fin) {
 		meta.AddFinalizer(pc, fin)
 		if err := g.Kube.Update(ctx, pc); err != nil {
-			return reconcile.Result{}, err
+			return requeueOnConflict(err)
 		}
 	}
 	if name != "" {
 		if err := g.secret(ctx, types.NamespacedName{Namespace: ns, Name: name}, fin, protect); err != nil {
-			return reconcile.Result{}, err
+			return requeueOnConflict(err)
 		}
 	}
 	if !protect && meta.FinalizerExists(pc, fin) {
 		meta.RemoveFinalizer(pc, fin)
 		if err := g.Kube.Update(ctx, pc); err != nil {
-			return reconcile.Result{}, err
+			return requeueOnConflict(err)
 		}
 	}
 	return reconcile.Result{}, nil
+}
+
+// requeueOnConflict reads the object again at once when someone else
+// changed it since it was read (the catalog reader writes the status of
+// the same ProviderConfigs): a race, not an error to log.
+func requeueOnConflict(err error) (reconcile.Result, error) {
+	if kerrors.IsConflict(err) {
+		return reconcile.Result{Requeue: true}, nil
+	}
+	return reconcile.Result{}, err
 }
 
 // secret adds (protect) or removes the finalizer on the Secret.
@@ -111,7 +121,10 @@ func (g CredentialsGuard) secret(ctx context.Context, key types.NamespacedName, 
 	default:
 		return nil
 	}
-	return client.IgnoreNotFound(g.Kube.Update(ctx, s))
+	if err := g.Kube.Update(ctx, s); err != nil && !kerrors.IsNotFound(err) {
+		return fmt.Errorf("cannot update the finalizers of credentials Secret %s: %w", key, err)
+	}
+	return nil
 }
 
 // SetupCredentialsGuard adds a CredentialsGuard for a ProviderConfig kind.

@@ -28,6 +28,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 )
 
 // One API server plays both parts: the management cluster the provider
@@ -194,7 +195,7 @@ func start(t *testing.T) (client.Client, *rest.Config) {
 		t.Fatal(err)
 	}
 	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: time.Hour, MaxConcurrentReconciles: 2}
-	if err := Setup(mgr, o, ironcore.NewClusters(time.Hour)); err != nil {
+	if err := Setup(mgr, o, ironcore.NewClusters(watch.DefaultClusters, time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

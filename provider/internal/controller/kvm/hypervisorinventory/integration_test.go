@@ -29,6 +29,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 )
 
 // One API server plays both parts: the management cluster the provider
@@ -198,7 +199,7 @@ func start(t *testing.T) (client.Client, *rest.Config) {
 		t.Fatal(err)
 	}
 	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: time.Hour, MaxConcurrentReconciles: 2}
-	if err := Setup(mgr, o, kvm.NewClusters(time.Hour)); err != nil {
+	if err := Setup(mgr, o, kvm.NewClusters(watch.DefaultClusters, time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
