@@ -154,7 +154,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 		Sessions:        openstack.NewCache(openstack.DefaultSessions, time.Hour).LimitCalls(openstack.DefaultCallsPerSession, openstack.DefaultCallWait),
 		Gardens:         gardener.NewClients(),
 		OVN:             ovn.NewCache(logr.Discard(), time.Hour),
-		Ceph:            ceph.NewCache(time.Hour),
+		Ceph:            ceph.NewCache(time.Hour).ReadsValidFor(pollInterval / 2),
 		IronCore:        ironcore.NewClusters(watch.DefaultClusters, time.Hour),
 		KVM:             kvm.NewClusters(watch.DefaultClusters, time.Hour),
 		NewIdentity:     crashingIdentity,

@@ -91,6 +91,9 @@ type Client struct {
 	Conn Conn
 	// MonHost is what the connection was made with (published to clients).
 	MonHost string
+	// reads are the cluster's recent whole-cluster reads, shared by every
+	// Client of the connection (nil: every read asks the monitors).
+	reads *reads
 }
 
 // Command sends cmd (its "prefix" names the command) and decodes a JSON
@@ -111,6 +114,8 @@ func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out
 	commandCount.Add(1)
 	res, status, err := c.Conn.MonCommand(b, in)
 	if err != nil {
+		// A failed write may still have changed something.
+		c.changed(prefix)
 		var ce *Error
 		if !errors.As(err, &ce) {
 			commands.WithLabelValues(prefix, "error").Inc()
@@ -125,6 +130,7 @@ func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out
 		return ce
 	}
 	commands.WithLabelValues(prefix, "ok").Inc()
+	c.changed(prefix)
 	if out == nil || len(res) == 0 {
 		return nil
 	}
@@ -150,19 +156,44 @@ const dialTimeout = 10 * time.Second
 type Cache struct {
 	// Dial makes a connection; DialRados (rados.go) or a test's.
 	Dial  func(Config) (Conn, error)
-	conns *cache.Cache[Conn]
+	conns *cache.Cache[*cluster]
+	// readsValid is how long a whole-cluster read serves other reads.
+	readsValid time.Duration
+}
+
+// cluster is a connection and its recent reads.
+type cluster struct {
+	conn  Conn
+	reads *reads
 }
 
 // NewCache returns a Cache dialing with DialRados.
 func NewCache(idle time.Duration) *Cache {
-	return &Cache{Dial: DialRados, conns: cache.New(0, idle, Conn.Shutdown)}
+	return &Cache{Dial: DialRados, conns: cache.New(0, idle, func(c *cluster) { c.conn.Shutdown() })}
+}
+
+// ReadsValidFor lets one `osd pool ls detail` and one `df` of a cluster
+// serve every pool's observation for d (the provider sets half its poll
+// interval): N pools of a cluster cost two monitor commands per poll
+// instead of 2N. Any other command through the connection (a create, a
+// set, a delete) drops them, so a resource's next observation after a
+// change sees it.
+func (c *Cache) ReadsValidFor(d time.Duration) *Cache {
+	c.readsValid = d
+	return c
 }
 
 // Client returns a client of cfg's cluster, connecting once.
 func (c *Cache) Client(cfg Config) (*Client, error) {
-	conn, err := c.conns.Get(cfg.key(), func() (Conn, error) { return c.Dial(cfg) })
+	cl, err := c.conns.Get(cfg.key(), func() (*cluster, error) {
+		conn, err := c.Dial(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &cluster{conn: conn, reads: newReads(c.readsValid)}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Conn: conn, MonHost: cfg.MonHost}, nil
+	return &Client{Conn: cl.conn, MonHost: cfg.MonHost, reads: cl.reads}, nil
 }

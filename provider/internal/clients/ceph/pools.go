@@ -26,10 +26,34 @@ type Usage struct {
 	Stored, Objects, MaxAvail int64
 }
 
-// Pools lists the cluster's pools by name.
+// Pools lists the cluster's pools by name. The map is shared with other
+// callers (see Cache.ReadsValidFor): read it, never change it.
 func (c *Client) Pools(ctx context.Context) (map[string]Pool, error) {
+	v, err := c.reads.get(prefixPools, func() (any, error) { return c.pools(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]Pool), nil //nolint:forcetypeassert // only pools() stores under prefixPools.
+}
+
+// Usage returns the usage of every pool by name, shared as Pools is.
+func (c *Client) Usage(ctx context.Context) (map[string]Usage, error) {
+	v, err := c.reads.get(prefixUsage, func() (any, error) { return c.usage(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]Usage), nil //nolint:forcetypeassert // only usage() stores under prefixUsage.
+}
+
+// The whole-cluster reads Pools and Usage share.
+const (
+	prefixPools = "osd pool ls"
+	prefixUsage = "df"
+)
+
+func (c *Client) pools(ctx context.Context) (map[string]Pool, error) {
 	var pools []Pool
-	if err := c.Command(ctx, map[string]any{"prefix": "osd pool ls", "detail": "detail"}, nil, &pools); err != nil {
+	if err := c.Command(ctx, map[string]any{"prefix": prefixPools, "detail": "detail"}, nil, &pools); err != nil {
 		return nil, err
 	}
 	out := make(map[string]Pool, len(pools))
@@ -39,8 +63,7 @@ func (c *Client) Pools(ctx context.Context) (map[string]Pool, error) {
 	return out, nil
 }
 
-// Usage returns the usage of every pool by name.
-func (c *Client) Usage(ctx context.Context) (map[string]Usage, error) {
+func (c *Client) usage(ctx context.Context) (map[string]Usage, error) {
 	var df struct {
 		Pools []struct {
 			Name  string `json:"name"`
@@ -51,7 +74,7 @@ func (c *Client) Usage(ctx context.Context) (map[string]Usage, error) {
 			} `json:"stats"`
 		} `json:"pools"`
 	}
-	if err := c.Command(ctx, map[string]any{"prefix": "df"}, nil, &df); err != nil {
+	if err := c.Command(ctx, map[string]any{"prefix": prefixUsage}, nil, &df); err != nil {
 		return nil, err
 	}
 	out := make(map[string]Usage, len(df.Pools))

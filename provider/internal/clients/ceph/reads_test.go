@@ -1,0 +1,99 @@
+package ceph
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// clusterConn answers the pool list and df as a cluster without pools
+// would, and records the commands.
+type clusterConn struct{ sent []map[string]any }
+
+func (f *clusterConn) MonCommand(cmd, _ []byte) ([]byte, string, error) {
+	var m map[string]any
+	_ = json.Unmarshal(cmd, &m)
+	f.sent = append(f.sent, m)
+	switch m["prefix"] {
+	case prefixPools:
+		return []byte(`[]`), "", nil
+	case prefixUsage:
+		return []byte(`{"pools": []}`), "", nil
+	}
+	return nil, "", nil
+}
+
+func (f *clusterConn) Shutdown() {}
+
+// TestPoolObservationsShareOneReadPerValidity: the observations of 20
+// pools within the validity cost one `osd pool ls detail` and one `df`; a
+// write through the connection drops them, so the next observation reads
+// again, as does one after the validity.
+func TestPoolObservationsShareOneReadPerValidity(t *testing.T) {
+	f := &clusterConn{}
+	c := NewCache(time.Hour).ReadsValidFor(time.Minute)
+	c.Dial = func(Config) (Conn, error) { return f, nil }
+	now := time.Unix(0, 0)
+	ctx := context.Background()
+	count := func(prefix string) int {
+		n := 0
+		for _, m := range f.sent {
+			if m["prefix"] == prefix {
+				n++
+			}
+		}
+		return n
+	}
+	client := func() *Client {
+		cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl.reads.now = func() time.Time { return now }
+		return cl
+	}
+	for range 20 {
+		cl := client()
+		if _, err := cl.Pools(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Usage(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, d := count(prefixPools), count(prefixUsage); p != 1 || d != 1 {
+		t.Fatalf("20 observations sent %d pool lists and %d df, want 1 and 1", p, d)
+	}
+	if err := client().SetQuota(ctx, "p", "max_bytes", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client().Pools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := count(prefixPools); p != 2 {
+		t.Fatalf("after a write: %d pool lists, want 2 (the write drops the read)", p)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := client().Pools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := count(prefixPools); p != 3 {
+		t.Fatalf("after the validity: %d pool lists, want 3", p)
+	}
+}
+
+// TestReadsWithoutValidityAlwaysAsk: a Client without shared reads (or
+// with no validity) sends every read.
+func TestReadsWithoutValidityAlwaysAsk(t *testing.T) {
+	f := &fakeConn{out: `[]`}
+	cl := &Client{Conn: f}
+	for range 3 {
+		if _, err := cl.Pools(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.sent) != 3 {
+		t.Fatalf("%d commands, want 3", len(f.sent))
+	}
+}
