@@ -78,6 +78,7 @@ const cephClusterObject = `{
   "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-cluster"},
   "spec": {
     "providerConfigRef": {"name": "storage-st-pool-a"},
+    "watch": true,
     "readiness": {"policy": "DeriveFromObject"},
     "forProvider": {"manifest": {
       "apiVersion": "ceph.rook.io/v1", "kind": "CephCluster",
@@ -100,6 +101,7 @@ const mgrPoolObject = `{
   "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-mgr-pool"},
   "spec": {
     "providerConfigRef": {"name": "storage-st-pool-a"},
+    "watch": true,
     "readiness": {"policy": "DeriveFromObject"},
     "forProvider": {"manifest": {
       "apiVersion": "ceph.rook.io/v1", "kind": "CephBlockPool",
@@ -120,6 +122,7 @@ const cephAdminObject = `{
   "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-admin"},
   "spec": {
     "providerConfigRef": {"name": "storage-st-pool-a"},
+    "watch": true,
     "managementPolicies": ["Observe"],
     "readiness": {"policy": "SuccessfulCreate"},
     "forProvider": {"manifest": {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "rook-ceph-mon", "namespace": "rook-ceph"}}},
@@ -141,6 +144,7 @@ const cephStatusObject = `{
   "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-status"},
   "spec": {
     "providerConfigRef": {"name": "storage-st-pool-a"},
+    "watch": true,
     "managementPolicies": ["Observe"],
     "readiness": {"policy": "SuccessfulCreate"},
     "forProvider": {"manifest": {"apiVersion": "storage.c5c3.io/v1alpha1", "kind": "CephStatus", "metadata": {"name": "ceph"}}}

@@ -17,6 +17,11 @@ const (
 // Object wraps a manifest in an Object that applies it in the cluster the
 // ProviderConfig reaches, and is Ready when the manifest's own Ready
 // condition is (for kinds without one, see Created).
+//
+// Every Object asks to be watched: provider-kubernetes started with
+// --enable-watches then sees a change of the remote object (a CephCluster
+// becoming Ready, an agent's report) at once and can poll rarely; without
+// the flag the field is ignored and the Object is polled.
 func Object(name, providerConfig string, manifest map[string]any) *composed.Unstructured {
 	o := composed.New()
 	o.SetAPIVersion(APIVersion)
@@ -26,6 +31,7 @@ func Object(name, providerConfig string, manifest map[string]any) *composed.Unst
 		"providerConfigRef": map[string]any{"name": providerConfig},
 		"forProvider":       map[string]any{"manifest": manifest},
 		"readiness":         map[string]any{"policy": "DeriveFromObject"},
+		"watch":             true,
 	}
 	return o
 }
