@@ -90,6 +90,13 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 
 	v, err := build()
 	if err != nil {
+		// Callers already waiting on b build next, one at a time; a new
+		// caller gets a fresh lock, so failed keys leave nothing behind.
+		c.mu.Lock()
+		if c.building[key] == b {
+			delete(c.building, key)
+		}
+		c.mu.Unlock()
 		return v, err
 	}
 	c.mu.Lock()
@@ -98,7 +105,9 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 	for c.size > 0 && c.lru.Len() > c.size {
 		c.remove(c.lru.Back())
 	}
-	delete(c.building, key)
+	if c.building[key] == b {
+		delete(c.building, key)
+	}
 	return v, nil
 }
 

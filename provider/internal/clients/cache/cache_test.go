@@ -34,6 +34,9 @@ func TestFailedBuildIsNotKept(t *testing.T) {
 	if _, err := c.Get("k", func() (int, error) { return 0, errors.New("down") }); err == nil {
 		t.Fatal("no error")
 	}
+	if len(c.building) != 0 {
+		t.Fatalf("a failed build left %d build locks behind", len(c.building))
+	}
 	if v, err := c.Get("k", func() (int, error) { return 1, nil }); err != nil || v != 1 {
 		t.Fatalf("after a failure: %d, %v", v, err)
 	}

@@ -5,8 +5,7 @@ package gardener
 import (
 	"context"
 	"crypto/sha256"
-	"fmt"
-	"sync"
+	"encoding/hex"
 	"time"
 
 	authenticationv1alpha1 "github.com/gardener/gardener/pkg/apis/authentication/v1alpha1"
@@ -17,6 +16,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
+	kubeconfigs "github.com/c5c3/consumer-plane/provider/internal/clients/kubeconfig"
 )
 
 // A Kubeconfig is what Gardener issued.
@@ -49,33 +51,25 @@ var mapper = func() meta.RESTMapper {
 }()
 
 // Clients keeps one garden client per kubeconfig, so steady-state polls
-// reuse its connections.
+// reuse its connections. A landscape has one garden or a few; kubeconfigs
+// that rotate away are dropped once unused for an hour, or beyond 64.
 type Clients struct {
-	mu      sync.Mutex
-	clients map[[32]byte]Garden
+	clients *cache.Cache[Garden]
 }
 
 // NewClients returns an empty client cache.
-func NewClients() *Clients { return &Clients{clients: map[[32]byte]Garden{}} }
+func NewClients() *Clients { return &Clients{clients: cache.New[Garden](64, time.Hour, nil)} }
 
 // ForKubeconfig returns the client of a garden kubeconfig.
 func (c *Clients) ForKubeconfig(kubeconfig []byte) (Garden, error) {
 	key := sha256.Sum256(kubeconfig)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if g, ok := c.clients[key]; ok {
-		return g, nil
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("the garden kubeconfig is not valid: %w", err)
-	}
-	g, err := ForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	c.clients[key] = g
-	return g, nil
+	return c.clients.Get(hex.EncodeToString(key[:]), func() (Garden, error) {
+		cfg, err := kubeconfigs.RESTConfig(kubeconfig, "the garden kubeconfig")
+		if err != nil {
+			return nil, err
+		}
+		return ForConfig(cfg)
+	})
 }
 
 // ForConfig returns the client of a garden cluster's REST config.

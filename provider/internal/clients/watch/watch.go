@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/workqueue"
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
+	kubeconfigs "github.com/c5c3/consumer-plane/provider/internal/clients/kubeconfig"
 )
 
 // syncTimeout bounds the first list of a cluster's objects: past it the
@@ -97,9 +97,9 @@ func (cs *Clusters) Changes() <-chan event.TypedGenericEvent[string] { return cs
 func (cs *Clusters) ForKubeconfig(providerConfig string, kubeconfig []byte) (*Cluster, error) {
 	sum := sha256.Sum256(kubeconfig)
 	return cs.cache.Get(providerConfig+"/"+hex.EncodeToString(sum[:]), func() (*Cluster, error) {
-		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+		cfg, err := kubeconfigs.RESTConfig(kubeconfig, "the kubeconfig of "+cs.kind.Cluster)
 		if err != nil {
-			return nil, fmt.Errorf("the kubeconfig of %s is not valid: %w", cs.kind.Cluster, err)
+			return nil, err
 		}
 		return cs.watch(providerConfig, cfg)
 	})
