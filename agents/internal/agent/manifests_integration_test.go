@@ -9,6 +9,7 @@ import (
 
 	kvmv1 "github.com/cobaltcore-dev/openstack-hypervisor-operator/api/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -129,6 +130,34 @@ func TestIntegrationAgentManifests(t *testing.T) {
 	}
 	denied(t, "HA agent of node-a evicting node-b", "evictions of node-b is not node node-a", func() error { return evict("node-b") })
 	allowed(t, "HA agent evicting its node", evict("node-a"))
+	// Another node's Eviction (made by an operator) cannot be turned into
+	// this node's by an update: the policy checks the new object's node, and
+	// the Eviction CRD keeps spec.hypervisor immutable, so the old node
+	// cannot change. The HA agent's role grants no updates; grant them here
+	// to show the CRD holds should a role ever do so.
+	grantUpdate := []client.Object{
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-evictions-update"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"kvm.cloud.sap"}, Resources: []string{"evictions"}, Verbs: []string{"update"}}}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-evictions-update"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "test-evictions-update"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: "c5c3-agents", Name: "ha-agent"}}},
+	}
+	for _, o := range grantUpdate {
+		allowed(t, "granting the HA agent updates of Evictions", kube.Create(ctx, o))
+	}
+	allowed(t, "an operator evicting node-b", kube.Create(ctx, &kvmv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: "node-b-operator"},
+		Spec: kvmv1.EvictionSpec{Hypervisor: "node-b", Reason: "maintenance"}}))
+	denied(t, "HA agent of node-a moving node-b's Eviction to node-a", "spec.hypervisor: Invalid value: \"node-a\": Value is immutable", func() error {
+		e := &kvmv1.Eviction{}
+		if err := kube.Get(ctx, client.ObjectKey{Name: "node-b-operator"}, e); err != nil {
+			return err
+		}
+		e.Spec.Hypervisor = "node-a"
+		return haA.Update(ctx, e)
+	})
+	for _, o := range grantUpdate {
+		allowed(t, "revoking the grant", kube.Delete(ctx, o))
+	}
 
 	ovsA := as(t, "ovs-agent", "c5c3-agents", "node-a")
 	ovsNode := func(node string) error {
