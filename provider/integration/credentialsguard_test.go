@@ -86,3 +86,59 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// A ProviderConfig in use pointed at another Secret (credentials rotated
+// into a new Secret) releases the old one: it carries no finalizer of the
+// ProviderConfig and can be deleted, while the new one is guarded.
+func TestIntegrationCredentialsGuardFollowsTheReference(t *testing.T) {
+	h := withOpenStack(t)
+	ctx := context.Background()
+	old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("rotated-old"), Namespace: "crossplane-system"},
+		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
+	next := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("rotated-new"), Namespace: "crossplane-system"},
+		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
+	h.create(t, old)
+	h.create(t, next)
+	pc := cloudsYAMLConfig(h.name("rotated"), old.Namespace, old.Name, "")
+	h.create(t, pc)
+	name := h.name("rotated-project")
+	p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ProjectSpec{
+		ClusterManagedResourceSpec: managedBy(pc.Name),
+		ForProvider:                keystonev1alpha1.ProjectParameters{Name: name, Tags: []string{"cobaltcore-test"}},
+	}}
+	h.create(t, p)
+	h.waitReady(t, p)
+	finalizers := func(s *corev1.Secret) (int, string) {
+		got := &corev1.Secret{}
+		if err := h.kube.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
+			return -1, err.Error()
+		}
+		return len(got.Finalizers), "finalizers of " + s.Name + ": " + strings.Join(got.Finalizers, ",")
+	}
+	eventually(t, "the old Secret is guarded", func() (bool, string) { n, why := finalizers(old); return n == 1, why })
+
+	h.update(t, pc, func() { pc.Spec.Credentials.SecretRef.Name = next.Name })
+	eventually(t, "the new Secret is guarded and the old released", func() (bool, string) {
+		n, whyNew := finalizers(next)
+		o, whyOld := finalizers(old)
+		return n == 1 && o == 0, whyNew + "; " + whyOld
+	})
+	h.delete(t, old)
+	eventually(t, "the old Secret deletes", func() (bool, string) {
+		err := h.kube.Get(ctx, client.ObjectKeyFromObject(old), &corev1.Secret{})
+		return kerrors.IsNotFound(err), errString(err)
+	})
+
+	h.delete(t, p)
+	h.waitGone(t, p)
+	if err := h.kube.DeleteAllOf(ctx, &openstackv1alpha1.ProviderConfigUsage{}, client.MatchingLabels{xpv2.LabelKeyProviderName: pc.Name}); err != nil {
+		t.Fatal(err)
+	}
+	h.delete(t, pc)
+	h.delete(t, next)
+	eventually(t, "the ProviderConfig and the new Secret are gone", func() (bool, string) {
+		errPC := h.kube.Get(ctx, client.ObjectKeyFromObject(pc), &openstackv1alpha1.ProviderConfig{})
+		errS := h.kube.Get(ctx, client.ObjectKeyFromObject(next), &corev1.Secret{})
+		return kerrors.IsNotFound(errPC) && kerrors.IsNotFound(errS), "ProviderConfig: " + errString(errPC) + "; Secret: " + errString(errS)
+	})
+}

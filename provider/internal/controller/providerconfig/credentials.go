@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -70,28 +71,78 @@ func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) 
 	users := len(usages.Items)
 	ns, _, _ := unstructured.NestedString(pc.Object, "spec", "credentials", "secretRef", "namespace")
 	name, _, _ := unstructured.NestedString(pc.Object, "spec", "credentials", "secretRef", "name")
+	current := ""
+	if name != "" {
+		current = ns + "/" + name
+	}
 	// A ProviderConfig being deleted still has users until they are gone
 	// (the usage reconciler blocks its deletion): protect by users alone.
 	protect := users > 0
+	ann := g.Config.Group + "/guarded-secret"
+	guarded := pc.GetAnnotations()[ann]
 
-	if protect && !meta.FinalizerExists(pc, fin) {
-		meta.AddFinalizer(pc, fin)
-		if err := g.Kube.Update(ctx, pc); err != nil {
+	// A Secret the ProviderConfig no longer names is released first, so a
+	// changed reference leaves no finalizer behind on the old one.
+	if guarded != "" && guarded != current {
+		if err := g.secret(ctx, secretKey(guarded), fin, false); err != nil {
 			return requeueOnConflict(err)
 		}
 	}
-	if name != "" {
-		if err := g.secret(ctx, types.NamespacedName{Namespace: ns, Name: name}, fin, protect); err != nil {
+	if protect {
+		// The ProviderConfig records what it guards before guarding it.
+		if err := g.mark(ctx, pc, fin, true, ann, current); err != nil {
+			return requeueOnConflict(err)
+		}
+		if current != "" {
+			if err := g.secret(ctx, secretKey(current), fin, true); err != nil {
+				return requeueOnConflict(err)
+			}
+		}
+		return reconcile.Result{}, nil
+	}
+	if current != "" {
+		if err := g.secret(ctx, secretKey(current), fin, false); err != nil {
 			return requeueOnConflict(err)
 		}
 	}
-	if !protect && meta.FinalizerExists(pc, fin) {
-		meta.RemoveFinalizer(pc, fin)
-		if err := g.Kube.Update(ctx, pc); err != nil {
-			return requeueOnConflict(err)
-		}
+	if err := g.mark(ctx, pc, fin, false, ann, ""); err != nil {
+		return requeueOnConflict(err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// mark gives the ProviderConfig finalizer fin (or takes it away) and the
+// annotation ann naming the guarded Secret (none when empty), updating it
+// only when something differs.
+func (g CredentialsGuard) mark(ctx context.Context, pc *unstructured.Unstructured, fin string, keep bool, ann, guarded string) error {
+	changed := keep != meta.FinalizerExists(pc, fin)
+	if keep {
+		meta.AddFinalizer(pc, fin)
+	} else {
+		meta.RemoveFinalizer(pc, fin)
+	}
+	if pc.GetAnnotations()[ann] != guarded {
+		a := pc.GetAnnotations()
+		if guarded == "" {
+			delete(a, ann)
+		} else {
+			if a == nil {
+				a = map[string]string{}
+			}
+			a[ann] = guarded
+		}
+		pc.SetAnnotations(a)
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return g.Kube.Update(ctx, pc)
+}
+
+func secretKey(namespaced string) types.NamespacedName {
+	ns, name, _ := strings.Cut(namespaced, "/")
+	return types.NamespacedName{Namespace: ns, Name: name}
 }
 
 // requeueOnConflict reads the object again at once when someone else
