@@ -24,19 +24,12 @@ import (
 func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	h := withOpenStack(t)
 	ctx := context.Background()
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded-clouds"), Namespace: "crossplane-system"},
-		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
+	secret := cloudCredential(h.name("guarded-clouds"), keystoneURL, "admin")
 	h.create(t, secret)
 	pc := cloudsYAMLConfig(h.name("guarded"), secret.Namespace, secret.Name, "")
 	h.create(t, pc)
-	name := h.name("guarded-project")
-	p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ProjectSpec{
-		ClusterManagedResourceSpec: managedBy(pc.Name),
-		ForProvider:                keystonev1alpha1.ProjectParameters{Name: name, Tags: []string{"cobaltcore-test"}},
-	}}
-	h.create(t, p)
-	h.waitReady(t, p)
-	id := p.GetAnnotations()["crossplane.io/external-name"]
+	p := h.readyProject(t, h.name("guarded-project"), pc.Name)
+	name, id := p.Name, p.GetAnnotations()["crossplane.io/external-name"]
 	// Nova checks a quota set's project with Keystone: once the project is
 	// gone its quotas answer 400, which must count as gone too.
 	q := &novav1alpha1.QuotaSet{ObjectMeta: metav1.ObjectMeta{Name: h.name("guarded-quota")}, Spec: novav1alpha1.QuotaSetSpec{
@@ -80,6 +73,19 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	})
 }
 
+// readyProject makes a Keystone Project of ProviderConfig pc and waits
+// until it is Ready.
+func (h *harness) readyProject(t *testing.T, name, pc string) *keystonev1alpha1.Project {
+	t.Helper()
+	p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ProjectSpec{
+		ClusterManagedResourceSpec: managedBy(pc),
+		ForProvider:                keystonev1alpha1.ProjectParameters{Name: name, Tags: []string{"cobaltcore-test"}},
+	}}
+	h.create(t, p)
+	h.waitReady(t, p)
+	return p
+}
+
 func errString(err error) string {
 	if err == nil {
 		return "still there"
@@ -93,21 +99,13 @@ func errString(err error) string {
 func TestIntegrationCredentialsGuardFollowsTheReference(t *testing.T) {
 	h := withOpenStack(t)
 	ctx := context.Background()
-	old := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("rotated-old"), Namespace: "crossplane-system"},
-		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
-	next := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("rotated-new"), Namespace: "crossplane-system"},
-		StringData: map[string]string{"clouds.yaml": cloudsYAML}}
+	old := cloudCredential(h.name("rotated-old"), keystoneURL, "admin")
+	next := cloudCredential(h.name("rotated-new"), keystoneURL, "admin")
 	h.create(t, old)
 	h.create(t, next)
 	pc := cloudsYAMLConfig(h.name("rotated"), old.Namespace, old.Name, "")
 	h.create(t, pc)
-	name := h.name("rotated-project")
-	p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.ProjectSpec{
-		ClusterManagedResourceSpec: managedBy(pc.Name),
-		ForProvider:                keystonev1alpha1.ProjectParameters{Name: name, Tags: []string{"cobaltcore-test"}},
-	}}
-	h.create(t, p)
-	h.waitReady(t, p)
+	p := h.readyProject(t, h.name("rotated-project"), pc.Name)
 	finalizers := func(s *corev1.Secret) (int, string) {
 		got := &corev1.Secret{}
 		if err := h.kube.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
