@@ -134,6 +134,15 @@ func TestPackagesIntegration(t *testing.T) {
 			if strings.Join(deps, " ") != strings.Join(tc.depends, " ") {
 				t.Errorf("depends on %v, want %v", deps, tc.depends)
 			}
+			// What a registry and `crossplane xpkg` show of the package, and
+			// the core versions it is tested with.
+			a := meta.GetAnnotations()
+			if a["meta.crossplane.io/license"] != "Apache-2.0" || strings.TrimSpace(a["meta.crossplane.io/readme"]) == "" {
+				t.Errorf("license %q and readme %q, want Apache-2.0 and a readme", a["meta.crossplane.io/license"], a["meta.crossplane.io/readme"])
+			}
+			if v, _, _ := unstructured.NestedString(meta.Object, "spec", "crossplane", "version"); v != ">=v2.4.0, <v3.0.0" {
+				t.Errorf("asks for Crossplane %q, want >=v2.4.0, <v3.0.0 (what the tests run)", v)
+			}
 		})
 	}
 }
