@@ -32,7 +32,8 @@ func (c *CLI) Serve(newFunction func(logging.Logger) fnv1.FunctionRunnerServiceS
 		return err
 	}
 	limit := c.MaxRecvMessageSize * 1024 * 1024
-	return function.Serve(sizeGuard{FunctionRunnerServiceServer: newFunction(log), limit: limit, log: log},
+	guarded := secretGuard{FunctionRunnerServiceServer: newFunction(log), log: log}
+	return function.Serve(sizeGuard{FunctionRunnerServiceServer: guarded, limit: limit, log: log},
 		function.Listen(c.Network, c.Address),
 		function.WithMetricsServer(c.MetricsAddress),
 		function.MTLSCertificates(c.TLSCertsDir),
