@@ -83,20 +83,23 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 		var none V
 		return none, err
 	}
-	defer func() { <-b }()
+	// Done, the lock leaves the map (callers already waiting on b go on,
+	// one at a time; a new caller gets a fresh lock), so neither a built
+	// nor a failed key leaves it behind.
+	defer func() {
+		c.mu.Lock()
+		if c.building[key] == b {
+			delete(c.building, key)
+		}
+		c.mu.Unlock()
+		<-b
+	}()
 	if v, ok := c.lookup(key); ok {
 		return v, nil
 	}
 
 	v, err := build()
 	if err != nil {
-		// Callers already waiting on b build next, one at a time; a new
-		// caller gets a fresh lock, so failed keys leave nothing behind.
-		c.mu.Lock()
-		if c.building[key] == b {
-			delete(c.building, key)
-		}
-		c.mu.Unlock()
 		return v, err
 	}
 	c.mu.Lock()
@@ -104,9 +107,6 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 	c.entries[key] = c.lru.PushFront(&entry[V]{key: key, value: v, used: c.now()})
 	for c.size > 0 && c.lru.Len() > c.size {
 		c.remove(c.lru.Back())
-	}
-	if c.building[key] == b {
-		delete(c.building, key)
 	}
 	return v, nil
 }

@@ -113,9 +113,9 @@ func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out
 	}
 	commandCount.Add(1)
 	res, status, err := c.Conn.MonCommand(b, in)
+	// Even a failed write may have changed something.
+	c.changed(prefix)
 	if err != nil {
-		// A failed write may still have changed something.
-		c.changed(prefix)
 		var ce *Error
 		if !errors.As(err, &ce) {
 			commands.WithLabelValues(prefix, "error").Inc()
@@ -130,7 +130,6 @@ func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out
 		return ce
 	}
 	commands.WithLabelValues(prefix, "ok").Inc()
-	c.changed(prefix)
 	if out == nil || len(res) == 0 {
 		return nil
 	}

@@ -37,8 +37,7 @@ func RESTConfig(data []byte, what string) (*rest.Config, error) {
 
 func inlineOnly(cfg *clientcmdapi.Config) error {
 	var refused []string
-	for _, name := range sortedKeys(cfg.AuthInfos) {
-		u := cfg.AuthInfos[name]
+	for name, u := range cfg.AuthInfos {
 		for field, set := range map[string]bool{
 			"exec":               u.Exec != nil,
 			"auth-provider":      u.AuthProvider != nil,
@@ -51,8 +50,8 @@ func inlineOnly(cfg *clientcmdapi.Config) error {
 			}
 		}
 	}
-	for _, name := range sortedKeys(cfg.Clusters) {
-		if c := cfg.Clusters[name]; c.CertificateAuthority != "" {
+	for name, c := range cfg.Clusters {
+		if c.CertificateAuthority != "" {
 			refused = append(refused, fmt.Sprintf("clusters[%s].certificate-authority", name))
 		}
 	}
@@ -62,13 +61,4 @@ func inlineOnly(cfg *clientcmdapi.Config) error {
 	slices.Sort(refused)
 	return fmt.Errorf("it sets %s, which would run a command or read a file of the provider's; use inline credentials (token, client-certificate-data and client-key-data) and certificate-authority-data",
 		strings.Join(refused, ", "))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
