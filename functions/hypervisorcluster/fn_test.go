@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
@@ -20,7 +23,7 @@ import (
 const xr = `{
   "apiVersion": "crossplane.c5c3.io/v1alpha1",
   "kind": "XHypervisorCluster",
-  "metadata": {"name": "hv-pool-a-x7k2p"},
+  "metadata": {"name": "hv-pool-a-x7k2p", "labels": {"crossplane.io/claim-name": "hv-pool-a", "crossplane.io/claim-namespace": "infrastructure"}},
   "spec": {
     "region": "eu-de-1",
     "name": "hv-pool-a",
@@ -451,6 +454,18 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["dedicated"] = true }), nil),
 			want:   fntest.Fatal("spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"),
 		},
+		"NameNotTheClaims": {
+			reason: "Clouds find a pool by its claim's name: a pool whose spec.name is another is refused, naming both.",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["name"] = "hv-pool-z" }), nil),
+			want:   fntest.Fatal(`spec.name "hv-pool-z" must be the claim's metadata.name ("hv-pool-a"): clouds find a pool by its claim's name`),
+		},
+		"UnclaimedNameNotTheComposites": {
+			reason: "A pool created as a composite is found by its name: its spec.name must be that name.",
+			req: fntest.Request(fntest.Edit(xr, func(m map[string]any) {
+				m["metadata"] = map[string]any{"name": "hv-pool-a-x7k2p"}
+			}), nil),
+			want: fntest.Fatal(`spec.name "hv-pool-a" must be the composite's metadata.name ("hv-pool-a-x7k2p"): clouds find a pool created without a claim by its name`),
+		},
 		"WorkersExceedMaxWorkers": {
 			reason: "A pool asking for more workers than it may grow to is refused, naming both fields, and composes nothing.",
 			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { s["workers"] = 120 }), nil),
@@ -512,10 +527,96 @@ func TestRunFunction(t *testing.T) {
 			}
 			// Every run asks for the CloudProfile, so that Crossplane
 			// supplies it by the time the pool is ready.
-			want := fntest.ClusterRun(tc.req, tc.want)
+			want := sharesRun(tc.req, fntest.ClusterRun(tc.req, tc.want))
 			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// sharesRun adds what every pool run that gets past its spec adds: the
+// requirement of its share records, and, once it composes, its shares
+// (none, where the test supplies no records) and the Allocation condition.
+func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
+	if fntest.FatalOf(rsp) != "" {
+		return rsp
+	}
+	sel := &fnv1.ResourceSelector{ApiVersion: "protection.crossplane.io/v1beta1", Kind: "ClusterUsage",
+		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"c5c3.io/used-pool": "hv-pool-a"}}}}
+	rsp.Requirements.Resources["shares"] = sel
+	rsp.Requirements.ExtraResources["shares"] = sel //nolint:staticcheck // Crossplane 1.x
+	status := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue()
+	if status == nil {
+		return rsp
+	}
+	status.Fields["shares"] = structpb.NewListValue(&structpb.ListValue{})
+	status.Fields["allocatedNodes"] = structpb.NewNumberValue(0)
+	workers := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["workers"].GetNumberValue()
+	rsp.Conditions = append(rsp.Conditions, fntest.Condition("Allocation", fnv1.Status_STATUS_CONDITION_TRUE, "Decided", fmt.Sprintf("0 of %d nodes allocated to 0 cloud(s)", int(workers))))
+	return rsp
+}
+
+// usage is a cloud's ClusterUsage of hv-pool-a with its share record.
+func usage(cloud string, annotations map[string]string) string {
+	b, err := json.Marshal(map[string]any{
+		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
+		"metadata": map[string]any{"name": cloud + "-usage", "creationTimestamp": "2026-11-20T00:00:00Z", "labels": map[string]any{"c5c3.io/used-pool": "hv-pool-a"}, "annotations": annotations},
+		"spec": map[string]any{
+			"of": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "resourceRef": map[string]any{"name": "hv-pool-a-x7k2p"}},
+			"by": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": cloud}},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// TestShares: the pool decides the shares of the clouds whose usages of it
+// record what they ask for: what it gave before stays, requests are served
+// in the order they were made while they fit, and its status and
+// Allocation condition say who has what and who waits.
+func TestShares(t *testing.T) {
+	x := fntest.Edit(xr, func(m map[string]any) {
+		m["status"] = map[string]any{"shares": []any{map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": 10, "allocated": 10}}}
+	})
+	req := fntest.WithRequired(fntest.Request(x, nil), "cloud-profile", false, cloudProfile("baremetal-kvm"))
+	fntest.WithRequired(req, "shares", false,
+		usage("team-b-x1", map[string]string{"c5c3.io/cloud": "team-b/staging", "c5c3.io/asked-nodes": "10", "c5c3.io/allocated-nodes": "10"}),
+		usage("team-c-x1", map[string]string{"c5c3.io/cloud": "team-c/prod", "c5c3.io/asked-nodes": "6", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T10:00:00Z"}),
+		usage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "6", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
+		// Usages of other composites, and of no cloud, are no shares.
+		fntest.Edit(usage("team-a-x1", nil), func(m map[string]any) { fntest.Map(m, "spec", "of")["kind"] = "XStorageCluster" }),
+	)
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := fntest.FatalOf(rsp); msg != "" {
+		t.Fatal(msg)
+	}
+	st := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().AsMap()
+	want := []any{
+		map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(6), "allocated": float64(6)},
+		map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(10), "allocated": float64(10)},
+		map[string]any{"cloud": "team-c-x1", "claim": "team-c/prod", "asked": float64(6), "allocated": float64(0)},
+	}
+	if diff := cmp.Diff(want, st["shares"]); diff != "" {
+		t.Errorf("status.shares (-want +got):\n%s", diff)
+	}
+	if st["allocatedNodes"] != float64(16) {
+		t.Errorf("status.allocatedNodes = %v, want 16", st["allocatedNodes"])
+	}
+	var got *fnv1.Condition
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == "Allocation" {
+			got = c
+		}
+	}
+	wantCond := fntest.Condition("Allocation", fnv1.Status_STATUS_CONDITION_FALSE, "RequestsWaiting",
+		"16 of 20 nodes allocated to 3 cloud(s); waiting for free nodes: team-c/prod asks for 6, has 0")
+	if diff := cmp.Diff(wantCond, got, protocmp.Transform()); diff != "" {
+		t.Errorf("the Allocation condition (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/errors"
@@ -63,6 +64,8 @@ type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
 	log logging.Logger
+	// now is the clock, for tests.
+	now func() time.Time
 }
 
 // RunFunction resolves the cloud's pools and refuses what policy forbids;
@@ -89,13 +92,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	require(rsp)
+	reqs := require(rsp, c)
 	requireClaim(rsp, c)
-	land, ok, err := landscapeOf(req)
-	if err != nil {
-		response.Fatal(rsp, err)
-		return rsp, nil
-	}
+	land, ok := landscapeOf(req, c, reqs)
 	if !ok || !function.Supplied(req, requiredClaim) && c.claim != "" {
 		// Crossplane fetches the requirements and calls again.
 		return rsp, nil
@@ -109,9 +108,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
 		return rsp, nil
 	}
-	plan, err := resolve(c, land)
+	now := time.Now
+	if f.now != nil {
+		now = f.now
+	}
+	plan, err := resolve(c, land, observed, now())
 	if err != nil {
-		refuse(req, rsp, observed, err)
+		refuse(req, rsp, c, plan, observed, err)
 		return rsp, nil
 	}
 	desired := map[resource.Name]*resource.DesiredComposed{}
@@ -140,15 +143,25 @@ const reasonRefused = "Refused"
 // is composed or changed: a cloud that has composed nothing yet gets phase
 // Refused and stays not ready; one that already runs keeps every resource as
 // it is, through a Fatal result after them (Crossplane then applies nothing
-// but the conditions and events before it).
-func refuse(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, observed map[resource.Name]resource.ObservedComposed, err error) {
+// but the conditions and events before it). A cloud refused because a pool
+// has no room (plan is not nil) keeps the usages of its hypervisor pools,
+// whose records hold its request's place in each pool's queue until nodes
+// are freed.
+func refuse(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, c *cloud, plan *plan, observed map[resource.Name]resource.ObservedComposed, err error) {
 	response.Warning(rsp, err).WithReason(reasonRefused).TargetCompositeAndClaim()
 	response.ConditionFalse(rsp, conditionPoolsReady, reasonRefused).WithMessage(err.Error()).TargetCompositeAndClaim()
 	if composedStages(observed) > 0 {
 		response.Fatal(rsp, err)
 		return
 	}
-	if err := function.SetDesired(req, rsp, map[string]any{"phase": string(v1alpha1.OpenStackClusterPhaseRefused)}, nil); err != nil {
+	desired := map[resource.Name]*resource.DesiredComposed{}
+	if plan != nil {
+		if err := composeShareRecords(c, plan, desired); err != nil {
+			response.Fatal(rsp, err)
+			return
+		}
+	}
+	if err := function.SetDesired(req, rsp, map[string]any{"phase": string(v1alpha1.OpenStackClusterPhaseRefused)}, desired); err != nil {
 		response.Fatal(rsp, err)
 		return
 	}

@@ -7,14 +7,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // The landscape of the tests: eu-de-1 with two shared hypervisor pools, a
@@ -128,8 +132,11 @@ func spec(mutate ...func(map[string]any)) map[string]any {
 // world is a landscape and the observed state of one cloud.
 type world struct {
 	hv, st, cp, clouds []string
-	observed           map[string]string
-	input              string
+	// undecided: the hypervisor pools have decided no shares yet (see
+	// decidedPools).
+	undecided bool
+	observed  map[string]string
+	input     string
 	// claim is what Crossplane supplies as the cloud's claim; team-a's,
 	// naming no connection secret, when nil.
 	claim []string
@@ -147,18 +154,74 @@ func eu() world {
 	}
 }
 
+// request is what Crossplane sends the function about the cloud xr: the
+// requirements the function asks for answered from the world, as core's
+// fetcher answers them from the cluster.
 func (w world) request(xr string) *fnv1.RunFunctionRequest {
+	return w.requestFulfilled(xr, false)
+}
+
+func (w world) requestFulfilled(xr string, legacy bool) *fnv1.RunFunctionRequest {
 	req := fntest.WithInput(fntest.Request(xr, w.observed), w.input)
-	fntest.WithRequired(req, requiredHypervisorPools, false, w.hv...)
-	fntest.WithRequired(req, requiredStoragePools, false, w.st...)
-	fntest.WithRequired(req, requiredControlPlanes, false, w.cp...)
-	fntest.WithRequired(req, requiredClouds, false, append([]string{xr}, w.clouds...)...)
-	if w.claim != nil {
-		fntest.WithRequired(req, requiredClaim, false, w.claim...)
-	} else {
-		fntest.WithRequired(req, requiredClaim, false, claimOfTeamA(""))
+	first, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+	if err != nil {
+		panic(err)
 	}
-	return req
+	claim := w.claim
+	if claim == nil {
+		claim = []string{claimOfTeamA("")}
+	}
+	objects := slices.Concat(w.decidedPools(xr), w.st, w.cp, claim)
+	return fntest.Fulfil(req, first.GetRequirements(), legacy, objects...)
+}
+
+// decidedPools are the world's hypervisor pools with the shares each has
+// decided (pool.Decide), as function-hypervisor-cluster publishes them: the
+// shares the clouds' status holds stay theirs, and every cloud on the pool,
+// xr's too, has asked for its share since its creation. A world whose pools
+// are undecided has them without shares.
+func (w world) decidedPools(xr string) []string {
+	if w.undecided {
+		return w.hv
+	}
+	clouds := make([]*v1alpha1.XOpenStackCluster, 0, len(w.clouds)+1)
+	for _, j := range append([]string{xr}, w.clouds...) {
+		c := &v1alpha1.XOpenStackCluster{}
+		if err := json.Unmarshal([]byte(j), c); err != nil {
+			panic(err)
+		}
+		clouds = append(clouds, c)
+	}
+	out := make([]string, 0, len(w.hv))
+	for _, j := range w.hv {
+		p := &v1alpha1.XHypervisorCluster{}
+		if err := json.Unmarshal([]byte(j), p); err != nil {
+			out = append(out, j)
+			continue
+		}
+		var before []v1alpha1.PoolShare
+		var records []pool.Record
+		for _, c := range clouds {
+			if !slices.Contains(c.Spec.HypervisorClusters, p.Spec.Name) {
+				continue
+			}
+			held := recordedNodes(c, string(p.Spec.Name))
+			who := claimOf(c.GetLabels(), c.GetName())
+			if held > 0 {
+				before = append(before, v1alpha1.PoolShare{Cloud: c.GetName(), Claim: who, Asked: held, Allocated: held})
+			}
+			records = append(records, pool.Record{Cloud: c.GetName(), Who: who, Asked: asked(c, p, held), Allocated: held, Since: c.GetCreationTimestamp().Time})
+		}
+		d := pool.Decide(p.Spec.Workers, before, records)
+		out = append(out, fntest.Edit(j, func(m map[string]any) {
+			status := fntest.Map(m, "status")
+			b, _ := json.Marshal(d.Shares)
+			var shares []any
+			_ = json.Unmarshal(b, &shares)
+			status["shares"], status["allocatedNodes"] = shares, d.Allocated
+		}))
+	}
+	return out
 }
 
 // claimOfTeamA is team-a's claim as Crossplane supplies it; secret is the
@@ -356,31 +419,40 @@ func (w *world) gatewaysReady() {
 	w.observed["gateways-hv-pool-a"] = readyManaged(ovn, "HAChassisGroup", "team-a-prod-7xk2p-hv-pool-a", nil)
 }
 
-// TestFirstCallRequiresTheLandscape: before Crossplane has supplied the
-// required resources the function asks for every pool, control-plane
-// cluster and cloud, in the 1.x and 2.x fields, and composes nothing.
-func TestFirstCallRequiresTheLandscape(t *testing.T) {
+// TestFirstCallRequiresWhatTheCloudConsumes: before Crossplane has supplied
+// the required resources the function asks, in the 1.x and 2.x fields,
+// for what the cloud names and nothing else: each pool and its
+// control-plane cluster by claim name and by composite name (a hypervisor
+// pool's status holds every cloud's share of it), and its claim. It
+// composes nothing yet.
+func TestFirstCallRequiresWhatTheCloudConsumes(t *testing.T) {
 	req := fntest.WithInput(fntest.Request(teamA(), nil), eu().input)
 	rsp := run(t, req)
 	mustNotFail(t, rsp)
 	if n := resourceNames(rsp); len(n) != 0 {
 		t.Errorf("composed %v before the landscape was known", n)
 	}
-	want := map[string]string{requiredHypervisorPools: "XHypervisorCluster", requiredStoragePools: "XStorageCluster",
-		requiredControlPlanes: "XControlPlaneCluster", requiredClouds: "XOpenStackCluster"}
-	for field, sels := range map[string]map[string]*fnv1.ResourceSelector{
-		"resources": rsp.GetRequirements().GetResources(), "extra_resources": rsp.GetRequirements().GetExtraResources()} { //nolint:staticcheck // 1.x
-		if sel := sels[requiredClaim]; sel.GetKind() != "OpenStackCluster" || sel.GetMatchName() != "team-a-prod-7xk2p" || sel.GetNamespace() != "team-a" {
-			t.Errorf("requirements.%s[%s] = %v, want the claim team-a/team-a-prod-7xk2p", field, requiredClaim, sel)
-		}
+	const gv = "crossplane.c5c3.io/v1alpha1"
+	byClaim := func(kind, name string) *fnv1.ResourceSelector {
+		return &fnv1.ResourceSelector{ApiVersion: gv, Kind: kind, Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"crossplane.io/claim-name": name}}}}
 	}
-	for key, kind := range want {
-		for field, sels := range map[string]map[string]*fnv1.ResourceSelector{
-			"resources": rsp.GetRequirements().GetResources(), "extra_resources": rsp.GetRequirements().GetExtraResources()} { //nolint:staticcheck // 1.x
-			sel := sels[key]
-			if sel.GetKind() != kind || sel.GetApiVersion() != "crossplane.c5c3.io/v1alpha1" || sel.GetMatchLabels() == nil || len(sel.GetMatchLabels().GetLabels()) != 0 {
-				t.Errorf("requirements.%s[%s] = %v, want every %s", field, key, sel, kind)
-			}
+	byName := func(kind, name string) *fnv1.ResourceSelector {
+		return &fnv1.ResourceSelector{ApiVersion: gv, Kind: kind, Match: &fnv1.ResourceSelector_MatchName{MatchName: name}}
+	}
+	ns := "team-a"
+	want := map[string]*fnv1.ResourceSelector{
+		"hypervisor/hv-pool-a":               byClaim("XHypervisorCluster", "hv-pool-a"),
+		"hypervisor/hv-pool-a/composite":     byName("XHypervisorCluster", "hv-pool-a"),
+		"storage/st-pool-a":                  byClaim("XStorageCluster", "st-pool-a"),
+		"storage/st-pool-a/composite":        byName("XStorageCluster", "st-pool-a"),
+		"control-plane/cp-eu-de-1":           byClaim("XControlPlaneCluster", "cp-eu-de-1"),
+		"control-plane/cp-eu-de-1/composite": byName("XControlPlaneCluster", "cp-eu-de-1"),
+		requiredClaim:                        {ApiVersion: gv, Kind: "OpenStackCluster", Match: &fnv1.ResourceSelector_MatchName{MatchName: "team-a-prod-7xk2p"}, Namespace: &ns},
+	}
+	for field, got := range map[string]map[string]*fnv1.ResourceSelector{
+		"resources": rsp.GetRequirements().GetResources(), "extra_resources": rsp.GetRequirements().GetExtraResources()} { //nolint:staticcheck // 1.x
+		if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
+			t.Errorf("requirements.%s (-want +got):\n%s", field, diff)
 		}
 	}
 }
@@ -389,13 +461,7 @@ func TestFirstCallRequiresTheLandscape(t *testing.T) {
 // arrives as extra_resources and the function composes from it alike.
 func TestCrossplane1SuppliesExtraResources(t *testing.T) {
 	w := eu()
-	req := fntest.WithInput(fntest.Request(teamA(), nil), w.input)
-	fntest.WithRequired(req, requiredHypervisorPools, true, w.hv...)
-	fntest.WithRequired(req, requiredStoragePools, true, w.st...)
-	fntest.WithRequired(req, requiredControlPlanes, true, w.cp...)
-	fntest.WithRequired(req, requiredClouds, true)
-	fntest.WithRequired(req, requiredClaim, true, claimOfTeamA(""))
-	rsp := run(t, req)
+	rsp := run(t, w.requestFulfilled(teamA(), true))
 	mustNotFail(t, rsp)
 	if got := get(status(rsp), "phase"); got != "Provisioning" {
 		t.Errorf("phase = %v, want Provisioning", got)
@@ -583,6 +649,9 @@ func TestRefusals(t *testing.T) {
 		want   string
 		// composition: the Composition's input is at fault, not the claim.
 		composition bool
+		// queued: the pool has no room; the cloud's request stays
+		// recorded on its usage of it, and nothing else is composed.
+		queued string
 	}{
 		"hypervisor pool in another region": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-us", "nodes": 5})),
@@ -616,7 +685,8 @@ func TestRefusals(t *testing.T) {
 					cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 45})), "Ready", map[string]int{"hv-pool-a": 45}),
 				}
 			},
-			want: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (allocated: team-b/team-b-staging-1: 45), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
+			want:   "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (allocated: team-b/team-b-staging-1: 45), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
+			queued: "8",
 		},
 		"a share larger than the pool": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-b", "nodes": 10}, map[string]any{"name": "hv-pool-a", "nodes": 51})),
@@ -630,7 +700,8 @@ func TestRefusals(t *testing.T) {
 					cloudXR("internal-prod-1", "internal", "2026-11-03T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 10})), "Ready", map[string]int{"hv-pool-a": 10}),
 				}
 			},
-			want: "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (allocated: internal/internal-prod-1: 10, team-b/team-b-staging-1: 15), and the cloud asks for 30",
+			want:   "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (allocated: internal/internal-prod-1: 10, team-b/team-b-staging-1: 15), and the cloud asks for 30",
+			queued: "30",
 		},
 		"a size above the Composition's cap in its input": {
 			xr: teamA(),
@@ -648,7 +719,13 @@ func TestRefusals(t *testing.T) {
 				tc.mutate(&w)
 			}
 			rsp := run(t, w.request(tc.xr))
-			if n := resourceNames(rsp); len(n) != 0 {
+			switch n := resourceNames(rsp); {
+			case tc.queued != "":
+				rec := get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations")
+				if len(n) != 1 || get(rec, "c5c3.io/asked-nodes") != tc.queued || get(rec, "c5c3.io/allocated-nodes") != "0" || get(rec, "c5c3.io/asked-since") == nil {
+					t.Errorf("composed %v, the record %v; want only the usage of hv-pool-a, recording the request for %s nodes", n, rec, tc.queued)
+				}
+			case len(n) != 0:
 				t.Errorf("composed %v although refused", n)
 			}
 			if tc.composition {
@@ -751,7 +828,9 @@ func TestMissingPoolWaits(t *testing.T) {
 // TestUsagesProtectWhatTheCloudConsumes: a ClusterUsage per consumed
 // composite, used by the cloud's composite (so it is released only once the
 // cloud is gone) with the cloud named as its tenant knows it; none for a
-// pool that does not exist (a refused cloud composes nothing: TestRefusals).
+// pool that does not exist (a refused cloud composes nothing but the share
+// records of its hypervisor pools: TestRefusals). The usage of a
+// hypervisor pool records the cloud's share of it.
 func TestUsagesProtectWhatTheCloudConsumes(t *testing.T) {
 	w := eu()
 	xr := teamAWithMissingPool()
@@ -759,7 +838,10 @@ func TestUsagesProtectWhatTheCloudConsumes(t *testing.T) {
 	mustNotFail(t, rsp)
 	want := map[string]any{
 		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
-		"metadata": map[string]any{"labels": map[string]any{"c5c3.io/used-pool": "hv-pool-a"}},
+		"metadata": map[string]any{
+			"labels":      map[string]any{"c5c3.io/used-pool": "hv-pool-a"},
+			"annotations": map[string]any{"c5c3.io/cloud": "team-a/team-a-prod-7xk2p", "c5c3.io/asked-nodes": "20", "c5c3.io/allocated-nodes": "20"},
+		},
 		"spec": map[string]any{
 			"of":             map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "resourceRef": map[string]any{"name": "hv-pool-a-x1"}},
 			"by":             map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": "team-a-prod-7xk2p"}},
@@ -795,7 +877,7 @@ func TestUsagesProtectWhatTheCloudConsumes(t *testing.T) {
 // decoded is left out with a warning; it does not stop this cloud.
 func TestUnreadableCompositeIsSkipped(t *testing.T) {
 	w := eu()
-	w.hv = append(w.hv, `{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "metadata": {"name": "broken"}, "spec": {"workers": "many"}}`)
+	w.hv = append(w.hv, `{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "metadata": {"name": "broken", "labels": {"crossplane.io/claim-name": "hv-pool-a"}}, "spec": {"workers": "many"}}`)
 	rsp := run(t, w.request(teamA()))
 	mustNotFail(t, rsp)
 	want := "ignored a composite the function cannot read: XHypervisorCluster broken (spec.workers is a string; want an integer)"
@@ -893,34 +975,78 @@ func TestCatalog(t *testing.T) {
 	})
 }
 
-// TestUnreadableCloudStopsAllocation: a cloud that cannot be read may hold
-// nodes of the pool, which would then look free; no new nodes are
-// allocated until it can be read, and the cloud says so. A cloud whose
-// share is recorded keeps it.
-func TestUnreadableCloudStopsAllocation(t *testing.T) {
+// TestANewCloudWaitsForThePool: a new cloud records what it asks for on
+// its usage of the pool, with the time it asked, and waits, saying so,
+// until the pool has decided; once the pool gives it its share, the cloud
+// records it and goes on. A cloud that holds nodes keeps them while the
+// pool decides more.
+func TestANewCloudWaitsForThePool(t *testing.T) {
+	now := time.Date(2026, 11, 25, 3, 0, 0, 0, time.UTC)
+	f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return now }}
+	runAt := func(req *fnv1.RunFunctionRequest) *fnv1.RunFunctionResponse {
+		t.Helper()
+		rsp, err := f.RunFunction(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustNotFail(t, rsp)
+		return rsp
+	}
+
 	w := eu()
-	w.clouds = []string{`{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "metadata": {"name": "team-b-big-1"}, "spec": {"hypervisorClusters": "hv-pool-a"}}`}
-	rsp := run(t, w.request(teamA()))
-	mustNotFail(t, rsp)
+	w.undecided = true
+	rsp := runAt(w.request(teamA()))
+	rec := desired(t, rsp, "usage-hypervisor-hv-pool-a")
+	if diff := cmp.Diff(map[string]any{"c5c3.io/cloud": "team-a/team-a-prod-7xk2p", "c5c3.io/asked-nodes": "20", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-25T03:00:00Z"},
+		get(rec, "metadata", "annotations")); diff != "" {
+		t.Errorf("the new cloud's record (-want +got):\n%s", diff)
+	}
 	if got := get(status(rsp), "phase"); got != "Pending" {
 		t.Errorf("phase = %v, want Pending", got)
 	}
-	c := condition(rsp, conditionPoolsReady)
-	if c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE || !strings.Contains(c.GetMessage(), "no nodes of hypervisor pool hv-pool-a are allocated while another cloud, which may hold a share of it, cannot be read: XOpenStackCluster team-b-big-1") {
-		t.Errorf("PoolsReady = %v: %s", c.GetStatus(), c.GetMessage())
-	}
-	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != nil && got != float64(0) {
-		t.Errorf("allocated %v nodes while a cloud cannot be read", got)
+	want := "hypervisor pool hv-pool-a has not given the cloud the 20 nodes it asks for yet (see the pool's Allocation condition)"
+	if c := condition(rsp, conditionPoolsReady); c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE || !strings.Contains(c.GetMessage(), want) {
+		t.Errorf("PoolsReady = %v: %s\nwant it to say %q", c.GetStatus(), c.GetMessage(), want)
 	}
 	if slices.Contains(resourceNames(rsp), "namespace") {
-		t.Error("the cloud goes on while its nodes are not allocated")
+		t.Error("the cloud goes on before the pool gave it nodes")
 	}
 
-	// A recorded share needs no allocation: the cloud keeps it and runs.
-	held := cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(), "Ready", map[string]int{"hv-pool-a": 20})
-	rsp = run(t, w.request(held))
-	if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE {
-		t.Errorf("a cloud with its share recorded waits: %s", c.GetMessage())
+	// A later run keeps the time of the request it recorded.
+	now = now.Add(time.Minute)
+	w.observed["usage-hypervisor-hv-pool-a"] = fntest.Edit(`{"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage", "metadata": {"name": "u"}}`,
+		func(m map[string]any) { fntest.Map(m, "metadata")["annotations"] = get(rec, "metadata", "annotations") })
+	rsp = runAt(w.request(teamA()))
+	if got := get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations", "c5c3.io/asked-since"); got != "2026-11-25T03:00:00Z" {
+		t.Errorf("the request's time in a later run = %v, want the recorded 2026-11-25T03:00:00Z", got)
+	}
+
+	// The pool decided: the cloud has its share and goes on.
+	w.undecided = false
+	rsp = runAt(w.request(teamA()))
+	if diff := cmp.Diff(map[string]any{"c5c3.io/cloud": "team-a/team-a-prod-7xk2p", "c5c3.io/asked-nodes": "20", "c5c3.io/allocated-nodes": "20"},
+		get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations")); diff != "" {
+		t.Errorf("the record once the pool gave the share (-want +got):\n%s", diff)
+	}
+	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != float64(20) {
+		t.Errorf("allocated %v nodes, want 20", got)
+	}
+	if !slices.Contains(resourceNames(rsp), "namespace") {
+		t.Errorf("the cloud with its share does not go on: %v", resourceNames(rsp))
+	}
+
+	// A running cloud that asks for more keeps what it has meanwhile.
+	w.undecided = true
+	w.hv[0] = fntest.Edit(w.hv[0], func(m map[string]any) {
+		fntest.Map(m, "status")["shares"] = []any{map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "asked": 10, "allocated": 10}}
+	})
+	held := cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(), "Ready", map[string]int{"hv-pool-a": 10})
+	rsp = runAt(w.request(held))
+	if got := get(status(rsp), "consumedPools", "hypervisor", 0, "allocatedNodes"); got != float64(10) {
+		t.Errorf("a growing cloud has %v nodes while the pool decides, want the 10 it had", got)
+	}
+	if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE || !strings.Contains(c.GetMessage(), "has not given the cloud the 20 nodes") {
+		t.Errorf("PoolsReady of a growing cloud = %v: %s; want True, saying the pool has not given more yet", c.GetStatus(), c.GetMessage())
 	}
 }
 
@@ -1079,6 +1205,8 @@ func TestDefaultShares(t *testing.T) {
 	t.Run("two new clouds on a small pool: the older is served, the newer refused", func(t *testing.T) {
 		w := eu()
 		w.hv = []string{hvPool("hv-pool-a", "eu-de-1", 12, "Ready"), hvPool("hv-pool-b", "eu-de-1", 100, "Ready")}
+		// Both have recorded their requests, the older first: the pool
+		// serves the older.
 		older := cloudXR("customer-a-prod", "tenant-customer-a", "2026-11-02T00:00:00Z", spec(docs("large")), "", nil)
 		newer := cloudXR("customer-b-prod", "tenant-customer-b", "2026-11-03T00:00:00Z", spec(docs("large")), "", nil)
 		w.clouds = []string{newer}
@@ -1103,57 +1231,6 @@ func TestDefaultShares(t *testing.T) {
 			t.Errorf("an xlarge cloud's default shares of a 5-node and a 100-node pool (-want +got):\n%s", diff)
 		}
 	})
-}
-
-// TestAllocationIsStable: what a cloud's status records is never moved, and
-// clouds without a record are served in creation order.
-func TestAllocationIsStable(t *testing.T) {
-	cases := map[string]struct {
-		capacity int32
-		shares   []share
-		want     int32 // -1: refused
-	}{
-		"a recorded allocation stays when an older cloud asks for more than is free": {
-			capacity: 50, want: 30,
-			shares: []share{{cloud: "me", asked: 30, held: 30, created: "2"}, {cloud: "older", asked: 40, created: "1"}},
-		},
-		"a newcomer does not take a recorded allocation": {
-			capacity: 50, want: -1,
-			shares: []share{{cloud: "me", asked: 25, created: "2"}, {cloud: "holder", asked: 30, held: 30, created: "3"}},
-		},
-		"of two newcomers the older is served first": {
-			capacity: 50, want: -1,
-			shares: []share{{cloud: "me", asked: 30, created: "2"}, {cloud: "older", asked: 30, created: "1"}},
-		},
-		"the older newcomer is served": {
-			capacity: 50, want: 30,
-			shares: []share{{cloud: "me", asked: 30, created: "1"}, {cloud: "younger", asked: 30, created: "2"}},
-		},
-		"a newcomer that does not fit does not block a younger one that does": {
-			capacity: 50, want: 20,
-			shares: []share{{cloud: "me", asked: 20, created: "3"}, {cloud: "big", asked: 60, created: "1"}, {cloud: "holder", asked: 30, held: 30, created: "0"}},
-		},
-		"shrinking is always possible": {
-			capacity: 10, want: 4,
-			shares: []share{{cloud: "me", asked: 4, held: 8, created: "1"}, {cloud: "other", asked: 2, held: 2, created: "0"}},
-		},
-		"growing takes only what is free": {
-			capacity: 10, want: -1,
-			shares: []share{{cloud: "me", asked: 9, held: 8, created: "1"}, {cloud: "other", asked: 2, held: 2, created: "0"}},
-		},
-		"same creation time: the name decides": {
-			capacity: 10, want: -1,
-			shares: []share{{cloud: "me-b", asked: 6, created: "1"}, {cloud: "me-a", asked: 6, created: "1"}},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			self := tc.shares[0].cloud
-			if got := allocate(self, tc.capacity, tc.shares).nodes; got != tc.want {
-				t.Errorf("allocate = %d, want %d", got, tc.want)
-			}
-		})
-	}
 }
 
 // allReady is a world where every stage of team-a's cloud is observed ready.

@@ -4,25 +4,31 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 )
 
-// The function requires every pool, control-plane cluster and cloud and
-// filters them itself: tenants name pools by spec.name, which no label
-// carries, and the shares of a shared pool can only be checked against
-// every cloud that consumes it.
-const (
-	requiredHypervisorPools = "hypervisor-pools"
-	requiredStoragePools    = "storage-pools"
-	requiredControlPlanes   = "control-plane-clusters"
-	requiredClouds          = "openstack-clusters"
-)
+// A cloud's reconcile reads only what the cloud consumes (docs/allocation.md):
+// each pool it names and its control-plane cluster, found by name. A
+// hypervisor pool's status holds every cloud's share of it, which the pool
+// decides. The cost of a reconcile is that of the cloud's own pools,
+// whatever the size of the landscape.
+//
+// A pool or control-plane cluster is found by its claim's name (the
+// crossplane.io/claim-name label Crossplane sets, so nobody else can claim
+// it; a pool's claim is named as its spec.name, which the pool functions
+// enforce) or, for one created as a composite, by the composite's own name.
+// Both are required, each by name, so the function never lists a kind.
+
+// Requirement keys: the kind of cluster (hypervisor, storage, control-plane),
+// then its name.
+func keyPool(u used, name string) string          { return u.short + "/" + name }
+func keyPoolComposite(u used, name string) string { return u.short + "/" + name + "/composite" }
 
 // requiredClaim is the cloud's claim, for the name of its connection secret.
 const requiredClaim = "claim"
@@ -54,102 +60,102 @@ func credentialsOf(req *fnv1.RunFunctionRequest, c *cloud) xpv2.SecretReference 
 	return ref
 }
 
-// require asks for everything the landscape is made of.
-func require(rsp *fnv1.RunFunctionResponse) {
-	gv := v1alpha1.SchemeGroupVersion.String()
-	function.RequireAll(rsp, requiredHypervisorPools, gv, v1alpha1.XHypervisorClusterKind)
-	function.RequireAll(rsp, requiredStoragePools, gv, v1alpha1.XStorageClusterKind)
-	function.RequireAll(rsp, requiredControlPlanes, gv, v1alpha1.XControlPlaneClusterKind)
-	function.RequireAll(rsp, requiredClouds, gv, v1alpha1.XOpenStackClusterKind)
+// requirements lists what the cloud consumes, by requirement key. The keys
+// follow from the spec alone, so they are the same from one call to the
+// next, as Crossplane needs them to be.
+type requirements struct {
+	keys []string
 }
 
-// landscape is what the cloud can consume: the region's pools and
-// control-plane clusters, and the other clouds that share them.
+// require asks for each pool and the control-plane cluster the cloud names.
+func require(rsp *fnv1.RunFunctionResponse, c *cloud) requirements {
+	gv := v1alpha1.SchemeGroupVersion.String()
+	var r requirements
+	cluster := func(u used, name string) {
+		function.RequireLabelled(rsp, keyPool(u, name), gv, u.kind, map[string]string{function.LabelClaimName: name})
+		function.Require(rsp, keyPoolComposite(u, name), gv, u.kind, name, "")
+		r.keys = append(r.keys, keyPool(u, name), keyPoolComposite(u, name))
+	}
+	for _, name := range c.xr.Spec.HypervisorClusters {
+		cluster(usedHypervisorPool, string(name))
+	}
+	for _, name := range c.xr.Spec.StorageClusters {
+		cluster(usedStoragePool, string(name))
+	}
+	cluster(usedControlPlane, c.controlPlaneCluster)
+	return r
+}
+
+// landscape is what the cloud consumes: its pools and control-plane
+// cluster.
 type landscape struct {
-	hypervisorPools []*v1alpha1.XHypervisorCluster
-	storagePools    []*v1alpha1.XStorageCluster
-	controlPlanes   []*v1alpha1.XControlPlaneCluster
-	clouds          []*v1alpha1.XOpenStackCluster
+	hypervisorPools map[v1alpha1.PoolName]*v1alpha1.XHypervisorCluster
+	storagePools    map[v1alpha1.PoolName]*v1alpha1.XStorageCluster
+	controlPlane    *v1alpha1.XControlPlaneCluster
 	// skipped are objects that could not be decoded: another composite's
 	// mistake must not stop this cloud, so they are left out and reported.
 	skipped []string
-	// unreadableClouds name the clouds among them: they may hold shares,
-	// so no new nodes are allocated while they cannot be read.
-	unreadableClouds []string
 }
 
 // landscapeOf decodes the required resources; ok is false until Crossplane
 // has supplied all of them.
-func landscapeOf(req *fnv1.RunFunctionRequest) (l *landscape, ok bool, err error) {
-	for _, key := range []string{requiredHypervisorPools, requiredStoragePools, requiredControlPlanes, requiredClouds} {
+func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements) (l *landscape, ok bool) {
+	for _, key := range r.keys {
 		if !function.Supplied(req, key) {
-			return nil, false, nil
+			return nil, false
 		}
 	}
-	l = &landscape{}
-	if l.hypervisorPools, err = decode[v1alpha1.XHypervisorCluster](req, requiredHypervisorPools, &l.skipped); err != nil {
-		return nil, false, err
+	l = &landscape{
+		hypervisorPools: map[v1alpha1.PoolName]*v1alpha1.XHypervisorCluster{},
+		storagePools:    map[v1alpha1.PoolName]*v1alpha1.XStorageCluster{},
 	}
-	if l.storagePools, err = decode[v1alpha1.XStorageCluster](req, requiredStoragePools, &l.skipped); err != nil {
-		return nil, false, err
+	for _, name := range c.xr.Spec.HypervisorClusters {
+		l.hypervisorPools[name] = named(req, usedHypervisorPool, string(name), &l.skipped,
+			func(p *v1alpha1.XHypervisorCluster) bool { return p.Spec.Name == name })
 	}
-	if l.controlPlanes, err = decode[v1alpha1.XControlPlaneCluster](req, requiredControlPlanes, &l.skipped); err != nil {
-		return nil, false, err
+	for _, name := range c.xr.Spec.StorageClusters {
+		l.storagePools[name] = named(req, usedStoragePool, string(name), &l.skipped,
+			func(p *v1alpha1.XStorageCluster) bool { return p.Spec.Name == name })
 	}
-	n := len(l.skipped)
-	if l.clouds, err = decode[v1alpha1.XOpenStackCluster](req, requiredClouds, &l.skipped); err != nil {
-		return nil, false, err
-	}
-	l.unreadableClouds = l.skipped[n:]
-	return l, true, nil
+	l.controlPlane = named(req, usedControlPlane, c.controlPlaneCluster, &l.skipped,
+		func(cp *v1alpha1.XControlPlaneCluster) bool {
+			n := cp.GetLabels()[function.LabelClaimName]
+			return n == c.controlPlaneCluster || n == "" && cp.GetName() == c.controlPlaneCluster
+		})
+	return l, true
 }
 
-func decode[T any](req *fnv1.RunFunctionRequest, key string, skipped *[]string) ([]*T, error) {
-	items := function.RequiredItems(req, key)
-	out := make([]*T, 0, len(items))
-	for _, r := range items {
-		o := new(T)
-		f := r.GetResource().GetFields()
-		what := f["kind"].GetStringValue() + " " + f["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
-		if err := function.FromStruct(r.GetResource(), what, o); err != nil {
-			*skipped = append(*skipped, fmt.Sprintf("%s (%v)", what, err))
-			continue
-		}
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-// hypervisorPool returns the pool whose spec.name is name.
-func (l *landscape) hypervisorPool(name v1alpha1.PoolName) *v1alpha1.XHypervisorCluster {
-	for _, p := range l.hypervisorPools {
-		if p.Spec.Name == name {
-			return p
-		}
-	}
-	return nil
-}
-
-// storagePool returns the pool whose spec.name is name.
-func (l *landscape) storagePool(name v1alpha1.PoolName) *v1alpha1.XStorageCluster {
-	for _, p := range l.storagePools {
-		if p.Spec.Name == name {
-			return p
+// named returns the composite the cloud calls name: of those Crossplane
+// supplied by claim name and by composite name that is() accepts, the oldest
+// (a second pool of a name is refused by its own function; the first keeps
+// serving its clouds).
+func named[T any, P interface {
+	*T
+	GetName() string
+	GetCreationTimestamp() metav1.Time
+}](req *fnv1.RunFunctionRequest, u used, name string, skipped *[]string, is func(P) bool) P {
+	var found []P
+	for _, key := range []string{keyPool(u, name), keyPoolComposite(u, name)} {
+		for _, r := range function.RequiredItems(req, key) {
+			o := P(new(T))
+			f := r.GetResource().GetFields()
+			what := f["kind"].GetStringValue() + " " + f["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+			if err := function.FromStruct(r.GetResource(), what, o); err != nil {
+				*skipped = append(*skipped, fmt.Sprintf("%s (%v)", what, err))
+				continue
+			}
+			if is(o) && !slices.ContainsFunc(found, func(f P) bool { return f.GetName() == o.GetName() }) {
+				found = append(found, o)
+			}
 		}
 	}
-	return nil
-}
-
-// controlPlane returns the control-plane cluster a cloud names: its claim's
-// name, or the composite's when it is not claimed (as the ControlPlaneCluster
-// function names its Shoot).
-func (l *landscape) controlPlane(name string) *v1alpha1.XControlPlaneCluster {
-	for _, c := range l.controlPlanes {
-		if n := c.GetLabels()[function.LabelClaimName]; n == name || (n == "" && c.GetName() == name) {
-			return c
-		}
+	if len(found) == 0 {
+		return nil
 	}
-	return nil
+	return slices.MinFunc(found, func(a, b P) int {
+		ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+		return cmp.Or(ta.Time.Compare(tb.Time), cmp.Compare(a.GetName(), b.GetName()))
+	})
 }
 
 // claimOf names a composite for people: its claim's namespace/name, or its
@@ -159,164 +165,4 @@ func claimOf(labels map[string]string, name string) string {
 		return ns + "/" + n
 	}
 	return name
-}
-
-// share is one cloud's claim on a hypervisor pool.
-type share struct {
-	cloud string // the cloud's composite name
-	who   string // how people know it
-	// asked is what the cloud's spec asks for; held what its status
-	// records as allocated (0 if nothing yet).
-	asked, held int32
-	created     string
-}
-
-// sharesOf lists the claims of every cloud on a pool, this cloud's from
-// its observed composite (the required list may be older than it).
-func (l *landscape) sharesOf(self *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) []share {
-	var out []share
-	for _, c := range l.clouds {
-		if c.GetName() == self.GetName() {
-			continue
-		}
-		if s, ok := shareOf(c, pool); ok {
-			out = append(out, s)
-		}
-	}
-	if s, ok := shareOf(self, pool); ok {
-		out = append(out, s)
-	}
-	return out
-}
-
-func shareOf(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) (share, bool) {
-	if !slices.Contains(c.Spec.HypervisorClusters, pool.Spec.Name) {
-		return share{}, false
-	}
-	s := share{cloud: c.GetName(), who: claimOf(c.GetLabels(), c.GetName()),
-		created: c.GetCreationTimestamp().UTC().Format("2006-01-02T15:04:05Z")}
-	if cp := c.Status.ConsumedPools; cp != nil {
-		for _, h := range cp.Hypervisor {
-			if h.Name == string(pool.Spec.Name) {
-				s.held = h.AllocatedNodes
-			}
-		}
-	}
-	s.asked = asked(c, pool, s.held)
-	return s, true
-}
-
-// asked is the nodes a cloud asks of a pool: its spec's share; without
-// one, a dedicated pool whole, else what it already holds (a default share
-// never moves, even when defaults change), else the default share of its
-// size, at most the pool. It reads nothing but the cloud's own spec and
-// status, so every cloud's run computes the same for it.
-func asked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster, held int32) int32 {
-	switch n := c.Spec.ShareOf(pool.Spec.Name); {
-	case n != nil:
-		return *n
-	case pool.Spec.Dedicated:
-		return pool.Spec.Workers
-	case held > 0:
-		return held
-	default:
-		return min(defaultShare(c.Spec.Size), pool.Spec.Workers)
-	}
-}
-
-// defaultShare of a cloud's size (the spec's, before a Composition's cap,
-// which other clouds' runs cannot see).
-func defaultShare(s v1alpha1.Size) int32 {
-	if n, ok := v1alpha1.DefaultNodeShares[s]; ok {
-		return n
-	}
-	return v1alpha1.DefaultNodeShares[v1alpha1.SizeSmall]
-}
-
-// howAsked explains a refused share that the claim did not set itself.
-func howAsked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) string {
-	if pool.Spec.Dedicated || c.Spec.ShareOf(pool.Spec.Name) != nil {
-		return ""
-	}
-	return fmt.Sprintf(" (the default share of a %s cloud: set spec.hypervisorShares to ask for fewer)", c.Spec.Size)
-}
-
-// allocation is the outcome of a cloud's claim on a pool.
-type allocation struct {
-	nodes int32
-	// asked is what the cloud asked for (its share, or the default), held
-	// what its status records.
-	asked, held int32
-	// free is what the pool had left for this cloud.
-	free int32
-	// others are the other clouds' allocations, for the refusal message.
-	others []share
-}
-
-// allocate decides how many of a pool's nodes a cloud gets. Allocations
-// are stable: what a cloud's status records is never taken back when
-// another cloud arrives or leaves, so nodes never move between clouds.
-// Clouds without a record yet are admitted in the order of their creation
-// (then name), each only if it fits; every function run sees the same
-// order, so two clouds created at once cannot both take the last nodes.
-// A cloud that grows keeps its record and gets more only from what is free.
-func allocate(self string, capacity int32, shares []share) allocation {
-	committed := int32(0)
-	var mine share
-	var pending []share
-	for _, s := range shares {
-		switch {
-		case s.cloud == self:
-			mine = s
-		case s.held > 0:
-			committed += s.held
-		default:
-			pending = append(pending, s)
-		}
-	}
-	slices.SortFunc(pending, func(a, b share) int {
-		return cmp.Or(cmp.Compare(a.created, b.created), cmp.Compare(a.cloud, b.cloud))
-	})
-	others := []share{}
-	for _, s := range shares {
-		if s.cloud != self && s.held > 0 {
-			others = append(others, s)
-		}
-	}
-	for _, s := range pending {
-		// A pending cloud created after this one waits for it; one
-		// created before it is served first, if it fits.
-		if mine.held == 0 && cmp.Or(cmp.Compare(s.created, mine.created), cmp.Compare(s.cloud, mine.cloud)) > 0 {
-			break
-		}
-		if committed+s.asked <= capacity {
-			committed += s.asked
-			s.held = s.asked
-			others = append(others, s)
-		}
-	}
-	a := allocation{free: capacity - committed, others: others, asked: mine.asked, held: mine.held}
-	switch {
-	case mine.asked <= mine.held:
-		// Shrinking, or unchanged: always possible.
-		a.nodes = mine.asked
-	case mine.asked <= a.free:
-		a.nodes = mine.asked
-	default:
-		a.nodes = -1
-	}
-	return a
-}
-
-// describeShares lists allocations for a refusal message.
-func describeShares(ss []share) string {
-	if len(ss) == 0 {
-		return "none"
-	}
-	parts := make([]string, 0, len(ss))
-	for _, s := range ss {
-		parts = append(parts, fmt.Sprintf("%s: %d", s.who, s.held))
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, ", ")
 }

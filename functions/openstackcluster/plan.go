@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 )
@@ -19,12 +22,20 @@ type plan struct {
 	controlPlaneName string
 	// missing, notReady and failed name what the cloud waits on.
 	missing, notReady, failed []string
+	// requests are growing shares the pool has not given yet, on which
+	// the cloud does not wait.
+	requests []string
 }
 
+// conditionPoolAllocation is the hypervisor pool's condition that says how
+// it shares its nodes (function-hypervisor-cluster).
+const conditionPoolAllocation = "Allocation"
+
 type hypervisorUse struct {
-	name  string
-	pool  *v1alpha1.XHypervisorCluster // nil when missing
-	nodes int32
+	name string
+	pool *v1alpha1.XHypervisorCluster // nil when missing
+	// allocation is the cloud's share of the pool (nodes: what it has).
+	allocation
 }
 
 type storageUse struct {
@@ -34,15 +45,18 @@ type storageUse struct {
 
 // resolve applies the policy of pools and tenants. A missing pool only
 // makes the cloud wait; a pool in another region, a dedicated pool not
-// open to the tenant or a shared pool without room is refused with an
-// error that names the field and the pool.
-func resolve(c *cloud, l *landscape) (*plan, error) {
+// open to the tenant or a share larger than the pool is refused with an
+// error that names the field and the pool, and no plan. A shared pool
+// without room is refused too, with the plan: the cloud's request stays
+// recorded (see composeUsages) and keeps its place in the pool's queue.
+func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.ObservedComposed, now time.Time) (*plan, error) {
 	p := &plan{controlPlaneName: c.controlPlaneCluster}
 	region := c.xr.Spec.Region
+	var overCommitted error
 	for i, name := range c.xr.Spec.HypervisorClusters {
 		field := fmt.Sprintf("spec.hypervisorClusters[%d]", i)
 		use := hypervisorUse{name: string(name)}
-		pool := l.hypervisorPool(name)
+		pool := l.hypervisorPools[name]
 		if pool == nil {
 			p.missing = append(p.missing, "hypervisor pool "+use.name)
 			p.hypervisor = append(p.hypervisor, use)
@@ -58,19 +72,24 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 				return nil, fmt.Errorf("%s (%d) exceeds the %d nodes of hypervisor pool %s", shareField, n, pool.Spec.Workers, name)
 			}
 		}
-		a := allocate(c.name, pool.Spec.Workers, l.sharesOf(c.xr, pool))
-		if a.nodes < 0 {
-			return nil, fmt.Errorf("%s: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d%s",
-				shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), a.asked, howAsked(c.xr, pool))
-		}
-		use.pool, use.nodes = pool, a.nodes
-		if a.nodes > a.held && len(l.unreadableClouds) > 0 {
-			// Nodes a cloud that cannot be read holds would look free.
-			use.nodes = a.held
-			p.notReady = append(p.notReady, fmt.Sprintf("no nodes of hypervisor pool %s are allocated while another cloud, which may hold a share of it, cannot be read: %s",
-				use.name, strings.Join(l.unreadableClouds, "; ")))
-		}
+		own, recorded := ownRecord(observed, use.name)
+		a := allocationOf(c, pool, own, recorded, now)
+		use.pool, use.allocation = pool, a
 		p.hypervisor = append(p.hypervisor, use)
+		switch {
+		case a.refused:
+			if overCommitted == nil {
+				overCommitted = fmt.Errorf("%s: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d%s",
+					shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), a.asked, howAsked(c.xr, pool))
+			}
+		case a.waiting:
+			msg := fmt.Sprintf("hypervisor pool %s has not given the cloud the %d nodes it asks for yet (see the pool's %s condition)", use.name, a.asked, conditionPoolAllocation)
+			if a.nodes == 0 {
+				p.notReady = append(p.notReady, msg)
+			} else {
+				p.requests = append(p.requests, msg)
+			}
+		}
 		switch pool.Status.Phase {
 		case v1alpha1.HypervisorPoolPhaseReady, v1alpha1.HypervisorPoolPhaseScaling:
 		case v1alpha1.HypervisorPoolPhaseFailed:
@@ -82,7 +101,7 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 	for i, sc := range c.xr.Spec.StorageClusters {
 		field := fmt.Sprintf("spec.storageClusters[%d]", i)
 		use := storageUse{name: string(sc)}
-		pool := l.storagePool(sc)
+		pool := l.storagePools[sc]
 		if pool == nil {
 			p.missing = append(p.missing, "storage pool "+use.name)
 			p.storage = append(p.storage, use)
@@ -101,7 +120,7 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 			p.notReady = append(p.notReady, fmt.Sprintf("storage pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
 		}
 	}
-	cp := l.controlPlane(c.controlPlaneCluster)
+	cp := l.controlPlane
 	switch {
 	case cp == nil:
 		p.missing = append(p.missing, "control-plane cluster "+c.controlPlaneCluster)
@@ -117,7 +136,7 @@ func resolve(c *cloud, l *landscape) (*plan, error) {
 			p.notReady = append(p.notReady, fmt.Sprintf("control-plane cluster %s is %s", c.controlPlaneCluster, phaseOr(string(cp.Status.Phase))))
 		}
 	}
-	return p, nil
+	return p, overCommitted
 }
 
 // admit checks a pool's region and, for a dedicated pool, the tenant.
@@ -190,7 +209,11 @@ func (p *plan) message() string {
 		for _, s := range p.storage {
 			parts = append(parts, "storage pool "+s.name)
 		}
-		return strings.Join(parts, ", ") + " and control-plane cluster " + p.controlPlaneName + " are ready"
+		msg := strings.Join(parts, ", ") + " and control-plane cluster " + p.controlPlaneName + " are ready"
+		if len(p.requests) > 0 {
+			msg += "; " + strings.Join(p.requests, "; ")
+		}
+		return msg
 	}
 	var parts []string
 	parts = append(parts, p.failed...)

@@ -10,15 +10,17 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // Every ClusterUsage of the cloud is named with this prefix, so that the
 // stages that look at what exists can leave them out (see observedStages).
 const usagePrefix = "usage-"
 
-// labelUsedPool lets an operator list the clouds that hold a pool:
+// labelUsedPool lets an operator list the clouds that hold a pool, and a
+// hypervisor pool reads the share records of its clouds by it:
 // kubectl get clusterusages -l c5c3.io/used-pool=<pool>.
-const labelUsedPool = "c5c3.io/used-pool"
+const labelUsedPool = pool.LabelUsedPool
 
 // composeUsages protects what the cloud consumes — each admitted hypervisor
 // and storage pool and its control-plane cluster — from deletion while the
@@ -32,22 +34,31 @@ const labelUsedPool = "c5c3.io/used-pool"
 // reason names the cloud as its tenant knows it; it is what `kubectl get
 // clusterusages` shows.
 func composeUsages(c *cloud, plan *plan, desired map[resource.Name]*resource.DesiredComposed) error {
-	for _, h := range plan.hypervisor {
-		if h.pool != nil {
-			if err := addUsage(c, desired, usedHypervisorPool, h.name, h.pool.GetName()); err != nil {
-				return err
-			}
-		}
+	if err := composeShareRecords(c, plan, desired); err != nil {
+		return err
 	}
 	for _, s := range plan.storage {
 		if s.pool != nil {
-			if err := addUsage(c, desired, usedStoragePool, s.name, s.pool.GetName()); err != nil {
+			if err := addUsage(c, desired, usedStoragePool, s.name, s.pool.GetName(), nil); err != nil {
 				return err
 			}
 		}
 	}
 	if plan.controlPlane != nil {
-		return addUsage(c, desired, usedControlPlane, plan.controlPlaneName, plan.controlPlane.GetName())
+		return addUsage(c, desired, usedControlPlane, plan.controlPlaneName, plan.controlPlane.GetName(), nil)
+	}
+	return nil
+}
+
+// composeShareRecords desires the usages of the cloud's hypervisor pools,
+// which record what it asks of each (see allocationOf).
+func composeShareRecords(c *cloud, plan *plan, desired map[resource.Name]*resource.DesiredComposed) error {
+	for _, h := range plan.hypervisor {
+		if h.pool != nil {
+			if err := addUsage(c, desired, usedHypervisorPool, h.name, h.pool.GetName(), h.record(claimOf(c.xr.GetLabels(), c.name))); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -61,12 +72,18 @@ var (
 	usedControlPlane   = used{v1alpha1.XControlPlaneClusterKind, "control-plane cluster", "control-plane"}
 )
 
+// usageName is the composed resource name of the usage of the pool the
+// cloud calls name.
+func usageName(u used, name string) resource.Name {
+	return resource.Name(usagePrefix + u.short + "-" + name)
+}
+
 // addUsage desires the ClusterUsage of the composite that is the pool the
-// cloud calls name: usage-<short>-<name>.
-func addUsage(c *cloud, desired map[resource.Name]*resource.DesiredComposed, u used, name, composite string) error {
+// cloud calls name, with annotations that record the cloud's share of it.
+func addUsage(c *cloud, desired map[resource.Name]*resource.DesiredComposed, u used, name, composite string, record map[string]string) error {
 	cu := &protectionv1beta1.ClusterUsage{
 		TypeMeta:   metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.ClusterUsageKind},
-		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelUsedPool: name}},
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelUsedPool: name}, Annotations: record},
 		Spec: protectionv1beta1.ClusterUsageSpec{
 			Of:             protectionv1beta1.Resource{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: u.kind, ResourceRef: &protectionv1beta1.ResourceRef{Name: composite}},
 			By:             &protectionv1beta1.Resource{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.XOpenStackClusterKind, ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name}},
@@ -79,6 +96,6 @@ func addUsage(c *cloud, desired map[resource.Name]*resource.DesiredComposed, u u
 		return err
 	}
 	// A usage protects; it serves nothing the tenant waits on.
-	desired[resource.Name(usagePrefix+u.short+"-"+name)] = &resource.DesiredComposed{Resource: o, Ready: resource.ReadyTrue}
+	desired[usageName(u, name)] = &resource.DesiredComposed{Resource: o, Ready: resource.ReadyTrue}
 	return nil
 }

@@ -48,6 +48,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	xr := &v1alpha1.XStorageCluster{}
 	s := &xr.Spec
 	run, err := pool.Run(req, rsp, xr, func(l pool.Landscape) (pool.Spec, error) {
+		if err := pool.ValidateName(xr, s.Name); err != nil {
+			return pool.Spec{}, err
+		}
 		// A stretched pool spans the two zones it names: none are taken
 		// from the region (validate says so).
 		if s.ArbiterCluster == "" {

@@ -18,7 +18,7 @@ import (
 const xr = `{
   "apiVersion": "crossplane.c5c3.io/v1alpha1",
   "kind": "XStorageCluster",
-  "metadata": {"name": "st-pool-a-4hq8z"},
+  "metadata": {"name": "st-pool-a-4hq8z", "labels": {"crossplane.io/claim-name": "st-pool-a", "crossplane.io/claim-namespace": "infrastructure"}},
   "spec": {
     "region": "eu-de-1",
     "name": "st-pool-a",

@@ -19,11 +19,12 @@ func Require(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name, namespa
 	require(rsp, key, sel)
 }
 
-// RequireAll asks Crossplane for every cluster-scoped resource of a kind
-// (an empty label selector matches all of them).
-func RequireAll(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind string) {
+// RequireLabelled asks Crossplane for the cluster-scoped resources of a
+// kind that carry every one of labels (an empty map matches all of them,
+// which a function that must stay cheap in a large landscape avoids).
+func RequireLabelled(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind string, labels map[string]string) {
 	require(rsp, key, &fnv1.ResourceSelector{ApiVersion: apiVersion, Kind: kind,
-		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{}}}})
+		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: labels}}})
 }
 
 // RequiredItems returns the raw resources Crossplane supplied for one

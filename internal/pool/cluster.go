@@ -1,9 +1,13 @@
 package pool
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
@@ -65,6 +69,23 @@ func DedicatedTaints(p v1alpha1.PoolPlacement, a v1alpha1.PoolAccess) []corev1.T
 func ValidateAccess(a v1alpha1.PoolAccess) error {
 	if a.Dedicated && len(a.AllowedTenants) == 0 {
 		return errDedicatedWithoutTenants
+	}
+	return nil
+}
+
+// ValidateName checks that clouds can find the pool by its name: a cloud
+// requires the pools it names by their claim's name (the label Crossplane
+// sets) or, for a pool created as a composite, by the composite's name,
+// never by listing every pool (see function-openstack-cluster).
+func ValidateName(xr metav1.Object, name v1alpha1.PoolName) error {
+	if claim := xr.GetLabels()[function.LabelClaimName]; claim != "" {
+		if claim != string(name) {
+			return fmt.Errorf("spec.name %q must be the claim's metadata.name (%q): clouds find a pool by its claim's name", name, claim)
+		}
+		return nil
+	}
+	if xr.GetName() != string(name) {
+		return fmt.Errorf("spec.name %q must be the composite's metadata.name (%q): clouds find a pool created without a claim by its name", name, xr.GetName())
 	}
 	return nil
 }

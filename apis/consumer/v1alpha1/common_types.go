@@ -101,7 +101,8 @@ type PoolPlacement struct {
 	Region Region `json:"region"`
 
 	// Name is the pool's name, which tenants use to refer to it and which
-	// names its Shoot.
+	// names its Shoot. It must be the claim's metadata.name (or, for a pool
+	// created as a composite, the composite's): clouds find a pool by it.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
 	Name PoolName `json:"name"`
 

@@ -129,6 +129,29 @@ type HypervisorClusterStatus struct {
 	// Inventory of the pool's bare-metal servers.
 	// +optional
 	Inventory *PoolInventory `json:"inventory,omitempty"`
+	// Shares of the pool's nodes, one per cloud that consumes it, as the
+	// pool decides them from the share records the clouds keep on their
+	// ClusterUsages of it (docs/allocation.md). The pool alone decides:
+	// what it allocated is never taken back, and a request that does not
+	// fit keeps asked above allocated until nodes are free.
+	// +optional
+	Shares []PoolShare `json:"shares,omitempty"`
+	// AllocatedNodes is the sum of the shares' allocated nodes.
+	// +optional
+	AllocatedNodes int32 `json:"allocatedNodes,omitempty"`
+}
+
+// PoolShare is a cloud's share of a hypervisor pool.
+type PoolShare struct {
+	// Cloud is the consuming XOpenStackCluster's name.
+	Cloud string `json:"cloud"`
+	// Claim names the cloud as its tenant knows it (namespace/name).
+	// +optional
+	Claim string `json:"claim,omitempty"`
+	// Asked is the nodes the cloud asks for.
+	Asked int32 `json:"asked"`
+	// Allocated is the nodes the pool gives it.
+	Allocated int32 `json:"allocated"`
 }
 
 // XHypervisorCluster is a pool of KVM hypervisors on IronCore bare metal,
@@ -142,6 +165,7 @@ type HypervisorClusterStatus struct {
 // +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".spec.dedicated"
 // +kubebuilder:printcolumn:name="WORKERS",type=integer,JSONPath=".spec.workers"
 // +kubebuilder:printcolumn:name="NODES",type=integer,JSONPath=".status.nodeCount"
+// +kubebuilder:printcolumn:name="ALLOCATED",type=integer,JSONPath=".status.allocatedNodes"
 // +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"
 // +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=".status.phase"
 type XHypervisorCluster struct {

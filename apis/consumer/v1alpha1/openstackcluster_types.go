@@ -32,9 +32,8 @@ type HypervisorPoolShare struct {
 }
 
 // DefaultNodeShares is what a cloud without a spec.hypervisorShares entry
-// for a shared pool reserves of it, by its size: never more than the pool
-// has. It depends on the claim's own spec only, so that every cloud's run
-// sees the same shares.
+// for a shared pool asks of it, by its size: never more than the pool has.
+// A default share the cloud was given stays its share when defaults change.
 var DefaultNodeShares = map[Size]int32{SizeSmall: 2, SizeMedium: 4, SizeLarge: 8, SizeXLarge: 16}
 
 // Services are the OpenStack services of a cloud. Keystone is always on.

@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
@@ -115,6 +116,58 @@ func WithRequired(req *fnv1.RunFunctionRequest, key string, legacy bool, items .
 	}
 	req.RequiredResources[key] = rs
 	return req
+}
+
+// FatalOf is the message of a response's Fatal result, if it has one.
+func FatalOf(rsp *fnv1.RunFunctionResponse) string {
+	for _, r := range rsp.GetResults() {
+		if r.GetSeverity() == fnv1.Severity_SEVERITY_FATAL {
+			return r.GetMessage()
+		}
+	}
+	return ""
+}
+
+// Fulfil answers requirements as Crossplane's fetcher does, from a cluster
+// of objects (JSON): for each selector, the objects of its apiVersion and
+// kind (and namespace, if it names one) with its name or all its labels.
+// legacy supplies them in extra_resources, as Crossplane 1.x does.
+func Fulfil(req *fnv1.RunFunctionRequest, reqs *fnv1.Requirements, legacy bool, objects ...string) *fnv1.RunFunctionRequest {
+	parsed := make([]*structpb.Struct, 0, len(objects))
+	for _, o := range objects {
+		parsed = append(parsed, resource.MustStructJSON(o))
+	}
+	for key, sel := range reqs.GetResources() {
+		var items []string
+		for i, o := range parsed {
+			if matches(sel, o) {
+				items = append(items, objects[i])
+			}
+		}
+		WithRequired(req, key, legacy, items...)
+	}
+	return req
+}
+
+func matches(sel *fnv1.ResourceSelector, o *structpb.Struct) bool {
+	f := o.GetFields()
+	md := f["metadata"].GetStructValue().GetFields()
+	if f["apiVersion"].GetStringValue() != sel.GetApiVersion() || f["kind"].GetStringValue() != sel.GetKind() {
+		return false
+	}
+	if sel.Namespace != nil && md["namespace"].GetStringValue() != sel.GetNamespace() {
+		return false
+	}
+	if n := sel.GetMatchName(); n != "" {
+		return md["name"].GetStringValue() == n
+	}
+	labels := md["labels"].GetStructValue().GetFields()
+	for k, v := range sel.GetMatchLabels().GetLabels() {
+		if labels[k].GetStringValue() != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Requiring adds the requirement of a resource by name to an expected
