@@ -199,6 +199,9 @@ case $served in '["nova","cinder","neutron"] NotInCatalog: '*"no endpoint for no
 $K -n team-c delete openstackcluster team-c-us --wait=false >/dev/null
 eventually 180 "team-c-us is deleted (before 5 deletes the pool it consumes)" sh -c "! $K get xopenstackcluster $us >/dev/null 2>&1"
 eventually 60 "... and its usages of hv-pool-us, st-pool-us and cp-us-east-1 are released" sh -c "[ -z \"\$($K get clusterusages -l crossplane.io/claim-name=team-c-us -o name)\" ]"
+# Its tenant user goes before its application credential, whose password
+# Secret goes with the user: the credential's deletion must finish anyway.
+eventually 120 "... and every managed resource of it is gone, its tenant's application credential too" sh -c "[ -z \"\$($K get managed -l crossplane.io/claim-name=team-c-us -o name 2>/dev/null)\" ]"
 
 echo "== 5. deleting a claim"
 servers_before=$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)

@@ -272,6 +272,10 @@ $K apply -f internal/render/testdata/required/cloudprofile.yaml >/dev/null
 $K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$RUN/garden-kubeconfig" >/dev/null
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K apply -f cluster/demo/providerconfigs.yaml >/dev/null
+# The policy a landscape applies before any claim: only core may set a
+# composite's claim labels. Core runs here under the API server's admin user.
+core_user=$($K auth whoami -o jsonpath='{.status.userInfo.username}')
+sed "s|^  users: .*|  users: $core_user|" examples/clusters/management/claim-labels-policy.yaml | $K apply -f - >/dev/null
 
 # wait_claims BOUND KINDS: poll until every claim of KINDS (comma-separated)
 # is Ready, saying every 15s how many are; fail after BOUND seconds naming

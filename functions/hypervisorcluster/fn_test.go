@@ -620,3 +620,57 @@ func TestShares(t *testing.T) {
 		t.Errorf("the Allocation condition (-want +got):\n%s", diff)
 	}
 }
+
+// TestASecondPoolOfANameIsRefused: clouds find a pool by its name, so of
+// two pools that go by one name (claims in two namespaces) the newer is
+// refused, saying on its claim which pool has the name, and composes
+// nothing; the older goes on.
+func TestASecondPoolOfANameIsRefused(t *testing.T) {
+	at := func(name, ns, created string) string {
+		return fntest.Edit(xr, func(m map[string]any) {
+			md := fntest.Map(m, "metadata")
+			md["name"], md["creationTimestamp"] = name, created
+			md["labels"] = map[string]any{"crossplane.io/claim-name": "hv-pool-a", "crossplane.io/claim-namespace": ns}
+		})
+	}
+	older := at("hv-pool-a-x7k2p", "infrastructure", "2026-11-01T00:00:00Z")
+	newer := at("hv-pool-a-q2w3e", "team-x", "2026-11-20T00:00:00Z")
+	request := func(self string) *fnv1.RunFunctionRequest {
+		req := fntest.WithRequired(fntest.Request(self, nil), "cloud-profile", false, cloudProfile("baremetal-kvm"))
+		fntest.WithRequired(req, pool.RequirementNamesakes, false, older, newer)
+		return fntest.WithRequired(req, pool.RequirementNamesakeComposite, false)
+	}
+	f := &Function{log: logging.NewNopLogger()}
+
+	rsp, err := f.RunFunction(context.Background(), request(newer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the name hv-pool-a is taken by the older XHypervisorCluster claim infrastructure/hv-pool-a (composite hv-pool-a-x7k2p): clouds find a cluster by its name, which must be unique in the landscape; name this one otherwise (its claim, and spec.name for a pool)"
+	if got := fntest.FatalOf(rsp); got != want {
+		t.Errorf("Fatal result:\n got %q\nwant %q", got, want)
+	}
+	if n := len(rsp.GetDesired().GetResources()); n != 0 {
+		t.Errorf("the newer pool composes %d resources", n)
+	}
+	var cond *fnv1.Condition
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == "ShootReady" {
+			cond = c
+		}
+	}
+	if cond.GetReason() != "NameTaken" || cond.GetMessage() != want || cond.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		t.Errorf("ShootReady = %v, want False NameTaken on the composite and its claim, saying %q", cond, want)
+	}
+
+	rsp, err = f.RunFunction(context.Background(), request(older))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fntest.FatalOf(rsp); got != "" {
+		t.Errorf("the older pool is refused: %s", got)
+	}
+	if len(rsp.GetDesired().GetResources()) == 0 {
+		t.Error("the older pool composes nothing")
+	}
+}

@@ -292,6 +292,10 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 		return nil, err
 	}
 	requireCloudProfile(rsp, settings)
+	requireNamesakes(req, rsp)
+	if err := refuseNamesake(req, rsp); err != nil {
+		return nil, err
+	}
 	land, err := landscapeOf(req, settings)
 	if err != nil {
 		return nil, err

@@ -344,6 +344,37 @@ func TestIntegrationTenantCredential(t *testing.T) {
 		h.waitGone(t, gone)
 	})
 
+	t.Run("deleted after its user and the user's password, the deletion finishes", func(t *testing.T) {
+		// As when a cloud goes: its User may be deleted first, and the
+		// password Secret (the User's connection secret) with it.
+		name := base + "-u2"
+		u2 := &keystonev1alpha1.User{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.UserSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: ref(pcLocal), WriteConnectionSecretToReference: conn(name + "-user")},
+			ForProvider:                keystonev1alpha1.UserParameters{Name: name},
+		}}
+		g2 := &keystonev1alpha1.RoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: keystonev1alpha1.RoleAssignmentSpec{
+			ClusterManagedResourceSpec: managedBy(pcLocal),
+			ForProvider: keystonev1alpha1.RoleAssignmentParameters{Role: "member",
+				UserIDReference: keystonev1alpha1.UserIDReference{UserIDRef: ref(name)}, ProjectIDReference: keystonev1alpha1.ProjectIDReference{ProjectIDRef: ref(base)}},
+		}}
+		c2 := newCred(name+"-cred", name)
+		c2.Spec.ForProvider.UserIDReference.UserIDRef = ref(name)
+		c2.Spec.ForProvider.PasswordSecretRef.Name = name + "-user"
+		for _, mg := range []client.Object{u2, g2, c2} {
+			h.create(t, mg)
+		}
+		h.waitReady(t, c2)
+		h.delete(t, g2)
+		h.waitGone(t, g2)
+		h.delete(t, u2)
+		h.waitGone(t, u2)
+		// This API server runs no garbage collector: the Secret goes as
+		// the collector would take it with its User.
+		h.delete(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: name + "-user"}})
+		h.delete(t, c2)
+		h.waitGone(t, c2)
+	})
+
 	// Last: a new password revokes the user's tokens, the test's own session's too.
 	t.Run("a generated password the connection secret lost is replaced", func(t *testing.T) {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: base + "-user"}}

@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // ShootReady is a Shoot named name as Gardener reports it once its cluster is
@@ -120,6 +121,23 @@ func ClusterRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fn
 		}
 	}
 	rsp = Requiring(rsp, "cloud-profile", "core.gardener.cloud/v1beta1", "CloudProfile", "ironcore-metal")
+	// And its namesakes, by the name clouds know it by.
+	xr := req.GetObserved().GetComposite().GetResource().AsMap()
+	md, _ := xr["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	if labels, ok := md["labels"].(map[string]any); ok && labels["crossplane.io/claim-name"] != nil {
+		name, _ = labels["crossplane.io/claim-name"].(string)
+	}
+	apiVersion, _ := xr["apiVersion"].(string)
+	kind, _ := xr["kind"].(string)
+	for key, sel := range map[string]*fnv1.ResourceSelector{
+		pool.RequirementNamesakes: {ApiVersion: apiVersion, Kind: kind,
+			Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"crossplane.io/claim-name": name}}}},
+		pool.RequirementNamesakeComposite: {ApiVersion: apiVersion, Kind: kind, Match: &fnv1.ResourceSelector_MatchName{MatchName: name}},
+	} {
+		rsp.Requirements.Resources[key] = sel
+		rsp.Requirements.ExtraResources[key] = sel //nolint:staticcheck // Crossplane 1.x
+	}
 	status := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue()
 	zones := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["zones"]
 	if status == nil || zones == nil {

@@ -117,7 +117,17 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ApplicationCredenti
 	}
 	user, err := e.asUser(ctx, p)
 	if err != nil {
-		return managed.ExternalObservation{}, err
+		if !meta.WasDeleted(mg) {
+			return managed.ExternalObservation{}, err
+		}
+		// Deleting, perhaps after its User, whose password went with it:
+		// the credential went with the user, or the admin observes it
+		// where Keystone's policy lets admins (as Delete deletes it), so
+		// that the deletion finishes.
+		if _, gerr := e.admin.GetUser(ctx, p.UserID); openstack.IsNotFound(gerr) {
+			return managed.ExternalObservation{}, nil
+		}
+		user = e.admin
 	}
 	var observed *applicationcredentials.ApplicationCredential
 	if id != "" {
