@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
@@ -30,4 +32,39 @@ func BenchmarkRunFunction1000Nodes(b *testing.B) {
 	b.Run("noop-floor", func(b *testing.B) { fntest.Bench(b, fntest.Noop{}, pool(1000)) })
 	b.Run("20-node-pool", func(b *testing.B) { fntest.Bench(b, fn, pool(20)) })
 	b.Run("1000-node-pool", func(b *testing.B) { fntest.Bench(b, fn, pool(1000)) })
+}
+
+// BenchmarkShares measures a ready 1,000-node pool deciding the shares of
+// 30, 300 and 3,000 clouds (one new request among them), each beside the
+// no-op floor given the same request, reporting the request's size: a
+// pool's reconcile reads the records of the clouds on it, so its cost
+// grows with them, not with the landscape (docs/benchmarks.md).
+func BenchmarkShares(b *testing.B) {
+	observed := map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig}
+	for _, n := range []int{30, 300, 3000} {
+		var given []any
+		var records []string
+		for i := range n {
+			cloud := fmt.Sprintf("tenant-%04d-x1", i)
+			a := map[string]string{"c5c3.io/cloud": fmt.Sprintf("tenant-%04d/prod", i), "c5c3.io/asked-nodes": "0", "c5c3.io/allocated-nodes": "0"}
+			if i == n-1 {
+				a["c5c3.io/asked-nodes"], a["c5c3.io/asked-since"] = "1", "2026-11-25T00:00:00Z"
+			} else {
+				given = append(given, map[string]any{"cloud": cloud, "claim": a["c5c3.io/cloud"], "asked": 0, "allocated": 0})
+			}
+			records = append(records, usage(cloud, a))
+		}
+		x := fntest.EditSpec(xr, func(s map[string]any) { s["workers"], s["maxWorkers"] = 1000, 1000 })
+		x = fntest.Edit(x, func(m map[string]any) { m["status"] = map[string]any{"shares": given} })
+		req := fntest.WithRequired(fntest.Request(x, observed), "shares", false, records...)
+		size := float64(proto.Size(req))
+		b.Run(fmt.Sprintf("clouds=%d/noop-floor", n), func(b *testing.B) {
+			fntest.Bench(b, fntest.Noop{}, req)
+			b.ReportMetric(size, "req-bytes/op")
+		})
+		b.Run(fmt.Sprintf("clouds=%d", n), func(b *testing.B) {
+			fntest.Bench(b, &Function{log: logging.NewNopLogger()}, req)
+			b.ReportMetric(size, "req-bytes/op")
+		})
+	}
 }
