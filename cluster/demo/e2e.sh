@@ -348,6 +348,16 @@ $K -n team-c delete openstackcluster team-c-big --wait=false >/dev/null
 
 echo "== 9. deleting a tenant's claim"
 gone=$(xr team-a team-a-staging)
+# Its objects in the cloud are deleted through the cloud's APIs, so its
+# ControlPlane is in use by the ProviderConfigs they go through (and its
+# namespace by the ControlPlane): core's webhook refuses their deletion
+# until those objects are gone, whichever goes first.
+cp_obj=$gone-control-plane
+eventually 30 "team-a-staging's ControlPlane Object is marked in use" sh -c "[ \"\$($K get objects.kubernetes.crossplane.io $cp_obj -o jsonpath='{.metadata.labels.crossplane\.io/in-use}')\" = true ]"
+if out=$($K delete objects.kubernetes.crossplane.io "$cp_obj" --wait=false 2>&1); then fail "team-a-staging's ControlPlane Object was deleted while its cloud's objects need it"; else
+  case $out in *in-use*ProviderConfig*) pass "deleting team-a-staging's ControlPlane before its cloud's objects is refused: ${out#*denied the request: }" ;;
+    *) fail "deleting team-a-staging's ControlPlane Object failed, not naming a ProviderConfig: $out" ;; esac
+fi
 $K -n team-a delete openstackcluster team-a-staging --wait=false >/dev/null
 eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
 for what in projects aggregates volumetypes cephpools cephclients hagroups; do

@@ -253,6 +253,9 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 		}
 		p.network = &ns
 	}
+	if err := composeDeletionOrder(c, observed, desired); err != nil {
+		return nil, err
+	}
 	if !plan.ready() {
 		p.phase = plan.phase(c)
 	} else {

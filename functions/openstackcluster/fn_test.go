@@ -484,6 +484,10 @@ func TestStages(t *testing.T) {
 		ready   []string
 		message map[string]string
 	}
+	// The usages that order the cloud's deletion, as both ends of each
+	// are observed: the namespace's by the ControlPlane, then the
+	// ControlPlane's by the OpenStack and by the OVN ProviderConfig.
+	order := []string{"usage-order-namespace", "usage-order-cloud", "usage-order-network"}
 	steps := []struct {
 		name  string
 		apply func()
@@ -522,7 +526,7 @@ func TestStages(t *testing.T) {
 			ready: []string{conditionPoolsReady, conditionStorageReady},
 		}},
 		{"control plane ready", w.controlPlaneReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, usages), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, usages, order[:1]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 			message: map[string]string{
 				conditionCloudReady:   "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1",
@@ -531,15 +535,15 @@ func TestStages(t *testing.T) {
 		}},
 		{"admin credential copied", w.adminReady, want{
 			// The services' objects wait for the catalog.
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages, order[:1]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 		}},
 		{"cloud objects ready", w.cloudReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 		}},
 		{"OVN databases published", w.ovnReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{
 				conditionNetworkReady: "no chassis of hypervisor pool hv-pool-a is registered in the cloud's OVN Southbound yet (its nodes' ovn-controller, with the OVS agent announcing availability zone hv-pool-a)",
@@ -548,12 +552,12 @@ func TestStages(t *testing.T) {
 		{"chassis registered", func() {
 			w.chassisRegistered(map[string]any{"name": "node-b", "gateway": false}, map[string]any{"name": "node-c", "gateway": true}, map[string]any{"name": "node-a"})
 		}, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Provisioning",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{conditionNetworkReady: "OVN HA chassis group team-a-prod-7xk2p-hv-pool-a of hypervisor pool hv-pool-a is Creating"},
 		}},
 		{"gateway group ready", w.gatewaysReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages), phase: "Ready",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Ready",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady},
 			message: map[string]string{conditionNetworkReady: "the cloud's OVN has an HA chassis group of gateway chassis in each of its 1 hypervisor pool(s)"},
 		}},
@@ -618,7 +622,7 @@ func TestStages(t *testing.T) {
 		}
 		// Nothing is taken away while a pool recovers: Crossplane deletes
 		// what a function stops desiring.
-		if got := len(resourceNames(rsp)) - len(usages); got != len(w.observed) {
+		if got := len(resourceNames(rsp)) - len(usages) - len(order); got != len(w.observed) {
 			t.Errorf("desires %d resources while degraded, observed %d: %v", got, len(w.observed), resourceNames(rsp))
 		}
 	})
@@ -1511,5 +1515,32 @@ func TestKeysNeverPassThrough(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, refs); diff != "" {
 		t.Errorf("key Secret references (-want +got):\n%s", diff)
+	}
+}
+
+// TestDeletionIsOrdered: the ControlPlane Object is in use by the
+// ProviderConfigs the cloud's objects are managed through, and the
+// namespace Object by the ControlPlane, so that when the cloud goes its
+// Keystone, Nova, Cinder and OVN objects are deleted while its APIs still
+// serve, then its ControlPlane, then its namespace.
+func TestDeletionIsOrdered(t *testing.T) {
+	rsp := run(t, allReady().request(cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(), "Ready", map[string]int{"hv-pool-a": 20})))
+	mustNotFail(t, rsp)
+	ref := func(apiVersion, kind, name string) map[string]any {
+		return map[string]any{"apiVersion": apiVersion, "kind": kind, "resourceRef": map[string]any{"name": name}}
+	}
+	controlPlane := ref("kubernetes.crossplane.io/v1alpha2", "Object", "team-a-prod-7xk2p-control-plane")
+	for name, want := range map[string][2]map[string]any{
+		"usage-order-cloud":     {controlPlane, ref("openstack.provider.c5c3.io/v1alpha1", "ProviderConfig", "team-a-prod-7xk2p")},
+		"usage-order-network":   {controlPlane, ref("ovn.provider.c5c3.io/v1alpha1", "ProviderConfig", "team-a-prod-7xk2p")},
+		"usage-order-namespace": {ref("kubernetes.crossplane.io/v1alpha2", "Object", "team-a-prod-7xk2p-namespace"), controlPlane},
+	} {
+		u := desired(t, rsp, name)
+		if diff := cmp.Diff(want, [2]map[string]any{get(u, "spec", "of").(map[string]any), get(u, "spec", "by").(map[string]any)}); diff != "" {
+			t.Errorf("%s: of, by (-want +got):\n%s", name, diff)
+		}
+		if get(u, "spec", "replayDeletion") != true || get(u, "kind") != "ClusterUsage" {
+			t.Errorf("%s: %v, want a ClusterUsage that replays the deletion", name, u)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/resource"
@@ -9,8 +10,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
+	"github.com/c5c3/consumer-plane/internal/remote"
 )
 
 // Every ClusterUsage of the cloud is named with this prefix, so that the
@@ -97,5 +101,61 @@ func addUsage(c *cloud, desired map[resource.Name]*resource.DesiredComposed, u u
 	}
 	// A usage protects; it serves nothing the tenant waits on.
 	desired[usageName(u, name)] = &resource.DesiredComposed{Resource: o, Ready: resource.ReadyTrue}
+	return nil
+}
+
+// Usages that order the cloud's deletion. Everything a composite composed
+// is deleted at once when it goes; the objects in the cloud (Keystone, Nova,
+// Cinder, OVN) can only be deleted through its APIs, which its ControlPlane
+// serves. So the ControlPlane is in use by each ProviderConfig through
+// which those objects are managed — a ProviderConfig is held until its last
+// managed resource is gone — and the cloud's namespace by the ControlPlane:
+// core's webhook refuses their deletion until then, and replays it after.
+const (
+	usageOrderCloud     resource.Name = usagePrefix + "order-cloud"
+	usageOrderNetwork   resource.Name = usagePrefix + "order-network"
+	usageOrderNamespace resource.Name = usagePrefix + "order-namespace"
+)
+
+// composeDeletionOrder desires those usages once both ends of each exist
+// (core's usage controller wants both to be there).
+func composeDeletionOrder(c *cloud, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) error {
+	has := func(n resource.Name) bool { _, ok := observed[n]; return ok }
+	controlPlane := protectionv1beta1.Resource{APIVersion: remote.APIVersion, Kind: remote.Kind, ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name + "-control-plane"}}
+	order := []struct {
+		name    resource.Name
+		needs   []resource.Name
+		of, by  protectionv1beta1.Resource
+		because string
+	}{
+		{usageOrderCloud, []resource.Name{resourceControlPlane, resourceProviderConfig}, controlPlane,
+			protectionv1beta1.Resource{APIVersion: openstackv1alpha1.SchemeGroupVersion.String(), Kind: "ProviderConfig", ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name}},
+			"its project, aggregates, volume types and quotas are deleted through its control plane"},
+		{usageOrderNetwork, []resource.Name{resourceControlPlane, resourceOVNProviderConfig}, controlPlane,
+			protectionv1beta1.Resource{APIVersion: ovnv1alpha1.SchemeGroupVersion.String(), Kind: "ProviderConfig", ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name}},
+			"its OVN gateways are deleted through its control plane's OVN databases"},
+		{usageOrderNamespace, []resource.Name{resourceNamespace, resourceControlPlane},
+			protectionv1beta1.Resource{APIVersion: remote.APIVersion, Kind: remote.Kind, ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name + "-namespace"}},
+			controlPlane, "its ControlPlane lives in its namespace"},
+	}
+	for _, o := range order {
+		// Once composed it stays, whatever the stages do meanwhile.
+		if has(o.name) || !slices.ContainsFunc(o.needs, func(n resource.Name) bool { return !has(n) }) {
+			cu := &protectionv1beta1.ClusterUsage{
+				TypeMeta:   metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.ClusterUsageKind},
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelCloud: c.name}},
+				Spec: protectionv1beta1.ClusterUsageSpec{
+					Of: o.of, By: &o.by,
+					Reason:         ptr.To(fmt.Sprintf("%s: %s", c.display(), o.because)),
+					ReplayDeletion: ptr.To(true),
+				},
+			}
+			cd, err := function.Composed(cu)
+			if err != nil {
+				return err
+			}
+			desired[o.name] = &resource.DesiredComposed{Resource: cd, Ready: resource.ReadyTrue}
+		}
+	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -288,11 +289,14 @@ func TestIntegrationOVNRefusals(t *testing.T) {
 // server's certificate is refused with a message.
 func TestIntegrationOVNTLS(t *testing.T) {
 	h := start(t)
+	ctx := context.Background()
 	o, sslNB, cert := ovntest.StartTLS(t)
+	secrets := map[string]*corev1.Secret{}
 	for name, ca := range map[string][]byte{"good": cert.CA, "wrong-ca": ovntest.NewCA(t)} {
 		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: h.name("ovn-tls-" + name), Namespace: "crossplane-system"},
 			Data: map[string][]byte{v1alpha1.TLSSecretKeyCA: ca, v1alpha1.TLSSecretKeyCert: cert.Cert, v1alpha1.TLSSecretKeyKey: cert.Key}}
 		h.create(t, sec)
+		secrets[name] = sec
 		h.create(t, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: h.name("ovn-tls-" + name)}, Spec: v1alpha1.ProviderConfigSpec{
 			Northbound:   v1alpha1.Database{Endpoints: []string{sslNB}},
 			TLSSecretRef: &xpv2.SecretReference{Namespace: sec.Namespace, Name: sec.Name}}})
@@ -308,8 +312,33 @@ func TestIntegrationOVNTLS(t *testing.T) {
 		t.Fatalf("Logical_Switch rows %v", got)
 	}
 	h.waitSyncError(t, bad, "cannot connect to the OVN Northbound database at "+sslNB, "certificate")
+
+	// The TLS Secret is guarded while its ProviderConfig has users, as
+	// OpenStack credentials are: deleted first — as when a cloud goes,
+	// whose Secret is an Object's connection secret — it stays readable
+	// until the switch has left OVN, then goes.
+	sec := secrets["good"]
+	eventually(t, "the TLS Secret is guarded", func() (bool, string) {
+		got := &corev1.Secret{}
+		if err := h.kube.Get(ctx, client.ObjectKeyFromObject(sec), got); err != nil {
+			return false, err.Error()
+		}
+		return len(got.Finalizers) == 1, "finalizers: " + strings.Join(got.Finalizers, ",")
+	})
+	h.delete(t, sec)
 	h.delete(t, good)
 	h.waitGone(t, good)
+	if got := rows(t, o, "Logical_Switch", "name"); len(got) != 0 {
+		t.Fatalf("Logical_Switch rows after the switch was deleted with its TLS Secret: %v", got)
+	}
+	// Usages go by garbage collection, which this API server does not run.
+	if err := h.kube.DeleteAllOf(ctx, &v1alpha1.ProviderConfigUsage{}, client.MatchingLabels{xpv2.LabelKeyProviderName: good.Spec.ProviderConfigReference.Name}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the TLS Secret goes once its ProviderConfig has no users", func() (bool, string) {
+		err := h.kube.Get(ctx, client.ObjectKeyFromObject(sec), &corev1.Secret{})
+		return kerrors.IsNotFound(err), errString(err)
+	})
 	// A resource whose ProviderConfig cannot connect is let go with Orphan.
 	h.update(t, bad, func() { bad.Spec.DeletionPolicy = xpv2.DeletionOrphan })
 	h.delete(t, bad)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -41,6 +42,17 @@ type CredentialsGuard struct {
 	// counted here rather than read from status.users, which the usage
 	// reconciler stops updating once the ProviderConfig is being deleted.
 	UsageList schema.GroupVersionKind
+	// SecretRef is the path of the ProviderConfig's reference to its
+	// Secret (namespace, name); spec.credentials.secretRef when nil.
+	SecretRef []string
+}
+
+// secretRefPath is where the ProviderConfig names its Secret.
+func (g CredentialsGuard) secretRefPath() []string {
+	if g.SecretRef != nil {
+		return g.SecretRef
+	}
+	return []string{"spec", "credentials", "secretRef"}
 }
 
 // guardFinalizer is the finalizer this ProviderConfig puts on its Secret
@@ -69,8 +81,9 @@ func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) 
 		return reconcile.Result{}, fmt.Errorf("cannot count the users of ProviderConfig %s: %w", pc.GetName(), err)
 	}
 	users := len(usages.Items)
-	ns, _, _ := unstructured.NestedString(pc.Object, "spec", "credentials", "secretRef", "namespace")
-	name, _, _ := unstructured.NestedString(pc.Object, "spec", "credentials", "secretRef", "name")
+	path := g.secretRefPath()
+	ns, _, _ := unstructured.NestedString(pc.Object, append(slices.Clone(path), "namespace")...)
+	name, _, _ := unstructured.NestedString(pc.Object, append(slices.Clone(path), "name")...)
 	current := ""
 	if name != "" {
 		current = ns + "/" + name
@@ -178,14 +191,15 @@ func (g CredentialsGuard) secret(ctx context.Context, key types.NamespacedName, 
 	return nil
 }
 
-// SetupCredentialsGuard adds a CredentialsGuard for a ProviderConfig kind.
-// It runs on every change of a ProviderConfig and of its usages.
-func SetupCredentialsGuard(mgr ctrl.Manager, o controller.Options, of resource.ProviderConfigKinds, config, usage client.Object) error {
+// SetupCredentialsGuard adds a CredentialsGuard for a ProviderConfig kind
+// that names its Secret at secretRef (nil: spec.credentials.secretRef). It
+// runs on every change of a ProviderConfig and of its usages.
+func SetupCredentialsGuard(mgr ctrl.Manager, o controller.Options, of resource.ProviderConfigKinds, config, usage client.Object, secretRef []string) error {
 	name := "credentials-guard/" + of.Config.Group
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(config).
 		Watches(usage, &resource.EnqueueRequestForProviderConfig{}).
-		Complete(ratelimiter.NewReconciler(name, CredentialsGuard{Kube: mgr.GetClient(), Config: of.Config, UsageList: of.UsageList}, o.GlobalRateLimiter))
+		Complete(ratelimiter.NewReconciler(name, CredentialsGuard{Kube: mgr.GetClient(), Config: of.Config, UsageList: of.UsageList, SecretRef: secretRef}, o.GlobalRateLimiter))
 }

@@ -52,12 +52,15 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 		if err != nil {
 			return err
 		}
-		// OVN's ProviderConfig has no spec.credentials (its TLS Secret is
-		// spec.tlsSecretRef, set up by a platform engineer, not composed).
-		if k.gv.Group != ovnv1alpha1.SchemeGroupVersion.Group {
-			if err := SetupCredentialsGuard(mgr, o, of, k.config, k.used); err != nil {
-				return err
-			}
+		// OVN's ProviderConfig names its TLS Secret (client certificate
+		// and CA) at spec.tlsSecretRef; a cloud composes it as the
+		// connection secret of an Object, which goes with the cloud.
+		var secretRef []string
+		if k.gv.Group == ovnv1alpha1.SchemeGroupVersion.Group {
+			secretRef = []string{"spec", "tlsSecretRef"}
+		}
+		if err := SetupCredentialsGuard(mgr, o, of, k.config, k.used, secretRef); err != nil {
+			return err
 		}
 	}
 	return nil
