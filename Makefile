@@ -46,8 +46,12 @@ help: ## List the targets.
 .PHONY: generate
 generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider CRDs, external schemas).
 	go tool controller-gen object paths=./apis/...
-	@# Managed-resource, ProviderConfig and usage accessors crossplane-runtime needs.
-	go run ./internal/cmd/mrgen $(foreach g,$(PROVIDER_API_GROUPS),apis/$(g)/v1alpha1)
+	@# Managed-resource, ProviderConfig and usage accessors crossplane-runtime
+	@# needs, by Crossplane's own generator (crossplane-tools' angryjet, pinned
+	@# in go.mod). It type-checks each package as it is, so it runs over its
+	@# own earlier output; the hand-written reference resolvers (referencers.go)
+	@# need those methods.
+	$(foreach g,$(PROVIDER_API_GROUPS),go tool angryjet generate-methodsets ./apis/$(g)/... &&) true
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/consumer/... output:crd:dir=$(GENERATED_CRDS)
 	go run ./internal/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds
 	rm -rf $(GENERATED_CRDS)

@@ -14,7 +14,7 @@ import (
 )
 
 // The generated accessors make every kind what crossplane-runtime's
-// reconcilers take; a kind missing from mrgen's output fails to compile here.
+// reconcilers take; a kind missing from angryjet's output fails to compile here.
 var (
 	_ resource.LegacyManaged = &keystonev1alpha1.Project{}
 	_ resource.LegacyManaged = &keystonev1alpha1.Domain{}
