@@ -6,7 +6,6 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
@@ -57,14 +56,6 @@ func BenchmarkShares(b *testing.B) {
 		x := fntest.EditSpec(xr, func(s map[string]any) { s["workers"], s["maxWorkers"] = 1000, 1000 })
 		x = fntest.Edit(x, func(m map[string]any) { m["status"] = map[string]any{"shares": given} })
 		req := fntest.WithRequired(fntest.Request(x, observed), "shares", false, records...)
-		size := float64(proto.Size(req))
-		b.Run(fmt.Sprintf("clouds=%d/noop-floor", n), func(b *testing.B) {
-			fntest.Bench(b, fntest.Noop{}, req)
-			b.ReportMetric(size, "req-bytes/op")
-		})
-		b.Run(fmt.Sprintf("clouds=%d", n), func(b *testing.B) {
-			fntest.Bench(b, &Function{log: logging.NewNopLogger()}, req)
-			b.ReportMetric(size, "req-bytes/op")
-		})
+		fntest.BenchSized(b, fmt.Sprintf("clouds=%d", n), &Function{log: logging.NewNopLogger()}, req)
 	}
 }

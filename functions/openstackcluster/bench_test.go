@@ -6,7 +6,6 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 )
@@ -75,18 +74,7 @@ func benchPool(kind, region string, i int) string {
 // cluster decides them), and its control-plane cluster.
 func BenchmarkLandscape(b *testing.B) {
 	for _, clouds := range []int{50, 500, 5000} {
-		req := landscapeRequest(clouds)
-		size := float64(proto.Size(req))
-		// Reported after the loop: b.Loop's first call drops metrics
-		// reported before it.
-		b.Run(fmt.Sprintf("clouds=%d/noop-floor", clouds), func(b *testing.B) {
-			fntest.Bench(b, fntest.Noop{}, req)
-			b.ReportMetric(size, "req-bytes/op")
-		})
-		b.Run(fmt.Sprintf("clouds=%d", clouds), func(b *testing.B) {
-			fntest.Bench(b, &Function{log: logging.NewNopLogger()}, req)
-			b.ReportMetric(size, "req-bytes/op")
-		})
+		fntest.BenchSized(b, fmt.Sprintf("clouds=%d", clouds), &Function{log: logging.NewNopLogger()}, landscapeRequest(clouds))
 	}
 }
 

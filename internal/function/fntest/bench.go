@@ -9,6 +9,7 @@ import (
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
+	"google.golang.org/protobuf/proto"
 )
 
 // Noop is the cheapest function there is: it answers with the request's
@@ -37,6 +38,25 @@ func Bench(b *testing.B, fn fnv1.FunctionRunnerServiceServer, req *fnv1.RunFunct
 				b.Fatalf("fatal result: %s", r.GetMessage())
 			}
 		}
+	}
+}
+
+// BenchSized benchmarks fn over req as sub-benchmark name, beside the no-op
+// floor given the same request (name/noop-floor), each reporting the
+// request's size as req-bytes/op.
+func BenchSized(b *testing.B, name string, fn fnv1.FunctionRunnerServiceServer, req *fnv1.RunFunctionRequest) {
+	b.Helper()
+	size := float64(proto.Size(req))
+	for _, r := range []struct {
+		name string
+		fn   fnv1.FunctionRunnerServiceServer
+	}{{name + "/noop-floor", Noop{}}, {name, fn}} {
+		b.Run(r.name, func(b *testing.B) {
+			Bench(b, r.fn, req)
+			// After the loop: b.Loop's first call drops metrics reported
+			// before it.
+			b.ReportMetric(size, "req-bytes/op")
+		})
 	}
 }
 
