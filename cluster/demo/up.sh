@@ -176,7 +176,7 @@ say "starting Crossplane core v2.4.0"
 # Objects) send well over 100 watch events while they are created, and once
 # open, core v2.4.0 kept the breaker open and skipped even the polls, so the
 # pool never saw its agents' reports again. 1,000 at 10/s still stops a
-# runaway loop (README, installing: the same for a real management cluster).
+# runaway loop (docs/installing.md: the same for a real management cluster).
 bg crossplane "$CROSSPLANE_CORE" core start --package-runtime=External --webhook-port=$WEBHOOK_PORT \
   --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
   --circuit-breaker-burst=1000 --circuit-breaker-refill-rate=10
