@@ -232,10 +232,14 @@ for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls
 done
 bg provider "$RUN/bin/provider" -kubeconfig "$KUBECONFIG" -metrics-bind-address 127.0.0.1:18090 -health-probe-bind-address 127.0.0.1:18091 -poll 30s
 wait_for 60 "the provider is not healthy ($RUN/provider.log)" curl -fs http://127.0.0.1:18091/healthz
-# --enable-watches: an Object sees what changed in a Shoot's cluster at once
-# (every Object asks to be watched), so --poll only catches what a watch
-# missed. Polling every 10 s instead cost ~15 status updates a second.
-TLS_SERVER_CERTS_DIR=$c/provider-kubernetes bg provider-kubernetes "$PROVIDER_KUBERNETES" --enable-watches --poll=5m --sanitize-secrets
+# provider-kubernetes runs with the arguments of the DeploymentRuntimeConfig
+# a landscape applies (examples/clusters/management/provider-kubernetes.yaml:
+# --sanitize-secrets, --enable-watches, --poll=5m), applied here and read
+# back; its Provider is not applied, as the process stands in for it.
+$K apply -f <(sed '/^---$/,$d' examples/clusters/management/provider-kubernetes.yaml) >/dev/null
+read -ra pk_args <<<"$($K get deploymentruntimeconfig provider-kubernetes -o jsonpath='{.spec.deploymentTemplate.spec.template.spec.containers[0].args[*]}')"
+[[ " ${pk_args[*]} " == *" --sanitize-secrets "* ]] || die "the DeploymentRuntimeConfig of provider-kubernetes lacks --sanitize-secrets: ${pk_args[*]}"
+TLS_SERVER_CERTS_DIR=$c/provider-kubernetes bg provider-kubernetes "$PROVIDER_KUBERNETES" "${pk_args[@]}"
 cat >"$RUN/garden-kubeconfig" <<KC
 apiVersion: v1
 kind: Config
