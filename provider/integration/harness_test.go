@@ -140,7 +140,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{Scheme: scheme, Client: register.ClientOptions(), Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		return nil, err
 	}

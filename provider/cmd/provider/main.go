@@ -56,6 +56,7 @@ func main() {
 	exitOn(log, err, "cannot build the scheme")
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
+		Client:                  register.ClientOptions(),
 		LeaderElection:          *leaderElection,
 		LeaderElectionID:        "provider-cobaltcore.c5c3.io",
 		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},

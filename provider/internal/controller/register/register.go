@@ -6,9 +6,11 @@ import (
 	"errors"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
@@ -118,4 +120,13 @@ func orDefault[T any](f, def func(*openstack.Session) (T, error)) func(*openstac
 		return f
 	}
 	return def
+}
+
+// ClientOptions are the options of the manager's client. Secrets are read
+// from the API server, not from a cache: a cached read would start an
+// informer holding every Secret of the cluster in the provider's memory,
+// where it reads a handful (credentials, kubeconfigs, passwords), once per
+// connect (#23 §11).
+func ClientOptions() client.Options {
+	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}}
 }
