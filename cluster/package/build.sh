@@ -29,8 +29,10 @@ rm -rf "$work" && mkdir -p "$work/bin" "$OUT"
 go build -o "$work/imgbuild" ./internal/cmd/imgbuild
 
 # image NAME MAINPKG ENTRYPOINT PORTS: a static binary and its image tarball.
+# The pool functions place the node agents tagged with the version they were
+# built as (internal/agentbundle.Version), so a release places its own agents.
 image() {
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/bin/$1" "$2"
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/c5c3/consumer-plane/internal/agentbundle.Version=$VERSION" -o "$work/bin/$1" "$2"
   "$work/imgbuild" -bin "$work/bin/$1" -entrypoint "$3" -tag "$REGISTRY/$1:$VERSION" -ports "$4" -out "$work/$1.tar" >/dev/null
 }
 

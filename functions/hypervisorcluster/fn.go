@@ -59,7 +59,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() {
 		// The node agents go into the pool's cluster as soon as it can be
 		// reached, and the Hypervisors they publish are read from there.
-		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor); err != nil {
+		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor, pool.AgentImages(run.Settings)); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}

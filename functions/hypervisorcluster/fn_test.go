@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -672,5 +674,37 @@ func TestASecondPoolOfANameIsRefused(t *testing.T) {
 	}
 	if len(rsp.GetDesired().GetResources()) == 0 {
 		t.Error("the older pool composes nothing")
+	}
+}
+
+// TestAgentImagesFromTheInput: a landscape that relocates the agents'
+// images names its registry (and, if it pins one, the tag) in the
+// Composition's input, and the pool places its agents from there.
+func TestAgentImagesFromTheInput(t *testing.T) {
+	observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})
+	req := fntest.WithInput(fntest.Request(xr, observed), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
+	  "agentImages": {"registry": "registry.landscape.example/cobaltcore", "tag": "v0.2.0"}}`)
+	fntest.WithRequired(req, "cloud-profile", false, cloudProfile("baremetal-kvm"))
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := fntest.FatalOf(rsp); msg != "" {
+		t.Fatal(msg)
+	}
+	var images []string
+	for name, r := range rsp.GetDesired().GetResources() {
+		if !strings.HasPrefix(name, "agent-daemonset-") {
+			continue
+		}
+		m := r.GetResource().AsMap()
+		for _, c := range m["spec"].(map[string]any)["forProvider"].(map[string]any)["manifest"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any) {
+			images = append(images, c.(map[string]any)["image"].(string))
+		}
+	}
+	slices.Sort(images)
+	want := []string{"registry.landscape.example/cobaltcore/ha-agent:v0.2.0", "registry.landscape.example/cobaltcore/hypervisor-agent:v0.2.0", "registry.landscape.example/cobaltcore/ovs-agent:v0.2.0"}
+	if !slices.Equal(images, want) {
+		t.Errorf("the agents' images %v, want %v", images, want)
 	}
 }

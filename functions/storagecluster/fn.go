@@ -81,7 +81,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		pc := access.ProviderConfigName()
 		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
 		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
-		if err := pool.PlaceAgents(desired, access, agentbundle.Storage); err != nil {
+		if err := pool.PlaceAgents(desired, access, agentbundle.Storage, pool.AgentImages(run.Settings)); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}

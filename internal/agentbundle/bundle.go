@@ -18,6 +18,33 @@ import (
 //go:embed manifests/*.yaml
 var manifests embed.FS
 
+// Version is the release the functions were built as (cluster/package/build.sh
+// sets it with -ldflags -X); the agents' images are tagged with it.
+var Version = "v0.1.0-dev"
+
+// DefaultRegistry is where the agents' images are published.
+const DefaultRegistry = "xpkg.c5c3.io/cobaltcore"
+
+// Images says where the agents' images are pulled from; empty fields take
+// DefaultRegistry and Version.
+type Images struct {
+	Registry, Tag string
+}
+
+// ref is an agent's image reference: <registry>/<agent>:<tag>, the agent
+// being the last path element of the manifest's image name.
+func (i Images) ref(image string) string {
+	name, _, _ := strings.Cut(image[strings.LastIndex(image, "/")+1:], ":")
+	reg, tag := i.Registry, i.Tag
+	if reg == "" {
+		reg = DefaultRegistry
+	}
+	if tag == "" {
+		tag = Version
+	}
+	return reg + "/" + name + ":" + tag
+}
+
 // Set is the agents a kind of pool runs.
 type Set string
 
@@ -44,8 +71,9 @@ type Manifest struct {
 	Object map[string]any
 }
 
-// Objects returns the set's objects in the order of its files.
-func Objects(set Set) ([]Manifest, error) {
+// Objects returns the set's objects in the order of its files, their
+// containers' images pulled as images says.
+func Objects(set Set, images Images) ([]Manifest, error) {
 	names, ok := files[set]
 	if !ok {
 		return nil, fmt.Errorf("no agent set %q", set)
@@ -75,9 +103,27 @@ func Objects(set Set) ([]Manifest, error) {
 				_ = r.Close()
 				return nil, fmt.Errorf("%s: an object without kind or name", f)
 			}
+			relocate(obj, images)
 			out = append(out, Manifest{Name: strings.ToLower(kind + "-" + strings.NewReplacer(":", "-", ".", "-").Replace(name)), Object: obj})
 		}
 		_ = r.Close()
 	}
 	return out, nil
+}
+
+// relocate points the images of a workload's containers at images.
+func relocate(obj map[string]any, images Images) {
+	spec, _ := obj["spec"].(map[string]any)
+	tmpl, _ := spec["template"].(map[string]any)
+	pod, _ := tmpl["spec"].(map[string]any)
+	for _, key := range []string{"initContainers", "containers"} {
+		cs, _ := pod[key].([]any)
+		for _, c := range cs {
+			if c, ok := c.(map[string]any); ok {
+				if img, ok := c["image"].(string); ok && img != "" {
+					c["image"] = images.ref(img)
+				}
+			}
+		}
+	}
 }

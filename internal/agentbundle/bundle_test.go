@@ -3,6 +3,7 @@ package agentbundle
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func TestObjects(t *testing.T) {
 			"CustomResourceDefinition": 1, "ValidatingAdmissionPolicy": 1, "ValidatingAdmissionPolicyBinding": 1},
 		Storage: {"DaemonSet": 1, "ClusterRole": 1, "ClusterRoleBinding": 1, "ServiceAccount": 1, "Role": 1, "RoleBinding": 1, "CustomResourceDefinition": 1},
 	} {
-		objs, err := Objects(set)
+		objs, err := Objects(set, Images{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +35,7 @@ func TestObjects(t *testing.T) {
 			t.Errorf("%s: kinds %v, want %v", set, got, want)
 		}
 	}
-	if _, err := Objects("gpu"); err == nil {
+	if _, err := Objects("gpu", Images{}); err == nil {
 		t.Fatal("an unknown set gave objects")
 	}
 }
@@ -59,6 +60,53 @@ func TestCopiesAreCurrent(t *testing.T) {
 			if string(got) != string(want) {
 				t.Errorf("manifests/%s differs from %s: run make generate", f, src)
 			}
+		}
+	}
+}
+
+// TestImages: every agent's image follows the build's version by default,
+// and a landscape's registry and tag when given; no image is left pointing
+// elsewhere.
+func TestImages(t *testing.T) {
+	images := func(set Set, i Images) []string {
+		objs, err := Objects(set, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, o := range objs {
+			spec, _ := o.Object["spec"].(map[string]any)
+			tmpl, _ := spec["template"].(map[string]any)
+			pod, _ := tmpl["spec"].(map[string]any)
+			for _, key := range []string{"initContainers", "containers"} {
+				cs, _ := pod[key].([]any)
+				for _, c := range cs {
+					out = append(out, c.(map[string]any)["image"].(string))
+				}
+			}
+		}
+		return out
+	}
+	old := Version
+	t.Cleanup(func() { Version = old })
+	Version = "v1.2.3"
+	for set, want := range map[Set][]string{
+		Hypervisor: {"xpkg.c5c3.io/cobaltcore/hypervisor-agent:v1.2.3", "xpkg.c5c3.io/cobaltcore/ha-agent:v1.2.3", "xpkg.c5c3.io/cobaltcore/ovs-agent:v1.2.3"},
+		Storage:    {"xpkg.c5c3.io/cobaltcore/storage-agent:v1.2.3"},
+	} {
+		got := images(set, Images{})
+		if len(got) != len(want) {
+			t.Fatalf("%s: images %v, want %v", set, got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: image %q, want %q", set, got[i], want[i])
+			}
+		}
+	}
+	for _, img := range images(Hypervisor, Images{Registry: "registry.landscape.example/mirror/cobaltcore", Tag: "v1.2.4"}) {
+		if !strings.HasPrefix(img, "registry.landscape.example/mirror/cobaltcore/") || !strings.HasSuffix(img, "-agent:v1.2.4") {
+			t.Errorf("relocated image %q", img)
 		}
 	}
 }

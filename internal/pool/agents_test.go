@@ -12,7 +12,7 @@ import (
 func TestPlaceAgents(t *testing.T) {
 	desired := map[resource.Name]*resource.DesiredComposed{}
 	a := Access{Kind: KindHypervisor, Name: "hv-pool-a"}
-	if err := PlaceAgents(desired, a, agentbundle.Hypervisor); err != nil {
+	if err := PlaceAgents(desired, a, agentbundle.Hypervisor, agentbundle.Images{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(desired) != 17 {

@@ -41,7 +41,7 @@ func apply(t *testing.T, kube client.Client) {
 		t.Fatal(err)
 	}
 	for _, set := range []agentbundle.Set{agentbundle.Hypervisor, agentbundle.Storage} {
-		objs, err := agentbundle.Objects(set)
+		objs, err := agentbundle.Objects(set, agentbundle.Images{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,6 +109,27 @@ type ShootSettings struct {
 	// Inventory of the hypervisor and storage pools' bare-metal servers.
 	// +optional
 	Inventory InventorySettings `json:"inventory,omitempty"`
+
+	// AgentImages says where the pools' node agents are pulled from.
+	// +optional
+	AgentImages AgentImages `json:"agentImages,omitempty"`
+}
+
+// AgentImages are the images of the node agents the pool functions place
+// into their pools' clusters: <registry>/<agent>:<tag>, for the agents
+// hypervisor-agent, ha-agent, ovs-agent and storage-agent.
+type AgentImages struct {
+	// Registry the agents' images are pulled from, for a landscape that
+	// relocates them to its own registry; xpkg.c5c3.io/cobaltcore when
+	// empty.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.:]*[a-z0-9])?(/[a-z0-9]([-a-z0-9._]*[a-z0-9])?)*$`
+	// +optional
+	Registry string `json:"registry,omitempty"`
+	// Tag of the images; the function's own version when empty, so a
+	// function places the agents of its release.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`
+	// +optional
+	Tag string `json:"tag,omitempty"`
 }
 
 // Default fills every unset field with its default.

@@ -186,7 +186,7 @@ func Requiring(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string
 // cluster can be reached. internal/pool's tests spell one of them out.
 func Agents(resources map[string]*fnv1.Resource, a pool.Access, set agentbundle.Set) map[string]*fnv1.Resource {
 	desired := map[resource.Name]*resource.DesiredComposed{}
-	if err := pool.PlaceAgents(desired, a, set); err != nil {
+	if err := pool.PlaceAgents(desired, a, set, agentbundle.Images{}); err != nil {
 		panic(err)
 	}
 	for name, d := range desired {
