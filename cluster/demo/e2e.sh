@@ -396,6 +396,29 @@ eventually 180 "finance-prod, the pool's last cloud, is gone" sh -c "! $K get xo
 eventually 120 "then hv-pool-fin's held deletion proceeds: its claim is gone" absent -n infrastructure hypervisorcluster hv-pool-fin
 eventually 60 "... and its composite and Shoot" sh -c "! $K get xhypervisorcluster $fin >/dev/null 2>&1 && ! $K -n garden-c5c3 get shoot hv-pool-fin >/dev/null 2>&1"
 
+echo "== 9c. a new Composition revision leaves a pinned production cloud where it is"
+# team-a-prod's claim sets compositionUpdatePolicy: Manual (the examples'
+# production clouds that a platform team moves by hand); internal-prod
+# follows the newest revision. A new revision of the production Composition
+# (another endpoint domain) reaches internal-prod, not team-a-prod, until
+# team-a-prod's claim names it.
+comp=production.xopenstackclusters.crossplane.c5c3.io
+prod_xr=$(xr team-a team-a-prod); int_xr=$(xr internal internal-prod)
+revref() { $K get xopenstackcluster "$1" -o jsonpath='{.spec.compositionRevisionRef.name}{.spec.crossplane.compositionRevisionRef.name}'; }
+on_domain() { case $($K get xopenstackcluster "$1" -o jsonpath='{.status.endpoints.keystone}') in *".$2") return 0 ;; esac; return 1; }
+pinned=$(revref "$prod_xr")
+[ -n "$pinned" ] && on_domain "$prod_xr" cloud.cobaltcore.example && pass "team-a-prod is pinned to CompositionRevision $pinned" || fail "team-a-prod names no CompositionRevision ('$pinned') or is not on cloud.cobaltcore.example"
+$K patch composition "$comp" --type=json -p '[{"op":"replace","path":"/spec/pipeline/0/input/endpointDomain","value":"v2.cobaltcore.example"}]' >/dev/null
+newest() { $K get compositionrevisions -l crossplane.io/composition-name=$comp --sort-by=.spec.revision -o jsonpath='{.items[-1:].metadata.name}'; }
+eventually 60 "the production Composition has a new revision" sh -c "[ \"\$($K get compositionrevisions -l crossplane.io/composition-name=$comp -o name | wc -l)\" -ge 2 ]"
+next=$(newest)
+eventually 120 "internal-prod (Automatic) takes revision $next: its Keystone endpoint moves to v2.cobaltcore.example" on_domain "$int_xr" v2.cobaltcore.example
+[ "$(revref "$prod_xr")" = "$pinned" ] && on_domain "$prod_xr" cloud.cobaltcore.example &&
+  pass "team-a-prod (Manual) stays on $pinned, its endpoint unchanged" || fail "team-a-prod left its revision: $(revref "$prod_xr"), $($K get xopenstackcluster "$prod_xr" -o jsonpath='{.status.endpoints.keystone}')"
+$K -n team-a patch openstackcluster team-a-prod --type=merge -p "{\"spec\":{\"compositionRevisionRef\":{\"name\":\"$next\"}}}" >/dev/null
+eventually 120 "moved by its claim to $next, team-a-prod follows" on_domain "$prod_xr" v2.cobaltcore.example
+if $K -n team-a wait --for=condition=Ready openstackcluster/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
+
 echo "== 10. no error loops"
 count() { grep -c "$2" "$RUN/$1.log" || true; }
 declare -A errs
