@@ -63,7 +63,7 @@ const (
 	pcLocal       = "local"
 	pcWrongCreds  = "wrong-credentials"
 	pcWrongRegion = "unknown-region"
-	patience = 60 * time.Second
+	patience      = 60 * time.Second
 )
 
 // pollInterval is short so drift converges within a test's patience; the
