@@ -119,8 +119,7 @@ func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements) (l *lan
 	}
 	l.controlPlane = named(req, usedControlPlane, c.controlPlaneCluster, &l.skipped,
 		func(cp *v1alpha1.XControlPlaneCluster) bool {
-			n := cp.GetLabels()[function.LabelClaimName]
-			return n == c.controlPlaneCluster || n == "" && cp.GetName() == c.controlPlaneCluster
+			return function.ClusterName(cp.GetLabels(), cp.GetName()) == c.controlPlaneCluster
 		})
 	return l, true
 }

@@ -12,6 +12,16 @@ const (
 	LabelClaimNamespace = "crossplane.io/claim-namespace"
 )
 
+// ClusterName is the name clouds know a pool or control-plane cluster by:
+// its claim's name (labels of the composite), or the composite's own name
+// when it has no claim.
+func ClusterName(labels map[string]string, composite string) string {
+	if n := labels[LabelClaimName]; n != "" {
+		return n
+	}
+	return composite
+}
+
 // ObservedReady reports whether a composed resource is observed with its
 // Ready condition True.
 func ObservedReady(observed map[resource.Name]resource.ObservedComposed, name resource.Name) bool {

@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/response"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/c5c3/consumer-plane/internal/function"
 )
@@ -26,75 +27,68 @@ const (
 // its name.
 const ReasonNameTaken = "NameTaken"
 
-// nameOf is the name clouds know the composite by.
-func nameOf(f map[string]any) string {
-	md, _ := f["metadata"].(map[string]any)
-	labels, _ := md["labels"].(map[string]any)
-	if n, _ := labels[function.LabelClaimName].(string); n != "" {
-		return n
+// Namesake is a composite's identity as clouds know it, read straight from
+// the request's fields (a composite is not converted whole for a name).
+type Namesake struct {
+	APIVersion, Kind string
+	// Composite is the composite's name; Claim its claim's namespace/name,
+	// empty when it has none.
+	Composite, Claim string
+	// Name is what clouds call it (function.ClusterName).
+	Name    string
+	created time.Time
+}
+
+// NamesakeOf reads the identity of a composite.
+func NamesakeOf(o *structpb.Struct) Namesake {
+	f := o.GetFields()
+	md := f["metadata"].GetStructValue().GetFields()
+	labels := map[string]string{}
+	for _, k := range []string{function.LabelClaimName, function.LabelClaimNamespace} {
+		if v := md["labels"].GetStructValue().GetFields()[k].GetStringValue(); v != "" {
+			labels[k] = v
+		}
 	}
-	n, _ := md["name"].(string)
+	n := Namesake{APIVersion: f["apiVersion"].GetStringValue(), Kind: f["kind"].GetStringValue(), Composite: md["name"].GetStringValue()}
+	n.Name = function.ClusterName(labels, n.Composite)
+	if c := labels[function.LabelClaimName]; c != "" {
+		n.Claim = labels[function.LabelClaimNamespace] + "/" + c
+	}
+	n.created, _ = time.Parse(time.RFC3339, md["creationTimestamp"].GetStringValue())
 	return n
+}
+
+func (n Namesake) before(o Namesake) bool {
+	return cmp.Or(n.created.Compare(o.created), cmp.Compare(n.Composite, o.Composite)) < 0
+}
+
+func (n Namesake) String() string {
+	if n.Claim != "" {
+		return fmt.Sprintf("claim %s (composite %s)", n.Claim, n.Composite)
+	}
+	return "composite " + n.Composite
 }
 
 // requireNamesakes asks for the composites of the same kind clouds would
 // know by the same name.
-func requireNamesakes(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) {
-	xr := req.GetObserved().GetComposite().GetResource().AsMap()
-	apiVersion, _ := xr["apiVersion"].(string)
-	kind, _ := xr["kind"].(string)
-	name := nameOf(xr)
-	function.RequireLabelled(rsp, RequirementNamesakes, apiVersion, kind, map[string]string{function.LabelClaimName: name})
-	function.Require(rsp, RequirementNamesakeComposite, apiVersion, kind, name, "")
-}
-
-// namesake is a composite's identity, in the order of who came first.
-type namesake struct {
-	composite, claim string
-	created          time.Time
-}
-
-func namesakeOf(f map[string]any) namesake {
-	md, _ := f["metadata"].(map[string]any)
-	labels, _ := md["labels"].(map[string]any)
-	n := namesake{}
-	n.composite, _ = md["name"].(string)
-	ns, _ := labels[function.LabelClaimNamespace].(string)
-	if c, _ := labels[function.LabelClaimName].(string); c != "" {
-		n.claim = ns + "/" + c
-	}
-	ts, _ := md["creationTimestamp"].(string)
-	n.created, _ = time.Parse(time.RFC3339, ts)
-	return n
-}
-
-func (n namesake) before(o namesake) bool {
-	return cmp.Or(n.created.Compare(o.created), cmp.Compare(n.composite, o.composite)) < 0
-}
-
-func (n namesake) String() string {
-	if n.claim != "" {
-		return fmt.Sprintf("claim %s (composite %s)", n.claim, n.composite)
-	}
-	return "composite " + n.composite
+func requireNamesakes(rsp *fnv1.RunFunctionResponse, self Namesake) {
+	function.RequireLabelled(rsp, RequirementNamesakes, self.APIVersion, self.Kind, map[string]string{function.LabelClaimName: self.Name})
+	function.Require(rsp, RequirementNamesakeComposite, self.APIVersion, self.Kind, self.Name, "")
 }
 
 // refuseNamesake returns an error, and says so on the composite and its
 // claim, when an older composite of the kind goes by the same name. Until
 // Crossplane supplies the namesakes, nothing is refused: the first call
 // composes nothing yet.
-func refuseNamesake(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) error {
-	xr := req.GetObserved().GetComposite().GetResource().AsMap()
-	self := namesakeOf(xr)
+func refuseNamesake(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, self Namesake) error {
 	for _, key := range []string{RequirementNamesakes, RequirementNamesakeComposite} {
 		for _, r := range function.RequiredItems(req, key) {
-			o := namesakeOf(r.GetResource().AsMap())
-			if o.composite == self.composite || !o.before(self) {
+			o := NamesakeOf(r.GetResource())
+			if o.Composite == self.Composite || !o.before(self) {
 				continue
 			}
-			kind, _ := xr["kind"].(string)
 			err := errors.Errorf("the name %s is taken by the older %s %s: clouds find a cluster by its name, which must be unique in the landscape; name this one otherwise (its claim, and spec.name for a pool)",
-				nameOf(xr), kind, o)
+				self.Name, self.Kind, o)
 			response.Warning(rsp, err).WithReason(ReasonNameTaken).TargetCompositeAndClaim()
 			response.ConditionFalse(rsp, ConditionShootReady, ReasonNameTaken).WithMessage(err.Error()).TargetCompositeAndClaim()
 			return err

@@ -292,8 +292,9 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 		return nil, err
 	}
 	requireCloudProfile(rsp, settings)
-	requireNamesakes(req, rsp)
-	if err := refuseNamesake(req, rsp); err != nil {
+	self := NamesakeOf(req.GetObserved().GetComposite().GetResource())
+	requireNamesakes(rsp, self)
+	if err := refuseNamesake(req, rsp, self); err != nil {
 		return nil, err
 	}
 	land, err := landscapeOf(req, settings)

@@ -136,7 +136,12 @@ func Decide(capacity int32, before []v1alpha1.PoolShare, records []Record) Decis
 	}
 	d := Decision{Shares: make([]v1alpha1.PoolShare, 0, len(records))}
 	committed := int32(0)
-	var requests []int
+	// A request is a share's index and when it was made.
+	type request struct {
+		share int
+		since time.Time
+	}
+	var requests []request
 	seen := map[string]bool{}
 	for _, r := range records {
 		if seen[r.Cloud] {
@@ -161,27 +166,23 @@ func Decide(capacity int32, before []v1alpha1.PoolShare, records []Record) Decis
 		case r.Asked <= held:
 			s.Allocated = r.Asked
 		default:
-			requests = append(requests, len(d.Shares))
+			since := r.Since
+			if since.IsZero() {
+				// A record that says it has what it asks for, beyond what
+				// the pool gave it, made no request in time: it comes last.
+				since = time.Unix(1<<62, 0)
+			}
+			requests = append(requests, request{len(d.Shares), since})
 		}
 		committed += s.Allocated
 		d.Shares = append(d.Shares, s)
 	}
 	if len(d.Blocked) == 0 {
-		since := map[string]time.Time{}
-		for _, r := range records {
-			since[r.Cloud] = r.Since
-			if r.Since.IsZero() {
-				// A record that says it has what it asks for, beyond what
-				// the pool gave it, made no request in time: it comes last.
-				since[r.Cloud] = time.Unix(1<<62, 0)
-			}
-		}
-		slices.SortStableFunc(requests, func(a, b int) int {
-			x, y := d.Shares[a], d.Shares[b]
-			return cmp.Or(since[x.Cloud].Compare(since[y.Cloud]), cmp.Compare(x.Cloud, y.Cloud))
+		slices.SortFunc(requests, func(a, b request) int {
+			return cmp.Or(a.since.Compare(b.since), cmp.Compare(d.Shares[a.share].Cloud, d.Shares[b.share].Cloud))
 		})
-		for _, i := range requests {
-			s := &d.Shares[i]
+		for _, r := range requests {
+			s := &d.Shares[r.share]
 			if more := s.Asked - s.Allocated; committed+more <= capacity {
 				committed += more
 				s.Allocated = s.Asked

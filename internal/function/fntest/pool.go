@@ -122,18 +122,11 @@ func ClusterRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fn
 	}
 	rsp = Requiring(rsp, "cloud-profile", "core.gardener.cloud/v1beta1", "CloudProfile", "ironcore-metal")
 	// And its namesakes, by the name clouds know it by.
-	xr := req.GetObserved().GetComposite().GetResource().AsMap()
-	md, _ := xr["metadata"].(map[string]any)
-	name, _ := md["name"].(string)
-	if labels, ok := md["labels"].(map[string]any); ok && labels["crossplane.io/claim-name"] != nil {
-		name, _ = labels["crossplane.io/claim-name"].(string)
-	}
-	apiVersion, _ := xr["apiVersion"].(string)
-	kind, _ := xr["kind"].(string)
+	xr := pool.NamesakeOf(req.GetObserved().GetComposite().GetResource())
 	for key, sel := range map[string]*fnv1.ResourceSelector{
-		pool.RequirementNamesakes: {ApiVersion: apiVersion, Kind: kind,
-			Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"crossplane.io/claim-name": name}}}},
-		pool.RequirementNamesakeComposite: {ApiVersion: apiVersion, Kind: kind, Match: &fnv1.ResourceSelector_MatchName{MatchName: name}},
+		pool.RequirementNamesakes: {ApiVersion: xr.APIVersion, Kind: xr.Kind,
+			Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"crossplane.io/claim-name": xr.Name}}}},
+		pool.RequirementNamesakeComposite: {ApiVersion: xr.APIVersion, Kind: xr.Kind, Match: &fnv1.ResourceSelector_MatchName{MatchName: xr.Name}},
 	} {
 		rsp.Requirements.Resources[key] = sel
 		rsp.Requirements.ExtraResources[key] = sel //nolint:staticcheck // Crossplane 1.x
