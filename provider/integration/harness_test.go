@@ -148,26 +148,32 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{Scheme: scheme, Client: register.ClientOptions(), Metrics: metricsserver.Options{BindAddress: "0"}})
+	// As the provider binary runs with --max-reconcile-rate=50: each
+	// service limited to 50 reconciles a second, the API server client to
+	// 250 requests a second.
+	const rate = 50
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(restCfg, rate), ctrl.Options{Scheme: scheme, Client: register.ClientOptions(), Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		return nil, err
 	}
 	o := controller.Options{
 		Logger:                  logging.NewNopLogger(),
-		GlobalRateLimiter:       ratelimiter.NewGlobal(50),
+		GlobalRateLimiter:       ratelimiter.NewGlobal(rate),
 		PollInterval:            pollInterval,
 		MaxConcurrentReconciles: 5,
 	}
 	deps := register.Deps{
-		Sessions:        openstack.NewCache(openstack.DefaultSessions, time.Hour).LimitCalls(openstack.DefaultCallsPerSession, openstack.DefaultCallWait),
-		Gardens:         gardener.NewClients(),
-		OVN:             ovn.NewCache(logr.Discard(), time.Hour),
-		Ceph:            ceph.NewCache(time.Hour).ReadsValidFor(pollInterval / 2),
-		IronCore:        ironcore.NewClusters(watch.DefaultClusters, time.Hour),
-		KVM:             kvm.NewClusters(watch.DefaultClusters, time.Hour),
-		NewIdentity:     crashingIdentity,
-		NewCompute:      crashingCompute,
-		NewBlockStorage: crashingBlockStorage,
+		Sessions:             openstack.NewCache(openstack.DefaultSessions, time.Hour).LimitCalls(openstack.DefaultCallsPerSession, openstack.DefaultCallWait),
+		Gardens:              gardener.NewClients(),
+		OVN:                  ovn.NewCache(logr.Discard(), time.Hour),
+		Ceph:                 ceph.NewCache(time.Hour).ReadsValidFor(pollInterval / 2),
+		IronCore:             ironcore.NewClusters(watch.DefaultClusters, time.Hour),
+		KVM:                  kvm.NewClusters(watch.DefaultClusters, time.Hour),
+		ReconcilesPerService: rate,
+		CredentialsFor:       providerconfig.DefaultSecretsFor,
+		NewIdentity:          crashingIdentity,
+		NewCompute:           crashingCompute,
+		NewBlockStorage:      crashingBlockStorage,
 	}
 	if err := register.All(mgr, o, deps); err != nil {
 		return nil, err

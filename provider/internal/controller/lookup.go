@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 )
@@ -37,6 +39,66 @@ type Finder[T any] struct {
 	FindByName func(ctx context.Context) (*T, error)
 	// ID of an object, the resource's external name.
 	ID func(*T) string
+	// Created, when set, keeps what Create returned for the Observe that
+	// follows it.
+	Created *Created[T]
+}
+
+// createdFor bounds how long a created object waits for its confirming
+// Observe (crossplane requeues it about a second after the create).
+const createdFor = time.Minute
+
+// Created remembers the objects a kind's Create returned until the next
+// Observe of each. Crossplane's managed reconciler observes every resource
+// again right after creating it, to confirm the create; the object the
+// service answered the create with is that confirmation, so the GET is
+// saved (one call in three of a Keystone project's life until its first
+// poll; #24 §5). An object is taken once: every later Observe asks the
+// service. The zero value is ready to use.
+//
+// Objects are kept by the managed resource (its UID) and the external ID:
+// IDs are unique only within one cloud (Nova numbers its aggregates), and
+// one controller serves every cloud.
+type Created[T any] struct {
+	mu      sync.Mutex
+	objects map[createdKey]created[T]
+}
+
+type createdKey struct {
+	resource types.UID
+	id       string
+}
+
+type created[T any] struct {
+	obj *T
+	at  time.Time
+}
+
+func (c *Created[T]) put(mg resource.Managed, id string, obj *T) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if c.objects == nil {
+		c.objects = map[createdKey]created[T]{}
+	}
+	for k, e := range c.objects {
+		if now.Sub(e.at) > createdFor {
+			delete(c.objects, k)
+		}
+	}
+	c.objects[createdKey{mg.GetUID(), id}] = created[T]{obj: obj, at: now}
+}
+
+func (c *Created[T]) take(mg resource.Managed, id string) *T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := createdKey{mg.GetUID(), id}
+	e, ok := c.objects[k]
+	delete(c.objects, k)
+	if !ok || time.Since(e.at) > createdFor {
+		return nil
+	}
+	return e.obj
 }
 
 // Lookup returns the external object of mg, or nil when it does not exist:
@@ -45,6 +107,11 @@ type Finder[T any] struct {
 // caller reports ResourceLateInitialized so the reconciler persists it.
 func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, adopted bool, err error) {
 	if id := meta.GetExternalName(mg); id != "" {
+		if f.Created != nil {
+			if obj := f.Created.take(mg, id); obj != nil {
+				return obj, false, nil
+			}
+		}
 		obj, err := f.Get(ctx, id)
 		if openstack.IsNotFound(err) {
 			return nil, false, nil
@@ -72,8 +139,13 @@ const recoverTimeout = 30 * time.Second
 // may have expired — and taken as created when it exists. Otherwise
 // crossplane would record the create as failed, and the next one would find
 // the name taken by "someone else" and stop for good.
-func (f Finder[T]) Create(ctx context.Context, create func(context.Context) (*T, error)) (*T, error) {
-	obj, err := create(ctx)
+func (f Finder[T]) Create(ctx context.Context, mg resource.Managed, create func(context.Context) (*T, error)) (obj *T, err error) {
+	defer func() {
+		if err == nil && obj != nil && f.Created != nil {
+			f.Created.put(mg, f.ID(obj), obj)
+		}
+	}()
+	obj, err = create(ctx)
 	if err == nil || !openstack.OutcomeUnknown(err) {
 		return obj, err
 	}

@@ -101,7 +101,7 @@ func TestFinderCreate(t *testing.T) {
 			// The reconcile's context has expired, as when a loaded cloud answered too late.
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			got, err := f.Create(ctx, func(context.Context) (*struct{ ID string }, error) {
+			got, err := f.Create(ctx, &keystonev1alpha1.Project{}, func(context.Context) (*struct{ ID string }, error) {
 				if tc.err != nil {
 					return nil, tc.err
 				}
@@ -111,5 +111,46 @@ func TestFinderCreate(t *testing.T) {
 				t.Errorf("Create() = %v, %v after %d lookups; want object %v, error %v, %d lookups", got, err, finds, tc.want, tc.wantErr, tc.wantFinds)
 			}
 		})
+	}
+}
+
+// TestCreatedAnswersTheConfirmingObserve: the Observe right after a create
+// takes the object the create returned instead of asking the service; the
+// one after it asks again; another resource (of another cloud, where the
+// same ID names another object) never gets it.
+func TestCreatedAnswersTheConfirmingObserve(t *testing.T) {
+	type obj struct{ ID, Version string }
+	gets := 0
+	f := Finder[obj]{
+		Get: func(_ context.Context, id string) (*obj, error) {
+			gets++
+			return &obj{ID: id, Version: "from the service"}, nil
+		},
+		ID:      func(o *obj) string { return o.ID },
+		Created: &Created[obj]{},
+	}
+	mine := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: "mine", UID: "uid-mine"}}
+	theirs := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: "theirs", UID: "uid-theirs"}}
+	ctx := context.Background()
+	if _, err := f.Create(ctx, mine, func(context.Context) (*obj, error) { return &obj{ID: "5", Version: "as created"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	meta.SetExternalName(mine, "5")
+	meta.SetExternalName(theirs, "5")
+
+	if got, _, _ := f.Lookup(ctx, theirs); got.Version != "from the service" || gets != 1 {
+		t.Errorf("another resource with the same ID got %+v after %d GETs, want the service's object", got, gets)
+	}
+	if got, _, _ := f.Lookup(ctx, mine); got.Version != "as created" || gets != 1 {
+		t.Errorf("the confirming Observe got %+v after %d GETs, want the created object and no GET", got, gets)
+	}
+	if got, _, _ := f.Lookup(ctx, mine); got.Version != "from the service" || gets != 2 {
+		t.Errorf("the next Observe got %+v after %d GETs, want the service's object", got, gets)
+	}
+	if _, err := f.Create(ctx, mine, func(context.Context) (*obj, error) { return nil, errTest{} }); err == nil {
+		t.Fatal("the failed create returned no error")
+	}
+	if got, _, _ := f.Lookup(ctx, mine); got.Version != "from the service" {
+		t.Errorf("a failed create left %+v to answer an Observe", got)
 	}
 }

@@ -3,7 +3,8 @@ package controller
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
@@ -42,7 +45,7 @@ func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.Gro
 		managed.WithManagementPolicies(),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
-		managed.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
+		managed.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
 	}, extra...)
 	if o.MetricOptions != nil {
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
@@ -65,11 +68,32 @@ func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.Gro
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(mg, builder.WithPredicates(resource.DesiredStateChanged()))
+		For(mg, builder.WithPredicates(DesiredStateChanged()))
 	if src != nil {
 		b = b.WatchesRawSource(src)
 	}
 	return b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// DesiredStateChanged is crossplane-runtime's predicate of the same name,
+// which also passes the update in which the managed reconciler records a
+// successful create (the external-create-succeeded annotation, with the
+// external name Create assigned). That reconciler asks for its own requeue
+// after every create, so the event only made a second observe of a resource
+// created a moment before: one reconcile of three per created resource, all
+// under the same reconcile rate limit (#24 §5). Nobody but the reconciler
+// writes that annotation, so an update changing it is always its own.
+func DesiredStateChanged() predicate.Predicate {
+	return predicate.And(
+		resource.DesiredStateChanged(),
+		predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return true
+			}
+			return e.ObjectOld.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded] ==
+				e.ObjectNew.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]
+		}},
+	)
 }
 
 type errNotManaged schema.GroupVersionKind

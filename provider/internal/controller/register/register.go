@@ -4,8 +4,10 @@ package register
 
 import (
 	"errors"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -80,6 +82,19 @@ type Deps struct {
 	// KVM watches the Hypervisors of each pool cluster once.
 	KVM *watch.Clusters
 
+	// ReconcilesPerService gives each service the provider manages a
+	// reconcile rate limit of its own (this many a second): Keystone,
+	// Nova, Cinder, quotas, Gardener, IronCore, KVM, OVN, Ceph, and the
+	// ProviderConfigs. 0: every controller shares the Options' limiter.
+	// One limit for all made 500 Keystone, Nova and Cinder objects wait on
+	// each other's tokens: at 50 a second, the last was Ready after 24 s
+	// where a plain loop needs 10 s (#24 §5, docs/benchmarks.md).
+	ReconcilesPerService int
+	// CredentialsFor is how long a ProviderConfig's credentials Secret,
+	// once read, answers the connects that follow (0: every connect reads
+	// it from the API server).
+	CredentialsFor time.Duration
+
 	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
 	NewCompute      func(*openstack.Session) (openstack.Compute, error)
 	NewBlockStorage func(*openstack.Session) (openstack.BlockStorage, error)
@@ -87,30 +102,44 @@ type Deps struct {
 
 // All adds every controller of the provider.
 func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
-	pc := providerconfig.OpenStack{Kube: mgr.GetClient(), Sessions: d.Sessions}
-	ovnPC := providerconfig.OVN{Kube: mgr.GetClient(), Conns: d.OVN}
-	cephPC := providerconfig.Ceph{Kube: mgr.GetClient(), Conns: d.Ceph}
+	kube := mgr.GetClient()
+	if d.CredentialsFor > 0 {
+		kube = providerconfig.CachedSecrets(kube, d.CredentialsFor)
+	}
+	pc := providerconfig.OpenStack{Kube: kube, Sessions: d.Sessions}
+	ovnPC := providerconfig.OVN{Kube: kube, Conns: d.OVN}
+	cephPC := providerconfig.Ceph{Kube: kube, Conns: d.Ceph}
+	service := func() controller.Options {
+		if d.ReconcilesPerService <= 0 {
+			return o
+		}
+		so := o
+		so.GlobalRateLimiter = ratelimiter.NewGlobal(d.ReconcilesPerService)
+		return so
+	}
+	keystone, nova, cinder, quotas := service(), service(), service(), service()
+	garden, metal, kvm, ovn, ceph, configs := service(), service(), service(), service(), service(), service()
 	errs := []error{
-		project.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
-		domain.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
-		user.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
-		roleassignment.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
-		applicationcredential.Setup(mgr, o, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
-		aggregate.Setup(mgr, o, pc, orDefault(d.NewCompute, openstack.NewCompute)),
-		volumetype.Setup(mgr, o, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
-		quotaset.SetupAll(mgr, o, pc),
-		shootkubeconfig.Setup(mgr, o, d.Gardens),
-		serverinventory.Setup(mgr, o, d.IronCore),
-		hypervisorinventory.Setup(mgr, o, d.KVM),
-		logicalswitch.Setup(mgr, o, ovnPC),
-		logicalrouter.Setup(mgr, o, ovnPC),
-		hachassisgroup.Setup(mgr, o, ovnPC),
-		nbglobal.Setup(mgr, o, ovnPC),
-		chassisset.Setup(mgr, o, ovnPC),
-		cephpool.Setup(mgr, o, cephPC),
-		cephclient.Setup(mgr, o, cephPC),
-		providerconfig.Setup(mgr, o),
-		providerconfig.SetupCatalog(mgr, o, pc),
+		project.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		domain.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		user.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		roleassignment.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		applicationcredential.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
+		aggregate.Setup(mgr, nova, pc, orDefault(d.NewCompute, openstack.NewCompute)),
+		volumetype.Setup(mgr, cinder, pc, orDefault(d.NewBlockStorage, openstack.NewBlockStorage)),
+		quotaset.SetupAll(mgr, quotas, pc),
+		shootkubeconfig.Setup(mgr, garden, d.Gardens),
+		serverinventory.Setup(mgr, metal, d.IronCore),
+		hypervisorinventory.Setup(mgr, kvm, d.KVM),
+		logicalswitch.Setup(mgr, ovn, ovnPC),
+		logicalrouter.Setup(mgr, ovn, ovnPC),
+		hachassisgroup.Setup(mgr, ovn, ovnPC),
+		nbglobal.Setup(mgr, ovn, ovnPC),
+		chassisset.Setup(mgr, ovn, ovnPC),
+		cephpool.Setup(mgr, ceph, cephPC),
+		cephclient.Setup(mgr, ceph, cephPC),
+		providerconfig.Setup(mgr, configs),
+		providerconfig.SetupCatalog(mgr, configs, pc),
 	}
 	return errors.Join(errs...)
 }

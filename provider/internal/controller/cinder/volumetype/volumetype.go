@@ -28,21 +28,26 @@ const keyBackend = "volume_backend_name"
 // Setup adds the VolumeType controller; newClient builds its client from a session
 // (openstack.NewBlockStorage, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.BlockStorage, error)) error {
+	created := &pcontroller.Created[volumetypes.VolumeType]{}
 	c := providerconfig.Connector[*v1alpha1.VolumeType, openstack.BlockStorage]{
 		Client: providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.BlockStorage) managed.TypedExternalClient[*v1alpha1.VolumeType] {
-			return &external{cinder: c}
+			return &external{cinder: c, created: created}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("VolumeType"), &v1alpha1.VolumeTypeList{},
 		managed.WithTypedExternalConnector[*v1alpha1.VolumeType](c))
 }
 
-type external struct{ cinder openstack.BlockStorage }
+type external struct {
+	cinder  openstack.BlockStorage
+	created *pcontroller.Created[volumetypes.VolumeType]
+}
 
 func (e *external) finder(name string) pcontroller.Finder[volumetypes.VolumeType] {
 	return pcontroller.Finder[volumetypes.VolumeType]{
-		Get: e.cinder.GetVolumeType,
+		Created: e.created,
+		Get:     e.cinder.GetVolumeType,
 		FindByName: func(ctx context.Context) (*volumetypes.VolumeType, error) {
 			return e.cinder.FindVolumeType(ctx, name)
 		},
@@ -85,7 +90,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.VolumeType) (managed
 		return managed.ExternalCreation{}, err
 	}
 	public := isPublic(p)
-	created, err := e.finder(p.Name).Create(ctx, func(ctx context.Context) (*volumetypes.VolumeType, error) {
+	created, err := e.finder(p.Name).Create(ctx, mg, func(ctx context.Context) (*volumetypes.VolumeType, error) {
 		return e.cinder.CreateVolumeType(ctx, volumetypes.CreateOpts{
 			Name: p.Name, Description: p.Description, IsPublic: &public, ExtraSpecs: desiredSpecs(p),
 		})

@@ -21,20 +21,25 @@ import (
 // Setup adds the Domain controller; newClient builds its client from a session
 // (openstack.NewIdentity, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Identity, error)) error {
+	created := &pcontroller.Created[domains.Domain]{}
 	c := providerconfig.Connector[*v1alpha1.Domain, openstack.Identity]{
 		Client: providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.Identity) managed.TypedExternalClient[*v1alpha1.Domain] {
-			return &external{keystone: c}
+			return &external{keystone: c, created: created}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Domain"), &v1alpha1.DomainList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Domain](c))
 }
 
-type external struct{ keystone openstack.Identity }
+type external struct {
+	keystone openstack.Identity
+	created  *pcontroller.Created[domains.Domain]
+}
 
 func (e *external) finder(name string) pcontroller.Finder[domains.Domain] {
 	return pcontroller.Finder[domains.Domain]{
+		Created:    e.created,
 		Get:        e.keystone.GetDomain,
 		FindByName: func(ctx context.Context) (*domains.Domain, error) { return e.keystone.FindDomain(ctx, name) },
 		ID:         func(d *domains.Domain) string { return d.ID },
@@ -64,7 +69,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Domain) (managed.Ex
 
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Domain) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	created, err := e.finder(p.Name).Create(ctx, func(ctx context.Context) (*domains.Domain, error) {
+	created, err := e.finder(p.Name).Create(ctx, mg, func(ctx context.Context) (*domains.Domain, error) {
 		return e.keystone.CreateDomain(ctx, domains.CreateOpts{Name: p.Name, Description: p.Description, Enabled: p.Enabled})
 	})
 	if openstack.IsConflict(err) {

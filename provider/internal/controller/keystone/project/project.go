@@ -22,21 +22,26 @@ import (
 // Setup adds the Project controller; newClient builds its client from a session
 // (openstack.NewIdentity, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Identity, error)) error {
+	created := &pcontroller.Created[projects.Project]{}
 	c := providerconfig.Connector[*v1alpha1.Project, openstack.Identity]{
 		Client: providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.Identity) managed.TypedExternalClient[*v1alpha1.Project] {
-			return &external{keystone: c}
+			return &external{keystone: c, created: created}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Project"), &v1alpha1.ProjectList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Project](c))
 }
 
-type external struct{ keystone openstack.Identity }
+type external struct {
+	keystone openstack.Identity
+	created  *pcontroller.Created[projects.Project]
+}
 
 func (e *external) finder(p v1alpha1.ProjectParameters) pcontroller.Finder[projects.Project] {
 	return pcontroller.Finder[projects.Project]{
-		Get: e.keystone.GetProject,
+		Created: e.created,
+		Get:     e.keystone.GetProject,
 		FindByName: func(ctx context.Context) (*projects.Project, error) {
 			return e.keystone.FindProject(ctx, domainOf(p), p.Name)
 		},
@@ -68,7 +73,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Project) (managed.E
 
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Project) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	created, err := e.finder(p).Create(ctx, func(ctx context.Context) (*projects.Project, error) {
+	created, err := e.finder(p).Create(ctx, mg, func(ctx context.Context) (*projects.Project, error) {
 		return e.keystone.CreateProject(ctx, projects.CreateOpts{
 			Name: p.Name, DomainID: domainOf(p), Description: p.Description, Enabled: p.Enabled, Tags: p.Tags,
 		})

@@ -34,10 +34,11 @@ const (
 // Setup adds the User controller; newClient builds its client from a session
 // (openstack.NewIdentity, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Identity, error)) error {
+	created := &pcontroller.Created[users.User]{}
 	c := providerconfig.Connector[*v1alpha1.User, openstack.Identity]{
 		Client: providerconfig.OpenStackClient(pc, newClient),
 		External: func(c openstack.Identity) managed.TypedExternalClient[*v1alpha1.User] {
-			return &external{keystone: c, kube: mgr.GetClient()}
+			return &external{keystone: c, kube: mgr.GetClient(), created: created}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("User"), &v1alpha1.UserList{},
@@ -45,13 +46,15 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 }
 
 type external struct {
+	created  *pcontroller.Created[users.User]
 	keystone openstack.Identity
 	kube     client.Client
 }
 
 func (e *external) finder(p v1alpha1.UserParameters) pcontroller.Finder[users.User] {
 	return pcontroller.Finder[users.User]{
-		Get: e.keystone.GetUser,
+		Created: e.created,
+		Get:     e.keystone.GetUser,
 		FindByName: func(ctx context.Context) (*users.User, error) {
 			return e.keystone.FindUser(ctx, domainOf(p), p.Name)
 		},
@@ -103,7 +106,7 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.User) (managed.Exter
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	created, err := e.finder(p).Create(ctx, func(ctx context.Context) (*users.User, error) {
+	created, err := e.finder(p).Create(ctx, mg, func(ctx context.Context) (*users.User, error) {
 		return e.keystone.CreateUser(ctx, users.CreateOpts{
 			Name: p.Name, DomainID: domainOf(p), Description: p.Description, Enabled: p.Enabled, Password: password,
 		})

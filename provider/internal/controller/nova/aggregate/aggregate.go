@@ -35,15 +35,21 @@ const (
 // Setup adds the Aggregate controller; newClient builds its client from a session
 // (openstack.NewCompute, or a wrapper in tests).
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, newClient func(*openstack.Session) (openstack.Compute, error)) error {
+	created := &pcontroller.Created[aggregates.Aggregate]{}
 	c := providerconfig.Connector[*v1alpha1.Aggregate, openstack.Compute]{
-		Client:   providerconfig.OpenStackClient(pc, newClient),
-		External: func(c openstack.Compute) managed.TypedExternalClient[*v1alpha1.Aggregate] { return &external{nova: c} },
+		Client: providerconfig.OpenStackClient(pc, newClient),
+		External: func(c openstack.Compute) managed.TypedExternalClient[*v1alpha1.Aggregate] {
+			return &external{nova: c, created: created}
+		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Aggregate"), &v1alpha1.AggregateList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Aggregate](c))
 }
 
-type external struct{ nova openstack.Compute }
+type external struct {
+	nova    openstack.Compute
+	created *pcontroller.Created[aggregates.Aggregate]
+}
 
 func (e *external) get(ctx context.Context, id string) (*aggregates.Aggregate, error) {
 	n, err := aggregateID(id)
@@ -55,6 +61,7 @@ func (e *external) get(ctx context.Context, id string) (*aggregates.Aggregate, e
 
 func (e *external) finder(p v1alpha1.AggregateParameters) pcontroller.Finder[aggregates.Aggregate] {
 	return pcontroller.Finder[aggregates.Aggregate]{
+		Created:    e.created,
 		Get:        e.get,
 		FindByName: func(ctx context.Context) (*aggregates.Aggregate, error) { return e.nova.FindAggregate(ctx, p.Name) },
 		ID:         func(a *aggregates.Aggregate) string { return strconv.Itoa(a.ID) },
@@ -84,7 +91,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Aggregate) (managed
 // once; metadata and hosts follow in the Update of the next reconcile.
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Aggregate) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	created, err := e.finder(p).Create(ctx, func(ctx context.Context) (*aggregates.Aggregate, error) {
+	created, err := e.finder(p).Create(ctx, mg, func(ctx context.Context) (*aggregates.Aggregate, error) {
 		return e.nova.CreateAggregate(ctx, aggregates.CreateOpts{Name: p.Name, AvailabilityZone: p.AvailabilityZone})
 	})
 	if openstack.IsConflict(err) {
