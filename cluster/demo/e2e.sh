@@ -161,6 +161,28 @@ for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].meta
     pass "... $(st "$p" '{.status.health}'), $(st "$p" '{.status.osds.up}') of $(st "$p" '{.status.osds.total}') OSDs up, $(st "$p" '{.status.capacity.available}') available"
 done
 
+echo "== 2c. least privilege: the storage agent's Ceph user, the provider's metrics"
+# Each storage pool composes a Rook CephClient for its agent (read-only
+# monitor caps); the operator stand-in does Rook's part in the local Ceph,
+# and runs the agent with that user's key as the DaemonSet would.
+caps=$(timeout 30 ceph -c "${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf" --connect-timeout 10 auth get client.storage-agent 2>/dev/null | grep caps | tr -s ' \t' ' ' | sort | tr '\n' ';')
+[ "$caps" = ' caps mgr = "allow r"; caps mon = "allow r";' ] && pass "client.storage-agent has read-only caps: $caps" || fail "client.storage-agent's caps: $caps"
+for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
+  [ "$(shoot_k "$p" -n rook-ceph get cephclient storage-agent -o jsonpath='{.spec.caps.mon}')" = "allow r" ] && pass "$p composes the CephClient storage-agent" || fail "$p has no CephClient storage-agent"
+  if pgrep -af "[-]node-name garden-c5c3.$p-node-0" | grep -q -- "-ceph-user storage-agent"; then pass "... its storage agent runs as client.storage-agent"; else fail "$p's storage agent: $(pgrep -af "[-]node-name garden-c5c3.$p-node-0")"; fi
+done
+# The provider serves metrics over HTTPS to callers allowed to get /metrics
+# (examples/clusters/management/provider-cobaltcore.yaml).
+$K create namespace e2e-monitoring >/dev/null 2>&1 || true
+$K -n e2e-monitoring create serviceaccount prometheus >/dev/null 2>&1 || true
+$K create clusterrolebinding e2e-prometheus --clusterrole=cobaltcore:metrics-reader --serviceaccount=e2e-monitoring:prometheus >/dev/null 2>&1 || true
+code() { curl -sk -o /dev/null -w '%{http_code}' "$@" https://127.0.0.1:18090/metrics; }
+[ "$(code)" = 401 ] && pass "the provider's metrics refuse a caller without a token (401)" || fail "the provider's metrics without a token: HTTP $(code)"
+token=$($K -n e2e-monitoring create token prometheus)
+eventually 30 "... and serve a ServiceAccount bound to cobaltcore:metrics-reader" sh -c "[ \"\$(curl -sk -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $token' https://127.0.0.1:18090/metrics)\" = 200 ]"
+$K delete clusterrolebinding e2e-prometheus >/dev/null
+$K delete namespace e2e-monitoring --wait=false >/dev/null
+
 echo "== 3. an under-provisioned pool"
 for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done
 claim e2e-short e2e-short 5 6

@@ -230,6 +230,13 @@ done
 for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls 2>/dev/null | grep -E "$demo_names"); do
   timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth del "$e" >/dev/null 2>&1
 done
+# The RBAC of examples/clusters/management/provider-cobaltcore.yaml (its
+# Provider and DeploymentRuntimeConfig stand for the process started here)
+# and the NetworkPolicies a landscape applies (accepted by the API server;
+# nothing enforces them without a CNI).
+$K apply -f <(awk 'BEGIN { RS = "---\n" } /\nkind: ClusterRole(Binding)?\n/ { printf "---\n%s", $0 }' examples/clusters/management/provider-cobaltcore.yaml) >/dev/null
+$K apply -f examples/clusters/management/network-policies.yaml >/dev/null
+# Metrics over HTTPS to callers allowed to get /metrics, as shipped.
 bg provider "$RUN/bin/provider" -kubeconfig "$KUBECONFIG" -metrics-bind-address 127.0.0.1:18090 -health-probe-bind-address 127.0.0.1:18091 -poll 30s
 wait_for 60 "the provider is not healthy ($RUN/provider.log)" curl -fs http://127.0.0.1:18091/healthz
 # provider-kubernetes runs with the arguments of the DeploymentRuntimeConfig

@@ -3,12 +3,15 @@
 # (default _output/xpkg): the four composition functions and the provider,
 # each with its runtime image embedded, and the Configuration.
 #
-# No Docker and no registry: each binary is built static (CGO off) and put
-# into a one-layer image on an empty base by internal/cmd/imgbuild; the
-# crossplane CLI (`make tools`) wraps image and package metadata into the
-# .xpkg. The provider image is built without librados (the `ceph` build tag
-# needs cgo and a base image with librados): its Ceph kinds report that in
-# their condition; run the provider with librados for Ceph (see README).
+# No Docker and no registry: each binary is put into a one-layer image on an
+# empty base by internal/cmd/imgbuild (root-owned read-only files, run as
+# user 65532, with this machine's CA bundle so HTTPS to public CAs works);
+# the crossplane CLI (`make tools`) wraps image and package metadata into
+# the .xpkg. The functions are static (CGO off). The provider is built with
+# cgo and the `ceph` tag and carries the librados it links (imgbuild -libs,
+# from this machine's Debian librados-dev, which `make ceph-up` installs),
+# so its Ceph kinds work. Only linux/amd64 is built: the cgo images carry
+# this machine's libraries, and no other architecture's are at hand.
 #
 # The node agents (agents/) are images only, for the DaemonSets of
 # cluster/agents: the OVS agent static, the libvirt and Ceph ones (cgo) with
@@ -31,9 +34,11 @@ go build -o "$work/imgbuild" ./internal/cmd/imgbuild
 # image NAME MAINPKG ENTRYPOINT PORTS: a static binary and its image tarball.
 # The pool functions place the node agents tagged with the version they were
 # built as (internal/agentbundle.Version), so a release places its own agents.
+CA_BUNDLE=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
+[ -s "$CA_BUNDLE" ] || { echo "no CA bundle at $CA_BUNDLE: apt-get install ca-certificates, or set CA_BUNDLE" >&2; exit 1; }
 image() {
   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/c5c3/consumer-plane/internal/agentbundle.Version=$VERSION" -o "$work/bin/$1" "$2"
-  "$work/imgbuild" -bin "$work/bin/$1" -entrypoint "$3" -tag "$REGISTRY/$1:$VERSION" -ports "$4" -out "$work/$1.tar" >/dev/null
+  "$work/imgbuild" -bin "$work/bin/$1" -entrypoint "$3" -tag "$REGISTRY/$1:$VERSION" -ports "$4" -ca-bundle "$CA_BUNDLE" -out "$work/$1.tar" >/dev/null
 }
 
 # Functions: package metadata plus the CRD of the input their Compositions give them.
@@ -50,7 +55,10 @@ for dir in controlplanecluster hypervisorcluster storagecluster openstackcluster
 done
 
 # The provider: its metadata and CRDs.
-image provider-cobaltcore ./provider/cmd/provider /provider 8080/tcp
+[ -e /usr/include/rados/librados.h ] || { echo "the provider links librados: apt-get install librados-dev (make ceph-up does)" >&2; exit 1; }
+CGO_ENABLED=1 go build -tags ceph,pacific -trimpath -ldflags "-s -w" -o "$work/bin/provider-cobaltcore" ./provider/cmd/provider
+"$work/imgbuild" -bin "$work/bin/provider-cobaltcore" -entrypoint /provider -tag "$REGISTRY/provider-cobaltcore:$VERSION" -ports 8080/tcp \
+  -ca-bundle "$CA_BUNDLE" -libs -out "$work/provider-cobaltcore.tar" >/dev/null
 "$CROSSPLANE" xpkg build --package-root=provider/package --embed-runtime-image-tarball="$work/provider-cobaltcore.tar" \
   -o "$OUT/provider-cobaltcore.xpkg"
 
@@ -65,11 +73,11 @@ images=${IMAGES:-_output/images}
 mkdir -p "$images"
 CGO_ENABLED=0 go -C agents build -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/ovs-agent" ./cmd/ovs-agent
 "$work/imgbuild" -bin "$work/bin/ovs-agent" -entrypoint /ovs-agent -tag "$REGISTRY/ovs-agent:$VERSION" -ports 8080/tcp,8081/tcp \
-  -out "$images/ovs-agent.tar" >/dev/null
+  -ca-bundle "$CA_BUNDLE" -out "$images/ovs-agent.tar" >/dev/null
 for agent in hypervisor-agent ha-agent storage-agent; do
   go -C agents build -tags libvirt,ceph,pacific -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/$agent" "./cmd/$agent"
   "$work/imgbuild" -bin "$work/bin/$agent" -entrypoint "/$agent" -tag "$REGISTRY/$agent:$VERSION" -ports 8080/tcp,8081/tcp \
-    -libs -out "$images/$agent.tar" >/dev/null
+    -ca-bundle "$CA_BUNDLE" -libs -out "$images/$agent.tar" >/dev/null
 done
 
 ls -l "$OUT" "$images"

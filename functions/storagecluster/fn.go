@@ -28,6 +28,7 @@ const workerName = "storage"
 const (
 	resourceCephCluster resource.Name = "ceph-cluster"
 	resourceMgrPool     resource.Name = "ceph-mgr-pool"
+	resourceAgentClient resource.Name = "ceph-agent-client"
 )
 
 // conditionCephReady says whether the pool's Ceph cluster is up.
@@ -81,6 +82,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		pc := access.ProviderConfigName()
 		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
 		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
+		// The agent's user neither gates the pool (the agent adds detail) nor
+		// waits for it: Rook creates it once the cluster is up.
+		desired[resourceAgentClient] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-agent-client", pc, agentClient()), Ready: resource.ReadyTrue}
 		if err := pool.PlaceAgents(desired, access, agentbundle.Storage, pool.AgentImages(run.Settings)); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil

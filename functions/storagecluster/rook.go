@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephcaps"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
@@ -100,6 +101,23 @@ func mgrPool(s *v1alpha1.StorageClusterParameters) map[string]any {
 			},
 			"parameters": map[string]any{"compression_mode": "none"},
 		},
+	}
+}
+
+// agentClient is the CephX user the pool's storage agent reads Ceph as
+// (cluster/agents/storage-agent.yaml reads its key from the Secret Rook
+// makes for it, rook-ceph-client-storage-agent): read-only monitor caps
+// instead of client.admin on every storage node (#23 §8).
+func agentClient() map[string]any {
+	caps := map[string]any{}
+	for k, v := range cephcaps.StorageAgent() {
+		caps[k] = v
+	}
+	return map[string]any{
+		"apiVersion": "ceph.rook.io/v1",
+		"kind":       "CephClient",
+		"metadata":   map[string]any{"name": cephcaps.StorageAgentUser, "namespace": rookNamespace},
+		"spec":       map[string]any{"caps": caps},
 	}
 }
 

@@ -17,3 +17,18 @@ func Tenant(pools ...string) map[string]string {
 	scoped := strings.Join(grants, ", ")
 	return map[string]string{"mon": "profile rbd", "mgr": scoped, "osd": scoped}
 }
+
+// StorageAgentUser is the CephX user (without client.) the storage agent
+// reads its Ceph as; the storage pool function composes it as a Rook
+// CephClient, whose Secret rook-ceph-client-<user> holds its key under
+// <user>.
+const StorageAgentUser = "storage-agent"
+
+// StorageAgent are the caps of the storage agent's user: it asks the
+// monitors for status, df and the OSD tree and changes nothing, so read on
+// the monitors (and the mgr, which answers some reads on newer releases) is
+// all it gets: no osd cap, so no object of any pool, and no key (auth
+// commands need more than read).
+func StorageAgent() map[string]string {
+	return map[string]string{"mon": "allow r", "mgr": "allow r"}
+}

@@ -15,7 +15,7 @@ type CLI struct {
 
 	Network        string `default:"tcp"   help:"Network on which to listen for gRPC connections."`
 	Address        string `default:":9443" help:"Address at which to listen for gRPC connections."`
-	MetricsAddress string `default:":8080" help:"Address at which to serve Prometheus metrics; empty disables them."`
+	MetricsAddress string `default:":8080" help:"Address at which to serve Prometheus metrics, plain HTTP without authentication (the shipped NetworkPolicy admits only scrapers); empty disables them."`
 	TLSCertsDir    string `env:"TLS_SERVER_CERTS_DIR" help:"Directory containing server certs (tls.key, tls.crt) and the CA used to verify client certificates (ca.crt)."`
 	Insecure       bool   `help:"Run without mTLS credentials. If you supply this flag --tls-server-certs-dir will be ignored."`
 	// A request carries what the function requires: for a cloud, its own

@@ -21,11 +21,13 @@ import (
 
 func main() {
 	var (
-		uri    string
-		resync time.Duration
+		uri      string
+		resync   time.Duration
+		readOnly bool
 	)
 	agent.Main("hypervisor-agent", func(fs *flag.FlagSet) {
 		fs.StringVar(&uri, "libvirt-uri", "qemu:///system", "The libvirt connection URI.")
+		fs.BoolVar(&readOnly, "libvirt-read-only", true, "Open a read-only libvirt connection (libvirt's read-only socket, no root needed): introspection changes nothing.")
 		fs.DurationVar(&resync, "resync", time.Minute, "Longest time between two introspections; domain lifecycle events trigger them sooner.")
 	}, func(ctx context.Context, opts agent.Options, log logr.Logger) error {
 		scheme, err := agent.Scheme(kvmv1.AddToScheme)
@@ -38,7 +40,7 @@ func main() {
 		}
 		a := &hypervisor.Agent{Client: mgr.GetClient(), Node: opts.Node, Resync: resync,
 			Metrics: hypervisor.NewMetrics(metrics.Registry), Log: log}
-		w := &virt.Watcher{URI: uri, OnEvent: a.OnEvent, OnConnection: a.OnConnection}
+		w := &virt.Watcher{URI: uri, ReadOnly: readOnly, OnEvent: a.OnEvent, OnConnection: a.OnConnection}
 		a.Source = w
 		if err := mgr.Add(agent.Runnable(w.Run)); err != nil {
 			return err

@@ -18,7 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/consumer-plane/internal/securemetrics"
 )
 
 // Options are the flags every agent takes.
@@ -27,15 +28,18 @@ type Options struct {
 	// spec.nodeName as NODE_NAME); the agent reads and writes only that
 	// node's objects.
 	Node string
-	// MetricsAddr serves Prometheus metrics at /metrics; ProbeAddr serves
-	// /healthz and /readyz. "0" turns a server off.
-	MetricsAddr, ProbeAddr string
+	// Metrics serves Prometheus metrics at /metrics, over HTTPS to callers
+	// allowed to get /metrics unless --metrics-insecure.
+	Metrics securemetrics.Flags
+	// ProbeAddr serves /healthz and /readyz (plain HTTP: the kubelet
+	// probes them, and they say only "ok"). "0" turns it off.
+	ProbeAddr string
 }
 
 // Bind registers the flags on fs.
 func (o *Options) Bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Node, "node-name", os.Getenv("NODE_NAME"), "The node this agent runs on (default $NODE_NAME).")
-	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "Where to serve Prometheus metrics; 0 turns them off.")
+	o.Metrics.Bind(fs, ":8080")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "Where to serve /healthz and /readyz; 0 turns them off.")
 }
 
@@ -72,7 +76,7 @@ func ManagerOptions(o Options, scheme *runtime.Scheme, own ...client.Object) ctr
 	}
 	return ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                o.Metrics.Options(),
 		HealthProbeBindAddress: o.ProbeAddr,
 		Cache:                  cache.Options{ByObject: byObject},
 	}

@@ -22,6 +22,7 @@ import (
 
 	storagev1alpha1 "github.com/c5c3/consumer-plane/agents/apis/storage/v1alpha1"
 	"github.com/c5c3/consumer-plane/agents/internal/ceph"
+	"github.com/c5c3/consumer-plane/internal/cephcaps"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
 
@@ -188,30 +189,68 @@ func matchCLI(t *testing.T, conf string, st storagev1alpha1.CephStatusStatus, po
 }
 
 // TestIntegrationStorageAgentRookEndpoints connects the way the DaemonSet
-// does in a pool cluster: Rook's mon endpoints and admin key, no ceph.conf.
+// does in a pool cluster: Rook's mon endpoints and the key of the
+// read-only user the storage function composes (a CephClient with
+// cephcaps.StorageAgent), no ceph.conf; it reads what the admin reads, and
+// that user can change nothing and read no key and no object.
 func TestIntegrationStorageAgentRookEndpoints(t *testing.T) {
 	conf := cephConf(t)
-	key, err := os.ReadFile(filepath.Join(filepath.Dir(conf), "admin.key"))
-	if err != nil {
-		t.Fatal(err)
+	entity := fmt.Sprintf("client.%s-%d", cephcaps.StorageAgentUser, time.Now().UnixNano()%100000)
+	args := []string{"auth", "get-or-create", entity}
+	for _, k := range []string{"mon", "mgr"} {
+		args = append(args, k, cephcaps.StorageAgent()[k])
 	}
-	if _, err := ceph.DialMon("", "admin", "k", time.Second); err == nil {
+	var created []struct {
+		Key string `json:"key"`
+	}
+	cli(t, conf, &created, args...)
+	t.Cleanup(func() { _ = exec.Command("timeout", "30", "ceph", "-c", conf, "auth", "del", entity).Run() })
+	if len(created) != 1 || created[0].Key == "" {
+		t.Fatalf("ceph auth get-or-create %s returned %+v", entity, created)
+	}
+	user, key := strings.TrimPrefix(entity, "client."), created[0].Key
+
+	if _, err := ceph.DialMon("", user, "k", time.Second); err == nil {
 		t.Fatal("no endpoints accepted")
 	}
-	conn, err := ceph.DialMon("a=127.0.0.1:6789", "admin", strings.TrimSpace(string(key)), 10*time.Second)
+	conn, err := ceph.DialMon("a=127.0.0.1:6789", user, key, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	st, err := ceph.Read(conn)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the storage agent's user cannot read what the agent reads: %v", err)
 	}
 	var status struct {
 		FSID string `json:"fsid"`
 	}
 	cli(t, conf, &status, "status")
-	if st.FSID != status.FSID || st.OSDs.Total == 0 {
-		t.Fatalf("read fsid %s with %d OSDs; the CLI says fsid %s", st.FSID, st.OSDs.Total, status.FSID)
+	if st.FSID != status.FSID || st.OSDs.Total == 0 || len(st.Pools) == 0 {
+		t.Fatalf("read fsid %s with %d OSDs and %d pools; the CLI says fsid %s", st.FSID, st.OSDs.Total, len(st.Pools), status.FSID)
+	}
+
+	keyring := filepath.Join(t.TempDir(), "keyring")
+	if err := os.WriteFile(keyring, []byte(fmt.Sprintf("[%s]\n\tkey = %s\n", entity, key)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "obj")
+	if err := os.WriteFile(data, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := st.Pools[0].Name
+	t.Cleanup(func() {
+		_ = exec.Command("timeout", "60", "ceph", "-c", conf, "osd", "pool", "rm", "agent-may-not", "agent-may-not", "--yes-i-really-really-mean-it").Run()
+	})
+	for what, cmd := range map[string][]string{
+		"create a pool":    {"ceph", "osd", "pool", "create", "agent-may-not", "8"},
+		"read the keys":    {"ceph", "auth", "ls"},
+		"write an object":  {"rados", "-p", pool, "put", "agent-may-not", data},
+		"list the objects": {"rados", "-p", pool, "ls"},
+	} {
+		args := append([]string{"20", cmd[0], "-c", conf, "-n", entity, "--keyring", keyring, "--connect-timeout", "10"}, cmd[1:]...)
+		if out, err := exec.Command("timeout", args...).CombinedOutput(); err == nil {
+			t.Errorf("the storage agent's user could %s: %s", what, out)
+		}
 	}
 }

@@ -36,14 +36,64 @@ func TestMain(m *testing.M) {
 // hour: every change after the first publication arrives because libvirt
 // announced it.
 func TestIntegrationHypervisorAgent(t *testing.T) {
-	t.Run("test-driver", func(t *testing.T) { runAgent(t, "hv-test-driver", "test:///default", nil) })
+	t.Run("test-driver", func(t *testing.T) { runAgent(t, "hv-test-driver", "test:///default", "test:///default", nil) })
+	// As it runs on a node: read-only, through libvirt's read-only socket;
+	// the test changes domains through the read-write one.
 	t.Run("libvirtd", func(t *testing.T) {
 		d := virttest.StartLibvirtd(t)
-		runAgent(t, "hv-libvirtd", d.URI(), d)
+		runAgent(t, "hv-libvirtd", d.ReadOnlyURI(), d.URI(), d)
 	})
 }
 
-func runAgent(t *testing.T, node, uri string, daemon *virttest.Libvirtd) {
+// TestIntegrationReadOnlyConnectionChangesNothing shows what the hypervisor
+// agent's connection cannot do: the daemon refuses a domain's start on it,
+// while the read-write connection the HA agent keeps may.
+func TestIntegrationReadOnlyConnectionChangesNothing(t *testing.T) {
+	d := virttest.StartLibvirtd(t)
+	rw, err := libvirt.NewConnect(d.URI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = rw.Close() })
+	uuid := "6f8c1b1e-0000-4000-8000-00000000c0de"
+	dom, err := rw.DomainDefineXML(virttest.DomainXML("ro-check", uuid, 1, 128))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = dom.Free() }()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, c := range []struct {
+		name     string
+		readOnly bool
+		uri      string
+	}{{"read-only", true, d.ReadOnlyURI()}, {"read-write", false, d.URI()}} {
+		w := &virt.Watcher{URI: c.uri, ReadOnly: c.readOnly, RetryInterval: 100 * time.Millisecond}
+		go func() { _ = w.Run(ctx) }()
+		deadline := time.Now().Add(10 * time.Second)
+		for !w.Connected() && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if _, err := w.Snapshot(); err != nil {
+			t.Fatalf("%s: cannot introspect: %v", c.name, err)
+		}
+		err := w.StartDomain(uuid)
+		if c.readOnly && err == nil {
+			t.Fatal("the read-only connection started a domain")
+		}
+		if !c.readOnly && err != nil {
+			t.Fatalf("the read-write connection cannot start a domain: %v", err)
+		}
+	}
+	if on, _ := dom.IsActive(); !on {
+		t.Error("the domain the read-write connection started is not running")
+	}
+}
+
+// runAgent runs the agent on a read-only connection to uri and changes
+// domains through a read-write connection to refURI.
+func runAgent(t *testing.T, node, uri, refURI string, daemon *virttest.Libvirtd) {
 	kube := kubetest.Client(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -55,12 +105,12 @@ func runAgent(t *testing.T, node, uri string, daemon *virttest.Libvirtd) {
 	t.Cleanup(func() { _ = kube.Delete(context.Background(), hv) })
 
 	a := &hypervisor.Agent{Client: kube, Node: node, Resync: time.Hour, Debounce: 50 * time.Millisecond, Log: testr.New(t)}
-	w := &virt.Watcher{URI: uri, OnEvent: a.OnEvent, OnConnection: a.OnConnection, RetryInterval: 200 * time.Millisecond}
+	w := &virt.Watcher{URI: uri, ReadOnly: true, OnEvent: a.OnEvent, OnConnection: a.OnConnection, RetryInterval: 200 * time.Millisecond}
 	a.Source = w
 	go func() { _ = w.Run(ctx) }()
 	go func() { _ = a.Start(ctx) }()
 
-	ref, err := libvirt.NewConnect(uri)
+	ref, err := libvirt.NewConnect(refURI)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/consumer-plane/agents/internal/ovs"
 	"github.com/c5c3/consumer-plane/agents/internal/ovstest"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/internal/securemetrics"
 )
 
 func TestMain(m *testing.M) {
@@ -58,7 +59,7 @@ func TestIntegrationOVSAgent(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = ovsv1alpha1.AddToScheme(scheme)
-	mgr, err := agent.NewManagerFor(kubetest.Config(t), agent.Options{Node: name, MetricsAddr: "0", ProbeAddr: "0"}, scheme,
+	mgr, err := agent.NewManagerFor(kubetest.Config(t), agent.Options{Node: name, Metrics: securemetrics.Flags{Address: "0"}, ProbeAddr: "0"}, scheme,
 		&corev1.Node{}, &ovsv1alpha1.OVSNode{})
 	if err != nil {
 		t.Fatal(err)

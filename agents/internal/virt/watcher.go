@@ -21,6 +21,11 @@ var ErrDisconnected = errors.New("not connected to libvirt")
 type Watcher struct {
 	// URI is the libvirt connection URI (qemu:///system on a hypervisor).
 	URI string
+	// ReadOnly opens a read-only connection, which libvirt serves on its
+	// read-only socket (libvirt-sock-ro, world-connectable, no root needed)
+	// and which refuses every call that changes a domain or the host.
+	// Introspection needs nothing else; StartDomain needs a read-write one.
+	ReadOnly bool
 	// OnEvent receives every domain lifecycle event. It runs on libvirt's
 	// event loop and must not block.
 	OnEvent func(Event)
@@ -107,7 +112,11 @@ func (w *Watcher) notify(connected bool, err error) {
 }
 
 func (w *Watcher) connect() (<-chan string, error) {
-	conn, err := libvirt.NewConnect(w.URI)
+	open := libvirt.NewConnect
+	if w.ReadOnly {
+		open = libvirt.NewConnectReadOnly
+	}
+	conn, err := open(w.URI)
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to libvirt at %s: %w", w.URI, err)
 	}

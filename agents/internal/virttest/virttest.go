@@ -43,6 +43,10 @@ type Libvirtd struct {
 // URI is the remote URI of the daemon's default test driver.
 func (d *Libvirtd) URI() string { return "test+unix:///default?socket=" + d.sock }
 
+// ReadOnlyURI is the same driver through the daemon's read-only socket, the
+// one a hypervisor's libvirtd opens to everyone (libvirt-sock-ro).
+func (d *Libvirtd) ReadOnlyURI() string { return "test+unix:///default?socket=" + d.sock + "-ro" }
+
 // StartLibvirtd starts libvirtd with only the drivers the agents need
 // loadable (no qemu: there is no hypervisor here) and stops it when the test
 // ends.
@@ -82,6 +86,7 @@ func (d *Libvirtd) Start() error {
 	}
 	conf := fmt.Sprintf(`unix_sock_dir = %q
 unix_sock_rw_perms = "0770"
+unix_sock_ro_perms = "0777"
 auth_unix_rw = "none"
 auth_unix_ro = "none"
 log_outputs = "3:file:%s/libvirtd.log"

@@ -5,6 +5,12 @@
 // embeds into a package. The image is reproducible: every timestamp is the
 // Unix epoch, so the same binary gives the same digest.
 //
+// Every file is root's and read-only (the binary and libraries 0555, the
+// rest 0444): the process, which runs as the non-root user 65532, cannot
+// change its own image. With -ca-bundle the layer holds a CA bundle where Go
+// and OpenSSL look for one (etc/ssl/certs/ca-certificates.crt), so the
+// binary can reach services whose certificates a public CA signed.
+//
 // With -libs, the layer also holds the shared libraries a cgo binary links
 // (the node agents': libvirt, librados), as ldd resolves them on the build
 // machine (Debian 12), with the dynamic loader — a distroless-style image
@@ -36,6 +42,10 @@ import (
 // nonRoot is the distroless nonroot user.
 const nonRoot = 65532
 
+// caBundlePath is where Go's crypto/x509 (and OpenSSL on Debian) read the
+// system's CA certificates.
+const caBundlePath = "etc/ssl/certs/ca-certificates.crt"
+
 func main() {
 	bin := flag.String("bin", "", "the static binary to run")
 	entrypoint := flag.String("entrypoint", "", "its path in the image, for example /function")
@@ -43,12 +53,13 @@ func main() {
 	out := flag.String("out", "", "the image tarball to write")
 	ports := flag.String("ports", "", "comma-separated ports the image exposes, for example 9443/tcp")
 	libs := flag.Bool("libs", false, "also add the shared libraries the binary links (cgo binaries), as ldd resolves them here")
+	caBundle := flag.String("ca-bundle", "", "a PEM bundle of CA certificates to place at /"+caBundlePath+" (Debian's ca-certificates: /etc/ssl/certs/ca-certificates.crt)")
 	flag.Parse()
 	if *bin == "" || *entrypoint == "" || *tag == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "imgbuild: -bin, -entrypoint, -tag and -out are required")
 		os.Exit(2)
 	}
-	digest, err := build(*bin, *entrypoint, *tag, *out, *ports, *libs)
+	digest, err := build(*bin, *entrypoint, *tag, *out, *ports, *libs, *caBundle)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "imgbuild:", err)
 		os.Exit(1)
@@ -56,8 +67,11 @@ func main() {
 	fmt.Printf("%s %s %s\n", *out, *tag, digest)
 }
 
-func build(bin, entrypoint, tag, out, ports string, libs bool) (v1.Hash, error) {
+func build(bin, entrypoint, tag, out, ports string, libs bool, caBundle string) (v1.Hash, error) {
 	files := map[string]string{strings.TrimPrefix(entrypoint, "/"): bin}
+	if caBundle != "" {
+		files[caBundlePath] = caBundle
+	}
 	if libs {
 		linked, err := sharedLibraries(bin)
 		if err != nil {
@@ -97,9 +111,9 @@ func build(bin, entrypoint, tag, out, ports string, libs bool) (v1.Hash, error) 
 		if err != nil {
 			return v1.Hash{}, err
 		}
-		hdr := &tar.Header{Name: n, Mode: 0o755, Size: int64(len(data)), Uid: nonRoot, Gid: nonRoot, ModTime: epoch, Typeflag: tar.TypeReg}
-		if n != strings.TrimPrefix(entrypoint, "/") {
-			hdr.Uid, hdr.Gid = 0, 0
+		hdr := &tar.Header{Name: n, Mode: 0o555, Size: int64(len(data)), ModTime: epoch, Typeflag: tar.TypeReg}
+		if n == caBundlePath {
+			hdr.Mode = 0o444
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return v1.Hash{}, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/c5c3/consumer-plane/internal/cephcaps"
 )
 
 // The node agents run as local processes, one node's worth per Shoot
@@ -33,14 +36,33 @@ var hypervisors = schema.GroupVersionResource{Group: "kvm.cloud.sap", Version: "
 type nodeAgent struct {
 	namespace, daemonSet string
 	args                 func(s *standin, node string) []string
+	// env is what the DaemonSet's pod reads from the cluster (nil: nothing);
+	// errNotYet while it does not exist, as a kubelet holds a pod whose
+	// Secret is missing.
+	env func(ctx context.Context, s *standin, c *cluster) ([]string, error)
 }
+
+// errNotYet: what an agent's pod needs is not in its cluster yet.
+var errNotYet = errors.New("not yet")
 
 var nodeAgents = []nodeAgent{
 	{namespace: "c5c3-agents", daemonSet: "hypervisor-agent", args: func(s *standin, _ string) []string {
 		return []string{"-libvirt-uri", s.libvirtURI, "-resync", "30s"}
 	}},
+	// As the DaemonSet runs it: Rook's monitor endpoints and the key of the
+	// read-only user the storage function composes (a CephClient, which the
+	// stand-in creates in the local Ceph as Rook would, cephClients).
 	{namespace: "rook-ceph", daemonSet: "storage-agent", args: func(s *standin, _ string) []string {
-		return []string{"-ceph-conf", s.cephConf, "-leader-election-namespace", "rook-ceph", "-interval", "15s"}
+		return []string{"-ceph-conf=", "-ceph-user", cephcaps.StorageAgentUser, "-leader-election-namespace", "rook-ceph", "-interval", "15s"}
+	}, env: func(ctx context.Context, s *standin, c *cluster) ([]string, error) {
+		sec, err := c.kube.CoreV1().Secrets("rook-ceph").Get(ctx, rookClientSecret(cephcaps.StorageAgentUser), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, errNotYet
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []string{"CEPH_MON_ENDPOINTS=" + s.cephMon, "CEPH_KEY=" + string(sec.Data[cephcaps.StorageAgentUser])}, nil
 	}},
 }
 
@@ -65,7 +87,8 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 		if p, ok := s.procs[key]; ok && p.ProcessState == nil {
 			continue // running
 		}
-		if _, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		_, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
 			continue
 		} else if err != nil {
 			return err
@@ -75,7 +98,15 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 				return err
 			}
 		}
-		if err := s.start(ctx, key, c, a, node); err != nil {
+		var env []string
+		if a.env != nil {
+			if env, err = a.env(ctx, s, c); errors.Is(err, errNotYet) {
+				continue
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := s.start(ctx, key, c, a, node, env); err != nil {
 			return err
 		}
 	}
@@ -104,7 +135,7 @@ func createHypervisor(ctx context.Context, c *cluster, node string) error {
 // start runs an agent for node against the cluster, logging to
 // -agent-logs. The process ends with the stand-in (parent-death signal)
 // and when its cluster goes (stopAgents).
-func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node string) error {
+func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node string, env []string) error {
 	log, err := os.OpenFile(filepath.Join(s.agentLogs, c.name+"."+a.daemonSet+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
@@ -112,7 +143,7 @@ func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent
 	defer log.Close()
 	args := append([]string{"-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, node)...)
 	cmd := exec.CommandContext(ctx, filepath.Join(s.agentsBin, a.daemonSet), args...) //nolint:gosec // the stand-in's own flags name the binaries.
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.file, "POD_NAMESPACE="+a.namespace)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.file, "POD_NAMESPACE="+a.namespace), env...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {

@@ -10,7 +10,8 @@
 //     the ControlPlane's spec.region (the local services' endpoints again:
 //     Nova, Cinder and Neutron only in the -compute-regions),
 //     and ConfigMap ovn-databases names the local OVN databases (ovn.go);
-//   - Rook: a CephCluster is reported Ready with the health and capacity of
+//   - Rook: a CephClient becomes a user with its caps in the local Ceph, its
+//     key in rook-ceph-client-<name>; a CephCluster is reported Ready with the health and capacity of
 //     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
 //     CephFilesystem or CephObjectStore Ready, and Rook's own rook-ceph-mon Secret (admin key) and
 //     rook-ceph-mon-endpoints ConfigMap point at the local Ceph's monitors;
@@ -43,6 +44,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -65,6 +67,7 @@ import (
 var (
 	controlPlanes = schema.GroupVersionResource{Group: "c5c3.io", Version: "v1alpha1", Resource: "controlplanes"}
 	cephClusters  = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclusters"}
+	cephClients   = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclients"}
 	// Rook's kinds that are Ready once their pools exist.
 	rookPools = []schema.GroupVersionResource{
 		{Group: "ceph.rook.io", Version: "v1", Resource: "cephblockpools"},
@@ -179,7 +182,7 @@ func (s *standin) sweep(ctx context.Context) {
 			fmt.Fprintf(os.Stderr, "operator-standin: %s: %v\n", f, err)
 			continue
 		}
-		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.pools, s.arbiters, s.namespaces, s.agents} {
+		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.cephClients, s.pools, s.arbiters, s.namespaces, s.agents} {
 			if err := step(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
 			}
@@ -342,6 +345,45 @@ func (s *standin) cephClusters(ctx context.Context, c *cluster) error {
 		return nil
 	})
 }
+
+// cephClients does Rook's part for a CephClient: the user client.<name>
+// with the CephClient's caps in the local Ceph, its key in Secret
+// rook-ceph-client-<name> under <name>, phase Ready. Every pool cluster
+// shares the local Ceph, so they share the user too.
+func (s *standin) cephClients(ctx context.Context, c *cluster) error {
+	done := func(o *unstructured.Unstructured) bool {
+		p, _, _ := unstructured.NestedString(o.Object, "status", "phase")
+		return p == "Ready"
+	}
+	return each(ctx, c, cephClients, done, func(o *unstructured.Unstructured) error {
+		caps, _, _ := unstructured.NestedStringMap(o.Object, "spec", "caps")
+		args := []string{"auth", "get-or-create", "client." + o.GetName()}
+		for _, k := range slices.Sorted(maps.Keys(caps)) {
+			args = append(args, k, caps[k])
+		}
+		var users []struct {
+			Key string `json:"key"`
+		}
+		if err := s.cephJSON(&users, args...); err != nil {
+			return err
+		}
+		if len(users) != 1 || users[0].Key == "" {
+			return fmt.Errorf("ceph %s returned no key", strings.Join(args, " "))
+		}
+		secret := rookClientSecret(o.GetName())
+		if err := s.apply(ctx, c, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: o.GetNamespace()},
+			Data:       map[string][]byte{o.GetName(): []byte(users[0].Key)},
+		}); err != nil {
+			return err
+		}
+		o.Object["status"] = map[string]any{"phase": "Ready", "info": map[string]any{"secretName": secret}}
+		return nil
+	})
+}
+
+// rookClientSecret is the Secret Rook keeps a CephClient's key in.
+func rookClientSecret(client string) string { return "rook-ceph-client-" + client }
 
 // pools reports Rook's block pools, filesystems and object stores Ready.
 func (s *standin) pools(ctx context.Context, c *cluster) error {

@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/c5c3/consumer-plane/internal/securemetrics"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
@@ -29,6 +29,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
 
@@ -36,16 +37,18 @@ func main() {
 	var (
 		debug          = flag.Bool("debug", false, "Log at debug level.")
 		pollInterval   = flag.Duration("poll", time.Minute, "How often each managed resource is checked for drift.")
-		maxReconcile   = flag.Int("max-reconcile-rate", 10, "Reconciles per second across all controllers, and workers per controller.")
+		maxReconcile   = flag.Int("max-reconcile-rate", 10, "Reconciles per second of each service the provider manages (Keystone, Nova, Cinder, quotas, Gardener, IronCore, KVM, OVN, Ceph, ProviderConfigs), and workers per controller; the API server client may send 5 times this many requests a second.")
 		leaderElection = flag.Bool("leader-election", false, "Elect a leader, so several replicas can run.")
-		metricsAddr    = flag.String("metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint.")
 		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 		sessionCache   = flag.Int("openstack-session-cache", openstack.DefaultSessions, "OpenStack credentials (per region) whose authenticated session and token are kept; past it, polls of the least recently used authenticate again.")
 		callsPerCred   = flag.Int("openstack-max-calls-per-credential", openstack.DefaultCallsPerSession, "OpenStack requests one credential may have under way at once; a request that waits longer than --openstack-call-wait fails and is retried, so a cloud whose endpoint hangs holds at most this many reconcile workers (0: no limit).")
 		callWait       = flag.Duration("openstack-call-wait", openstack.DefaultCallWait, "How long an OpenStack request waits for one of its credential's requests under way to end.")
 		watchedCluster = flag.Int("watched-clusters", watch.DefaultClusters, "Clusters of each kind (metal clusters, hypervisor pool clusters) whose objects are watched; past it, the least recently used watch stops.")
+		credentialsFor = flag.Duration("credentials-cache", providerconfig.DefaultSecretsFor, "How long a ProviderConfig's credentials Secret, once read, answers the reconciles that follow: a rotated credential is used at most this much later (0: read it on every connect).")
 		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections and IronCore Server watches unused for this long are closed.")
 	)
+	var metricsFlags securemetrics.Flags
+	metricsFlags.Bind(flag.CommandLine, ":8080")
 	flag.Parse()
 
 	zl := zap.New(zap.UseDevMode(*debug))
@@ -54,12 +57,12 @@ func main() {
 
 	scheme, err := register.Scheme()
 	exitOn(log, err, "cannot build the scheme")
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(ctrl.GetConfigOrDie(), *maxReconcile), ctrl.Options{
 		Scheme:                  scheme,
 		Client:                  register.ClientOptions(),
 		LeaderElection:          *leaderElection,
 		LeaderElectionID:        "provider-cobaltcore.c5c3.io",
-		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
+		Metrics:                 metricsFlags.Options(),
 		HealthProbeBindAddress:  *probeAddr,
 		LeaderElectionNamespace: os.Getenv("POD_NAMESPACE"),
 	})
@@ -85,7 +88,8 @@ func main() {
 	}
 	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour).LimitCalls(*callsPerCred, *callWait), Gardens: gardener.NewClients(),
 		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle).ReadsValidFor(*pollInterval / 2),
-		IronCore: ironcore.NewClusters(*watchedCluster, *connIdle), KVM: kvm.NewClusters(*watchedCluster, *connIdle)}
+		IronCore: ironcore.NewClusters(*watchedCluster, *connIdle), KVM: kvm.NewClusters(*watchedCluster, *connIdle),
+		ReconcilesPerService: *maxReconcile, CredentialsFor: *credentialsFor}
 	if !ceph.Built {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}
