@@ -183,6 +183,9 @@ eventually 30 "... and serve a ServiceAccount bound to cobaltcore:metrics-reader
 $K delete clusterrolebinding e2e-prometheus >/dev/null
 $K delete namespace e2e-monitoring --wait=false >/dev/null
 
+# The registry relocation a landscape applies is admitted by core's ImageConfig kind.
+if out=$($K apply --dry-run=server -f examples/clusters/management/image-config.yaml 2>&1); then pass "the ImageConfig relocating the packages is admitted ($out)"; else fail "examples/clusters/management/image-config.yaml: $out"; fi
+
 echo "== 3. an under-provisioned pool"
 for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done
 claim e2e-short e2e-short 5 6
