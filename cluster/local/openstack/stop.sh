@@ -18,5 +18,16 @@ for i in $(seq 50); do
   [ $alive -eq 0 ] && break
   sleep 0.2
 done
+# What did not stop in 10 s goes by force, with its children: neutron-server
+# has been seen to outlive TERM with its periodic worker holding port 9696,
+# which made the next start.sh refuse to start.
+for f in "$RUN"/*/*.pid; do
+  [ -f "$f" ] || continue
+  pid=$(cat "$f" 2>/dev/null) || continue
+  kill -0 "$pid" 2>/dev/null || continue
+  echo "local OpenStack: $(basename "$f" .pid) did not stop on TERM; killing it and its children" >&2
+  pkill -KILL -P "$pid" 2>/dev/null
+  kill -KILL "$pid" 2>/dev/null
+done
 rm -f "$RUN"/*/*.pid
 echo "local OpenStack stopped"
