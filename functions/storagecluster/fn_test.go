@@ -151,6 +151,22 @@ const cephStatusObject = `{
   }
 }`
 
+// agentClientObject is the storage agent's read-only CephX user, a Rook
+// CephClient (#23 §8).
+const agentClientObject = `{
+  "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-agent-client"},
+  "spec": {
+    "providerConfigRef": {"name": "storage-st-pool-a"},
+    "watch": true,
+    "readiness": {"policy": "DeriveFromObject"},
+    "forProvider": {"manifest": {
+      "apiVersion": "ceph.rook.io/v1", "kind": "CephClient",
+      "metadata": {"name": "storage-agent", "namespace": "rook-ceph"},
+      "spec": {"caps": {"mon": "allow r", "mgr": "allow r"}}
+    }}
+  }
+}`
+
 // agentsWaiting is the condition until the storage agent reports.
 var agentsWaiting = fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 	"waiting for the pool's storage agent to publish CephStatus ceph; until then health and capacity are Rook's CephCluster's")
@@ -211,7 +227,7 @@ func TestRunFunction(t *testing.T) {
 	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
 		m := fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
-			"ceph-status": fntest.Composed(cephStatusObject, true),
+			"ceph-status": fntest.Composed(cephStatusObject, true), "ceph-agent-client": fntest.Composed(agentClientObject, true),
 		}, pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}, agentbundle.Storage)
 		for k, v := range more {
 			m[k] = v

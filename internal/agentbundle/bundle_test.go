@@ -9,9 +9,9 @@ import (
 
 func TestObjects(t *testing.T) {
 	for set, want := range map[Set]map[string]int{
-		Hypervisor: {"DaemonSet": 3, "ClusterRole": 3, "ClusterRoleBinding": 3, "ServiceAccount": 3, "ConfigMap": 1, "Namespace": 1,
+		Hypervisor: {"DaemonSet": 3, "NetworkPolicy": 3, "ClusterRole": 3, "ClusterRoleBinding": 3, "ServiceAccount": 3, "ConfigMap": 1, "Namespace": 1,
 			"CustomResourceDefinition": 1, "ValidatingAdmissionPolicy": 1, "ValidatingAdmissionPolicyBinding": 1},
-		Storage: {"DaemonSet": 1, "ClusterRole": 1, "ClusterRoleBinding": 1, "ServiceAccount": 1, "Role": 1, "RoleBinding": 1, "CustomResourceDefinition": 1},
+		Storage: {"DaemonSet": 1, "NetworkPolicy": 1, "ClusterRole": 1, "ClusterRoleBinding": 1, "ServiceAccount": 1, "Role": 1, "RoleBinding": 1, "CustomResourceDefinition": 1},
 	} {
 		objs, err := Objects(set, Images{})
 		if err != nil {

@@ -15,8 +15,8 @@ func TestPlaceAgents(t *testing.T) {
 	if err := PlaceAgents(desired, a, agentbundle.Hypervisor, agentbundle.Images{}); err != nil {
 		t.Fatal(err)
 	}
-	if len(desired) != 17 {
-		t.Fatalf("%d objects placed, want the bundle's 17", len(desired))
+	if len(desired) != 20 {
+		t.Fatalf("%d objects placed, want the bundle's 20 (each agent with its NetworkPolicy)", len(desired))
 	}
 	ds, ok := desired["agent-daemonset-hypervisor-agent"]
 	if !ok {
