@@ -36,6 +36,19 @@ func (c *Client) Pools(ctx context.Context) (map[string]Pool, error) {
 	return v.(map[string]Pool), nil //nolint:forcetypeassert // only pools() stores under prefixPools.
 }
 
+// FreshPools is Pools read from the monitors now, for a decision that must
+// not rest on a shared read up to half a poll old: Create, which would
+// otherwise take a pool made since by someone else for its own (`osd pool
+// create` of an existing pool succeeds). The fresh read is shared after.
+func (c *Client) FreshPools(ctx context.Context) (map[string]Pool, error) {
+	if c.reads != nil {
+		c.reads.mu.Lock()
+		delete(c.reads.read, prefixPools)
+		c.reads.mu.Unlock()
+	}
+	return c.Pools(ctx)
+}
+
 // Usage returns the usage of every pool by name, shared as Pools is.
 func (c *Client) Usage(ctx context.Context) (map[string]Usage, error) {
 	v, err := c.reads.get(prefixUsage, func() (any, error) { return c.usage(ctx) })

@@ -97,3 +97,25 @@ func TestReadsWithoutValidityAlwaysAsk(t *testing.T) {
 		t.Fatalf("%d commands, want 3", len(f.sent))
 	}
 }
+
+// TestFreshPoolsReadsNow: a create decides on a pool list read now, not on
+// the shared one, which may predate a pool someone else made since; the
+// fresh read is shared after.
+func TestFreshPoolsReadsNow(t *testing.T) {
+	f := &clusterConn{}
+	c := NewCache(time.Hour).ReadsValidFor(time.Minute)
+	c.Dial = func(Config) (Conn, error) { return f, nil }
+	cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, read := range []func(context.Context) (map[string]Pool, error){cl.Pools, cl.FreshPools, cl.Pools} {
+		if _, err := read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.sent) != 2 {
+		t.Fatalf("Pools, FreshPools, Pools sent %d pool lists, want 2 (the fresh one read again, the next shared it)", len(f.sent))
+	}
+}

@@ -112,7 +112,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 // that crossplane's create-pending record lets this resource adopt.
 func (e *external) Create(ctx context.Context, mg *v1alpha1.Pool) (managed.ExternalCreation, error) {
 	p := mg.Spec.ForProvider
-	pools, err := e.ceph.Pools(ctx)
+	// Fresh: Observe's shared read may predate a pool someone else made
+	// since, which `osd pool create` would then silently hand to us.
+	pools, err := e.ceph.FreshPools(ctx)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
