@@ -41,11 +41,7 @@ func (c *Client) Pools(ctx context.Context) (map[string]Pool, error) {
 // otherwise take a pool made since by someone else for its own (`osd pool
 // create` of an existing pool succeeds). The fresh read is shared after.
 func (c *Client) FreshPools(ctx context.Context) (map[string]Pool, error) {
-	if c.reads != nil {
-		c.reads.mu.Lock()
-		delete(c.reads.read, prefixPools)
-		c.reads.mu.Unlock()
-	}
+	c.reads.forget(prefixPools)
 	return c.Pools(ctx)
 }
 

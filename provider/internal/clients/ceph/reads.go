@@ -48,6 +48,17 @@ func (r *reads) get(prefix string, read func() (any, error)) (any, error) {
 	return v, nil
 }
 
+// forget drops the read of prefix, so the next get of it reads again. A
+// nil reads keeps nothing to forget.
+func (r *reads) forget(prefix string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.read, prefix)
+}
+
 // readOnly are the command prefixes that change nothing.
 var readOnly = []string{prefixPools, prefixUsage, "osd crush rule dump", "auth get", "auth ls", "status", "health"}
 
