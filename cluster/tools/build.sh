@@ -9,13 +9,14 @@
 #   $TOOLS_DIR/crossplane-core-v2.4.0/crossplane
 #   $TOOLS_DIR/validate-cache-core-v2.4.0/   (Crossplane's own CRDs for offline `resource validate`)
 #   $TOOLS_DIR/provider-kubernetes-v1.0.0/{provider,crds/}   (the local management plane, cluster/demo)
+#   $TOOLS_DIR/gardener-v1.138.0/gardener-apiserver   (serves core.gardener.cloud in the local garden)
 #
 # Each tool is built from a committed throwaway module beside this script
 # (go.mod + go.sum pin every dependency), because `go install pkg@version` needs
 # version lists that the filtered proxy refuses. A flock serialises concurrent
 # runs; a finished tool is never rebuilt, so a second run takes seconds.
 #
-# usage: cluster/tools/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes]...
+# usage: cluster/tools/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener]...
 # prints nothing on stdout but `export` lines when called with --env.
 set -euo pipefail
 
@@ -30,6 +31,7 @@ XP_CLI_DIR=$TOOLS_DIR/crossplane-cli-$CROSSPLANE_CLI_VERSION
 XP_CORE_DIR=$TOOLS_DIR/crossplane-core-$CROSSPLANE_CORE_VERSION
 VALIDATE_CACHE=$TOOLS_DIR/validate-cache-core-$CROSSPLANE_CORE_VERSION
 PK_DIR=$TOOLS_DIR/provider-kubernetes-$PROVIDER_KUBERNETES_VERSION
+GARDENER_DIR=$TOOLS_DIR/gardener-$GARDENER_VERSION
 
 start=$SECONDS
 log() { printf '[tools %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
@@ -47,6 +49,7 @@ CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
 CROSSPLANE_VALIDATE_CACHE=$VALIDATE_CACHE
 PROVIDER_KUBERNETES=$PK_DIR/provider
 PROVIDER_KUBERNETES_CRDS=$PK_DIR/crds
+GARDENER_APISERVER=$GARDENER_DIR/gardener-apiserver
 EOF
   exit 0
 fi
@@ -139,6 +142,17 @@ provider_kubernetes() {
   fi
 }
 
+# The real gardener-apiserver serves core.gardener.cloud (Shoots, CloudProfiles,
+# Projects) in the local garden, aggregated into the local kube-apiserver, so
+# Shoots meet Gardener's own validation, defaulting and admission.
+gardener() {
+  local minor
+  minor=$(cut -d. -f2 <<<"$GARDENER_VERSION")
+  [[ -x $GARDENER_DIR/gardener-apiserver ]] ||
+    build gardener "$GARDENER_DIR/gardener-apiserver" github.com/gardener/gardener/cmd/gardener-apiserver \
+      "-s -w -X k8s.io/component-base/version.gitVersion=$GARDENER_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+}
+
 # envtest wants one directory holding kube-apiserver, etcd and kubectl.
 envtest_assets() {
   local d=$TOOLS_DIR/envtest-$K8S_VERSION
@@ -185,13 +199,14 @@ main() {
 
   for t in "${targets[@]}"; do
     case $t in
-      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes ;;
+      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes; gardener ;;
       k8s) k8s ;;
       etcd) etcd ;;
       crossplane) crossplane ;;
       validate-cache) validate_cache ;;
       provider-kubernetes) provider_kubernetes ;;
-      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes)" >&2; exit 2 ;;
+      gardener) gardener ;;
+      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener)" >&2; exit 2 ;;
     esac
   done
   log "tools ready in $TOOLS_DIR"

@@ -15,7 +15,7 @@ import (
 const xr = `{
   "apiVersion": "crossplane.c5c3.io/v1alpha1",
   "kind": "XControlPlaneCluster",
-  "metadata": {"name": "eu-de-1-control-plane-9xk2c", "labels": {"crossplane.io/claim-name": "eu-de-1-control-plane", "crossplane.io/claim-namespace": "infrastructure"}},
+  "metadata": {"name": "cp-eu-de-1-9xk2c", "labels": {"crossplane.io/claim-name": "cp-eu-de-1", "crossplane.io/claim-namespace": "infrastructure"}},
   "spec": {
     "region": "eu-de-1",
     "kubernetesVersion": "1.34",
@@ -33,9 +33,11 @@ const shoot = `{
   "apiVersion": "core.gardener.cloud/v1beta1",
   "kind": "Shoot",
   "metadata": {
-    "name": "eu-de-1-control-plane",
+    "name": "cp-eu-de-1",
     "namespace": "garden-c5c3",
-    "labels": {"c5c3.io/pool": "eu-de-1-control-plane", "c5c3.io/pool-kind": "control-plane"}
+    "labels": {"c5c3.io/pool": "cp-eu-de-1", "c5c3.io/pool-kind": "control-plane"}
+,
+    "annotations": {"confirmation.gardener.cloud/deletion": "true"}
   },
   "spec": {
     "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
@@ -53,7 +55,7 @@ const shoot = `{
         "maxSurge": 1,
         "maxUnavailable": 0,
         "zones": ["eu-de-1a", "eu-de-1b", "eu-de-1c"],
-        "labels": {"c5c3.io/pool": "eu-de-1-control-plane", "c5c3.io/pool-kind": "control-plane"},
+        "labels": {"c5c3.io/pool": "cp-eu-de-1", "c5c3.io/pool-kind": "control-plane"},
         "providerConfig": {"apiVersion": "ironcore-metal.provider.extensions.gardener.cloud/v1alpha1", "kind": "WorkerConfig"},
         "volume": {"size": "200Gi"}
       }]
@@ -65,21 +67,21 @@ const shoot = `{
 
 const kubeconfig = `{
   "apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig",
-  "metadata": {"name": "controlplane-eu-de-1-control-plane"},
+  "metadata": {"name": "controlplane-cp-eu-de-1"},
   "spec": {
-    "writeConnectionSecretToRef": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"},
-    "forProvider": {"shootRef": {"name": "eu-de-1-control-plane", "namespace": "garden-c5c3"}}
+    "writeConnectionSecretToRef": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"},
+    "forProvider": {"shootRef": {"name": "cp-eu-de-1", "namespace": "garden-c5c3"}}
   }
 }`
 
 const providerConfig = `{
   "apiVersion": "kubernetes.crossplane.io/v1alpha1", "kind": "ProviderConfig",
-  "metadata": {"name": "controlplane-eu-de-1-control-plane"},
-  "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "controlplane-eu-de-1-control-plane-kubeconfig", "key": "kubeconfig"}}}
+  "metadata": {"name": "controlplane-cp-eu-de-1"},
+  "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "controlplane-cp-eu-de-1-kubeconfig", "key": "kubeconfig"}}}
 }`
 
 const kubeconfigReady = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig",
-  "metadata": {"name": "controlplane-eu-de-1-control-plane"},
+  "metadata": {"name": "controlplane-cp-eu-de-1"},
   "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
 
 func worker(shoot map[string]any) map[string]any {
@@ -99,19 +101,19 @@ func TestRunFunction(t *testing.T) {
 		},
 		"ShootReady": {
 			reason: "Once the Shoot is ready, the kubeconfig Secret it will be reached through is in status and access is composed.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("eu-de-1-control-plane")}),
-			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--eu-de-1-control-plane",
-			    "kubeconfig": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"}}`,
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1")}),
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--cp-eu-de-1",
+			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"AccessReady": {
 			reason: "With its kubeconfig kept fresh the cluster is Ready, and OpenStack clouds can place their control planes through the ProviderConfig.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("eu-de-1-control-plane"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--eu-de-1-control-plane",
-			    "kubeconfig": {"name": "controlplane-eu-de-1-control-plane-kubeconfig", "namespace": "crossplane-system"}}`,
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--cp-eu-de-1",
+			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
-				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-eu-de-1-control-plane")),
+				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-cp-eu-de-1")),
 		},
 		"NotHighlyAvailable": {
 			reason: "Without highAvailability the Shoot's control plane is not spread over zones, and one zone is enough.",

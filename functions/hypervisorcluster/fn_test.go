@@ -46,6 +46,8 @@ const shoot = `{
     "name": "hv-pool-a",
     "namespace": "garden-c5c3",
     "labels": {"c5c3.io/pool": "hv-pool-a", "c5c3.io/pool-kind": "hypervisor", "hardware-gen": "g5"}
+,
+    "annotations": {"confirmation.gardener.cloud/deletion": "true"}
   },
   "spec": {
     "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},

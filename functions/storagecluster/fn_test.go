@@ -35,7 +35,8 @@ const xr = `{
 const shoot = `{
   "apiVersion": "core.gardener.cloud/v1beta1",
   "kind": "Shoot",
-  "metadata": {"name": "st-pool-a", "namespace": "garden-c5c3", "labels": {"c5c3.io/pool": "st-pool-a", "c5c3.io/pool-kind": "storage"}},
+  "metadata": {"name": "st-pool-a", "namespace": "garden-c5c3", "labels": {"c5c3.io/pool": "st-pool-a", "c5c3.io/pool-kind": "storage"},
+    "annotations": {"confirmation.gardener.cloud/deletion": "true"}},
   "spec": {
     "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
     "credentialsBindingName": "ironcore-metal",

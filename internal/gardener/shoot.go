@@ -36,6 +36,24 @@ const (
 	TaintDedicated = "c5c3.io/dedicated"
 )
 
+// AnnotationConfirmDeletion is the annotation Gardener requires on a Shoot
+// before it accepts its deletion (the DeletionConfirmation admission
+// plugin). The functions set it on every Shoot they compose: a pool's Shoot
+// is deleted only when its composite is, which the pool's claim and the
+// Usages of the clouds on it already guard.
+const AnnotationConfirmDeletion = "confirmation.gardener.cloud/deletion"
+
+// maxProjectAndShootName is Gardener's limit on the length of a Shoot's name
+// and its project's name together.
+const maxProjectAndShootName = 21
+
+// MaxShootName is the longest Shoot name Gardener accepts in the project
+// whose namespace is given. A project's namespace is garden-<project> by
+// Gardener's convention, which is what this relies on.
+func MaxShootName(projectNamespace string) int {
+	return maxProjectAndShootName - len(strings.TrimPrefix(projectNamespace, "garden-"))
+}
+
 // ironcoreMetalAPIVersion is the provider config group of the ironcore-metal
 // Gardener extension (gardener-extension-provider-ironcore-metal).
 const ironcoreMetalAPIVersion = "ironcore-metal.provider.extensions.gardener.cloud/v1alpha1"
@@ -77,12 +95,17 @@ type Cluster struct {
 // NewShoot returns the Shoot for a cluster with the landscape's settings,
 // which must be defaulted.
 func NewShoot(s *input.ShootSettings, c Cluster) (*gardencorev1beta1.Shoot, error) {
+	if max := MaxShootName(s.ProjectNamespace); len(c.Name) > max {
+		return nil, fmt.Errorf("the name %q (the claim's metadata.name) names a Shoot of Gardener project %q, and Gardener allows project and Shoot names of at most %d characters together: use a name of at most %d characters",
+			c.Name, strings.TrimPrefix(s.ProjectNamespace, "garden-"), maxProjectAndShootName, max)
+	}
 	shoot := &gardencorev1beta1.Shoot{
 		TypeMeta: metav1.TypeMeta{APIVersion: gardencorev1beta1.SchemeGroupVersion.String(), Kind: "Shoot"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      c.Name,
-			Namespace: s.ProjectNamespace,
-			Labels:    c.Labels,
+			Name:        c.Name,
+			Namespace:   s.ProjectNamespace,
+			Labels:      c.Labels,
+			Annotations: map[string]string{AnnotationConfirmDeletion: "true"},
 		},
 		Spec: gardencorev1beta1.ShootSpec{
 			CloudProfile:           &gardencorev1beta1.CloudProfileReference{Kind: s.CloudProfile.Kind, Name: s.CloudProfile.Name},

@@ -5,6 +5,8 @@ import (
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/google/go-cmp/cmp"
+
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 )
 
 func healthy() []gardencorev1beta1.Condition {
@@ -78,6 +80,40 @@ func TestReadinessOf(t *testing.T) {
 			got := ReadinessOf(&gardencorev1beta1.Shoot{Status: tc.status})
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nReadinessOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestNewShootName: Gardener admits a Shoot only when its name and its
+// project's name have at most 21 characters together, and deletes it only
+// with the confirmation annotation; NewShoot refuses the first before
+// Gardener does and sets the second.
+func TestNewShootName(t *testing.T) {
+	s := &input.ShootSettings{ProjectNamespace: "garden-c5c3"}
+	s.Default()
+	cases := map[string]struct {
+		name    string
+		wantErr string
+	}{
+		"17 characters beside project c5c3": {name: "hv-pool-seventeen"},
+		"18 characters": {name: "hv-pool-eighteen-x",
+			wantErr: `the name "hv-pool-eighteen-x" (the claim's metadata.name) names a Shoot of Gardener project "c5c3", and Gardener allows project and Shoot names of at most 21 characters together: use a name of at most 17 characters`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			shoot, err := NewShoot(s, Cluster{Name: tc.name, Region: "eu-de-1"})
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("NewShoot(%q) error = %v, want %q", tc.name, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := shoot.Annotations[AnnotationConfirmDeletion]; got != "true" {
+				t.Errorf("annotation %s = %q, want \"true\"", AnnotationConfirmDeletion, got)
 			}
 		})
 	}

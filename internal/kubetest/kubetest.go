@@ -1,9 +1,12 @@
 // Package kubetest starts the real kube-apiserver and etcd (from the tool
 // cache, see `make tools`) once per test binary, for integration tests that
-// need an API server: CRD schemas, CEL rules, printer columns.
+// need an API server: CRD schemas, CEL rules, printer columns; with
+// MainWithGarden, also the real gardener-apiserver aggregated into it
+// (internal/localgarden).
 package kubetest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/c5c3/consumer-plane/internal/localgarden"
 )
 
 var (
@@ -25,6 +30,19 @@ var (
 // crdDirs installed. Call it from TestMain: os.Exit(kubetest.Main(m, dirs...)).
 // Without the binaries, or with -short, the tests run and Client skips them.
 func Main(m *testing.M, crdDirs ...string) int {
+	return main(m, nil, crdDirs)
+}
+
+// MainWithGarden is Main with Gardener's API served by the real
+// gardener-apiserver (core.gardener.cloud: Shoots, CloudProfiles, Projects),
+// and the objects of gardenObjects (files) applied once it serves: the
+// garden a landscape's operator sets up. Without gardener-apiserver the
+// tests run and Client skips them, saying how to get it.
+func MainWithGarden(m *testing.M, gardenObjects []string, crdDirs ...string) int {
+	return main(m, gardenObjects, crdDirs)
+}
+
+func main(m *testing.M, gardenObjects []string, crdDirs []string) int {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
 		skipMsg = fmt.Sprintf("needs kube-apiserver and etcd in KUBEBUILDER_ASSETS (%q): run `make test-integration`, which builds them with `make tools`", assets)
@@ -35,12 +53,40 @@ func Main(m *testing.M, crdDirs ...string) int {
 		return m.Run()
 	}
 	env := &envtest.Environment{BinaryAssetsDirectory: assets, ErrorIfCRDPathMissing: true, CRDDirectoryPaths: crdDirs}
+	var garden *localgarden.Garden
+	if gardenObjects != nil {
+		bin, err := localgarden.Binary()
+		if err != nil {
+			skipMsg = "needs the real gardener-apiserver: " + err.Error()
+			return m.Run()
+		}
+		dir, err := os.MkdirTemp("", "kubetest-garden-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir) //nolint:errcheck // a temporary directory
+		if garden, err = localgarden.New(bin, dir); err != nil {
+			fmt.Fprintf(os.Stderr, "cannot prepare the local garden: %v\n", err)
+			return 1
+		}
+		if err := garden.Configure(env.ControlPlane.GetAPIServer()); err != nil {
+			fmt.Fprintf(os.Stderr, "cannot prepare the local garden: %v\n", err)
+			return 1
+		}
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cannot start kube-apiserver and etcd: %v\n", err)
 		return 1
 	}
 	defer env.Stop() //nolint:errcheck // best effort on the way out
+	if garden != nil {
+		defer garden.Stop() //nolint:errcheck // best effort on the way out
+		if code := startGarden(env, garden, gardenObjects); code != 0 {
+			return code
+		}
+	}
 	config = cfg
 	kube, err = client.New(cfg, client.Options{})
 	if err != nil {
@@ -48,6 +94,24 @@ func Main(m *testing.M, crdDirs ...string) int {
 		return 1
 	}
 	return m.Run()
+}
+
+func startGarden(env *envtest.Environment, garden *localgarden.Garden, objects []string) int {
+	u, err := env.ControlPlane.AddUser(envtest.User{Name: "gardener-apiserver", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	if err := garden.Start(ctx, u.Config(), env.ControlPlane.Etcd.URL.String()); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot start gardener-apiserver: %v\n", err)
+		return 1
+	}
+	if err := localgarden.Apply(ctx, env.Config, objects...); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot create the garden's objects: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // Client returns the API server's client, or skips the test when there is

@@ -61,7 +61,8 @@ func setup(t *testing.T) (context.Context, Tools, *Catalog, *Functions) {
 // TestRenderExamplesIntegration validates every example claim offline with the
 // real `crossplane resource validate`, renders it with the real crossplane CLI
 // v2.5 and Crossplane core v2.4 through the functions running locally,
-// validates the output, and compares it with its golden file. Claims whose
+// validates the output, has the real gardener-apiserver admit every Shoot in
+// it (admitShoots), and compares it with its golden file. Claims whose
 // Composition calls a function this repository does not have yet are only
 // validated, and the test says which.
 func TestRenderExamplesIntegration(t *testing.T) {
@@ -74,6 +75,12 @@ func TestRenderExamplesIntegration(t *testing.T) {
 		t.Fatal("no example claims found below examples/")
 	}
 
+	shoots := 0
+	t.Cleanup(func() {
+		if shoots == 0 && !t.Failed() {
+			t.Error("no rendered example composed a Shoot: nothing was submitted to Gardener")
+		}
+	})
 	for _, cl := range claims {
 		rel, _ := filepath.Rel(filepath.Join(root, "examples"), cl.File)
 		name := OutputName(rel, cl.Object)
@@ -98,6 +105,7 @@ func TestRenderExamplesIntegration(t *testing.T) {
 			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
 				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
 			}
+			shoots += admitShoots(t, got)
 			compareGolden(t, filepath.Join("testdata", "golden", "examples", name), got)
 		})
 	}
@@ -190,6 +198,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
 				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
 			}
+			admitShoots(t, got)
 			compareGolden(t, filepath.Join("testdata", "golden", "observed", tc.name+".yaml"), got)
 		})
 	}

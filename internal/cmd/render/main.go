@@ -26,7 +26,7 @@ type cli struct {
 	Root     string   `default:"." help:"Repository root (where go.mod and functions/ are)." type:"existingdir"`
 	// The landscape's Gardener CloudProfile: pools and control-plane
 	// clusters without spec.zones take their region's zones from it.
-	CloudProfile string `default:"internal/render/testdata/required/cloudprofile.yaml" help:"The landscape's Gardener CloudProfile, supplied to every claim." type:"existingfile"`
+	CloudProfile string `default:"cluster/garden/cloudprofile.yaml" help:"The landscape's Gardener CloudProfile, supplied to every claim." type:"existingfile"`
 }
 
 func (c *cli) Run() error {
