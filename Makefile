@@ -69,7 +69,9 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# The external-arbiter-operator's RemoteCluster and RemoteArbiter, from their local mirror.
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/arbiter/... output:crd:dir=cluster/crds/arbiter
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
-	@# from the pinned Go types lets render output be validated offline.
+	@# from the pinned Go types lets render output be validated offline
+	@# (crossplane resource validate); the demo and the tests serve Shoots
+	@# from the real gardener-apiserver (internal/localgarden).
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)
 	mkdir -p cluster/crds/gardener && cp $(GARDENER_CRDS)/core.gardener.cloud_shoots.yaml $(GARDENER_CRDS)/core.gardener.cloud_cloudprofiles.yaml cluster/crds/gardener/
 	@# Gardener marks CloudProfile cluster-scoped with +genclient:nonNamespaced,
@@ -128,7 +130,7 @@ lint: ## gofmt, go vet and the shell scripts' syntax.
 	@for f in $$(git ls-files '*.sh' .ci/run); do bash -n "$$f"; done
 
 .PHONY: tools
-tools: ## Build the pinned crossplane CLI, Crossplane core, kube-apiserver, etcd and kubectl (cached by version).
+tools: ## Build the pinned crossplane CLI, Crossplane core, kube-apiserver, etcd, kubectl and gardener-apiserver (cached by version).
 	cluster/tools/build.sh all
 
 ##@ Test

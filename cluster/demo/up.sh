@@ -3,7 +3,10 @@
 # core, with no outside cluster, and applies the example GitOps tree:
 #
 #   etcd + kube-apiserver (internal/cmd/apiserver) and kube-controller-manager
-#   (garbage collection), Crossplane core v2.4.0
+#   (garbage collection), the real gardener-apiserver v1.138.0 aggregated
+#   into it as in a garden cluster (Shoots, CloudProfiles, Projects: the
+#   garden's objects of cluster/garden applied as Gardener's operator
+#   would), Crossplane core v2.4.0
 #   (--package-runtime=External; initialized by `crossplane core init` as
 #   its chart's init container does: CRDs, TLS secrets and the usage
 #   webhook, which the API server reaches through an ExternalName Service), our
@@ -13,9 +16,11 @@
 #   built by cluster/tools/build.sh) as local processes, the local OpenStack
 #   and Ceph (make openstack-up ceph-up, started before this script), and
 #   three stand-ins, each saying in its doc what it does not simulate:
-#     internal/cmd/gardener-standin  Shoots become ready, each with a local
-#                                    kube-apiserver of its own, served
-#                                    through shoots/adminkubeconfig;
+#     internal/cmd/gardener-standin  gardenlet's part: Shoots become ready,
+#                                    each with a local kube-apiserver of its
+#                                    own, whose CAs and address it publishes
+#                                    so that Gardener's shoots/adminkubeconfig
+#                                    issues kubeconfigs for it;
 #     internal/cmd/operator-standin  what the operators inside Shoots report:
 #                                    the c5c3-operator (ControlPlane Ready, an
 #                                    admin clouds.yaml for the local
@@ -77,9 +82,10 @@ cp _output/package-build/bin/function-* "$RUN/bin/"
 bg() { local n=$1; shift; "$@" >"$RUN/$n.log" 2>&1 & echo $! >"$RUN/$n.pid"; }
 alive() { kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null || die "$1 exited: $(tail -3 "$RUN/$1.log")"; }
 
-say "starting etcd and kube-apiserver"
-bg apiserver "$RUN/bin/apiserver" -dir "$RUN"
-wait_for 60 "kube-apiserver did not start ($RUN/apiserver.log)" test -s "$RUN/kubeconfig"
+say "starting etcd, kube-apiserver and gardener-apiserver"
+[ -x "${GARDENER_APISERVER:-}" ] || die "no gardener-apiserver at ${GARDENER_APISERVER:-}: run make tools"
+bg apiserver "$RUN/bin/apiserver" -dir "$RUN" -garden
+wait_for 120 "kube-apiserver with gardener-apiserver did not start ($RUN/apiserver.log, $RUN/garden/gardener-apiserver.log)" test -s "$RUN/kubeconfig"
 export KUBECONFIG=$RUN/kubeconfig
 [ -x "$KUBE_CONTROLLER_MANAGER" ] || die "no kube-controller-manager at $KUBE_CONTROLLER_MANAGER: run make tools"
 # Only the controllers the plane needs: owner-reference garbage collection
@@ -115,7 +121,9 @@ metadata: {name: crossplane-webhooks, namespace: crossplane-system}
 spec: {type: ExternalName, externalName: localhost, ports: [{port: $WEBHOOK_PORT}]}
 Y
 say "installing the external schemas"
-$K apply --server-side -f cluster/crds/gardener -f cluster/crds/metal-operator >/dev/null
+# core.gardener.cloud is gardener-apiserver's (aggregated); the metal
+# operator's kinds are CRDs.
+$K apply --server-side -f cluster/crds/metal-operator >/dev/null
 # provider-kubernetes runs as a plain local process, not as a package, so
 # its CRDs are applied here. The cluster-scoped Object CRD converts between
 # v1alpha1 and v1alpha2 through the provider's webhook, which is not reachable
@@ -247,24 +255,16 @@ $K apply -f <(sed '/^---$/,$d' examples/clusters/management/provider-kubernetes.
 read -ra pk_args <<<"$($K get deploymentruntimeconfig provider-kubernetes -o jsonpath='{.spec.deploymentTemplate.spec.template.spec.containers[0].args[*]}')"
 [[ " ${pk_args[*]} " == *" --sanitize-secrets "* ]] || die "the DeploymentRuntimeConfig of provider-kubernetes lacks --sanitize-secrets: ${pk_args[*]}"
 TLS_SERVER_CERTS_DIR=$c/provider-kubernetes bg provider-kubernetes "$PROVIDER_KUBERNETES" "${pk_args[@]}"
-cat >"$RUN/garden-kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters: [{name: garden, cluster: {server: "http://127.0.0.1:18443"}}]
-users: [{name: standin, user: {}}]
-contexts: [{name: garden, context: {cluster: garden, user: standin}}]
-current-context: garden
-KC
 mkdir -p "$RUN/shoots"
 # The stand-ins run at a lower CPU priority (nice 10, inherited by the
 # Shoots' kube-apiservers and the node agents they start): in a landscape
 # those clusters and nodes are other machines, and on 2 cores their dozen API
 # servers starved the management plane and the local OpenStack (Keystone
 # answered in 7-38 s and the provider's calls timed out).
-bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -listen 127.0.0.1:18443 -shoot-clusters "$RUN/shoots" \
+bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" \
   -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-crds cluster/crds/hypervisor-operator \
   -shoot-namespaces rook-ceph,arbiter-operator
-wait_for 60 "the Gardener stand-in does not serve ($RUN/gardener-standin.log)" curl -fs http://127.0.0.1:18443/version
+wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
 # It also runs one node's hypervisor and storage agents per pool (the binaries
 # of their images, from make xpkg) where the pool functions placed them.
 mkdir -p "$RUN/agents"
@@ -277,10 +277,12 @@ alive provider-kubernetes
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
 
-say "landscape: the CloudProfile, the garden and metal cluster ProviderConfigs"
-$K create namespace garden-c5c3 >/dev/null
-$K apply -f internal/render/testdata/required/cloudprofile.yaml >/dev/null
-$K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$RUN/garden-kubeconfig" >/dev/null
+say "landscape: the garden's project, CloudProfile and extensions; the garden and metal cluster ProviderConfigs"
+# What Gardener's operator has set up in a landscape's garden, applied to the
+# real gardener-apiserver (which admits a Shoot only within them).
+$K apply -f cluster/garden/project.yaml -f cluster/garden/cloudprofile.yaml -f cluster/garden/controllerregistrations.yaml >/dev/null
+# Here the garden is the management cluster itself (its aggregated API).
+$K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K apply -f cluster/demo/providerconfigs.yaml >/dev/null
 # The policy a landscape applies before any claim: only core may set a

@@ -8,9 +8,13 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/c5c3/consumer-plane/internal/localgarden"
 )
 
 // Clusters gives every Shoot a cluster of its own: a kube-apiserver (from
@@ -32,10 +36,28 @@ type Clusters struct {
 }
 
 type shootCluster struct {
-	plane      *envtest.ControlPlane
-	kubeconfig []byte
-	done       bool
-	err        error
+	plane *envtest.ControlPlane
+	info  Cluster
+	done  bool
+	err   error
+}
+
+// A Cluster is what gardenlet publishes of a Shoot's cluster, and its admin
+// kubeconfig for the stand-ins of what runs inside it.
+type Cluster struct {
+	// Server is the kube-apiserver's URL (the Shoot's advertised address).
+	Server string
+	// ServingCA is the CA of the kube-apiserver's serving certificate
+	// (Gardener's <shoot>.ca-cluster).
+	ServingCA []byte
+	// ClientCA is the CA the kube-apiserver trusts for client certificates
+	// (Gardener's <shoot>.ca-client), with which shoots/adminkubeconfig
+	// issues kubeconfigs.
+	ClientCA *localgarden.CA
+	// Kubeconfig is an admin kubeconfig issued by the stand-in.
+	Kubeconfig []byte
+	// UID is the Shoot's the cluster was started for.
+	UID string
 }
 
 // NewClusters starts the shared etcd. Each Shoot cluster's admin kubeconfig
@@ -59,9 +81,16 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (bool, error) {
 	defer c.mu.Unlock()
 	k := Key(namespace, shoot)
 	if sc, ok := c.running[k]; ok {
-		if sc.done && sc.err != nil {
+		switch {
+		case sc.done && sc.err != nil:
 			// Try again at the next call.
 			delete(c.running, k)
+		case sc.done && sc.info.UID != uid:
+			// The Shoot was deleted and created again between two calls:
+			// its new cluster starts empty, as Gardener's would.
+			delete(c.running, k)
+			go func() { _ = sc.plane.APIServer.Stop() }() //nolint:errcheck // best effort
+			return false, nil
 		}
 		return sc.done && sc.err == nil, sc.err
 	}
@@ -69,11 +98,11 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (bool, error) {
 	c.running[k] = sc
 	go func() {
 		c.starting <- struct{}{}
-		kc, plane, err := c.start(k, uid)
+		info, plane, err := c.start(k, uid)
 		<-c.starting
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		sc.kubeconfig, sc.plane, sc.err, sc.done = kc, plane, err, true
+		sc.info, sc.plane, sc.err, sc.done = info, plane, err, true
 		if c.running[k] != sc && plane != nil {
 			// Removed while starting.
 			_ = plane.APIServer.Stop() //nolint:errcheck // best effort
@@ -82,26 +111,36 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (bool, error) {
 	return false, nil
 }
 
-func (c *Clusters) start(k, uid string) ([]byte, *envtest.ControlPlane, error) {
+func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) {
+	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
+	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
+	// shoots/adminkubeconfig with it.
+	ca, err := localgarden.NewCA("ca-client-" + k)
+	if err != nil {
+		return Cluster{}, nil, err
+	}
 	api := &envtest.APIServer{EtcdURL: c.etcd.URL}
+	api.SecureServing.Authn = &clientCAAuthn{ca: ca}
 	api.Configure().Set("etcd-prefix", "/shoots/"+uid)
 	plane := &envtest.ControlPlane{APIServer: api, Etcd: c.etcd}
 	if err := api.Start(); err != nil {
-		return nil, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
+		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
 	}
 	kc, err := c.prepare(plane)
 	if err != nil {
 		_ = api.Stop() //nolint:errcheck // the start failed anyway
-		return nil, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
+		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
 	}
 	if err := os.WriteFile(filepath.Join(c.dir, k+".kubeconfig"), kc, 0o600); err != nil {
 		_ = api.Stop() //nolint:errcheck // the start failed anyway
-		return nil, nil, err
+		return Cluster{}, nil, err
 	}
-	return kc, plane, nil
+	return Cluster{Server: api.SecureServing.URL("https", "").String(), ServingCA: api.SecureServing.CA, ClientCA: ca, Kubeconfig: kc, UID: uid}, plane, nil
 }
 
-// prepare makes the admin user and installs what every Shoot has.
+// prepare makes the admin user and installs what every Shoot has: the
+// bindings gardenlet deploys for the groups of Gardener's admin
+// kubeconfigs, and the CRDs and namespaces of the landscape's operators.
 func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
 	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
@@ -109,6 +148,9 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
 	}
 	kc, err := u.KubeConfig()
 	if err != nil {
+		return nil, err
+	}
+	if err := bindGardenerGroups(u.Config()); err != nil {
 		return nil, err
 	}
 	if len(c.crds) > 0 {
@@ -129,15 +171,14 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
 	return kc, nil
 }
 
-// Kubeconfig is the admin kubeconfig of the Shoot's cluster, nil while it
-// does not serve.
-func (c *Clusters) Kubeconfig(namespace, shoot string) []byte {
+// Cluster is the Shoot's cluster, and whether it serves.
+func (c *Clusters) Cluster(namespace, shoot string) (Cluster, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if sc, ok := c.running[Key(namespace, shoot)]; ok && sc.done && sc.err == nil {
-		return sc.kubeconfig
+		return sc.info, true
 	}
-	return nil
+	return Cluster{}, false
 }
 
 // Keep stops the clusters of every Shoot not in keep (namespace.shoot),
@@ -174,3 +215,55 @@ func (c *Clusters) Stop() {
 
 // Key is how Keep names a Shoot.
 func Key(namespace, shoot string) string { return namespace + "." + shoot }
+
+// gardenerAdminGroups are the groups of the certificates shoots/adminkubeconfig
+// issues: system admins (who may list every Secret of the garden) and
+// project admins. gardenlet binds both to cluster-admin in every Shoot.
+var gardenerAdminGroups = []string{"gardener.cloud:system:admins", "gardener.cloud:project:admins"}
+
+func bindGardenerGroups(cfg *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, g := range gardenerAdminGroups {
+		crb := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: g},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: g}},
+		}
+		if _, err := cs.RbacV1().ClusterRoleBindings().Create(context.Background(), crb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("cannot bind group %s: %w", g, err)
+		}
+	}
+	return nil
+}
+
+// clientCAAuthn is envtest's client-certificate authentication with a CA of
+// the caller's: envtest's own CA is ECDSA and keeps its key private.
+type clientCAAuthn struct {
+	ca  *localgarden.CA
+	dir string
+}
+
+func (a *clientCAAuthn) file() string { return filepath.Join(a.dir, "client-ca.crt") }
+
+func (a *clientCAAuthn) Configure(workDir string, args *envtest.Arguments) error {
+	a.dir = workDir
+	args.Set("client-ca-file", a.file())
+	return nil
+}
+
+func (a *clientCAAuthn) Start() error { return os.WriteFile(a.file(), a.ca.CertPEM(), 0o600) }
+
+func (a *clientCAAuthn) AddUser(u envtest.User, base *rest.Config) (*rest.Config, error) {
+	p, err := a.ca.Client(u.Name, u.Groups...)
+	if err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(base)
+	cfg.CertData, cfg.KeyData = p.Cert, p.Key
+	return cfg, nil
+}
+
+func (a *clientCAAuthn) Stop() error { return nil }

@@ -41,8 +41,11 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
 
+// The API server serves Gardener's API from the real gardener-apiserver,
+// with the garden's objects a landscape has (cluster/garden).
 func TestMain(m *testing.M) {
-	os.Exit(kubetest.Main(m, "../package/crds", "../../cluster/crds/gardener"))
+	garden := []string{"../../cluster/garden/project.yaml", "../../cluster/garden/cloudprofile.yaml", "../../cluster/garden/controllerregistrations.yaml"}
+	os.Exit(kubetest.MainWithGarden(m, garden, "../package/crds"))
 }
 
 // The local OpenStack's admin credential (cluster/local/openstack/start.sh).

@@ -2,43 +2,84 @@ package integration
 
 import (
 	"context"
-	"net/http/httptest"
+	"errors"
+	"slices"
 	"testing"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/gardenerstandin"
 	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
 
 // TestIntegrationShootKubeconfig: the provider requests an admin kubeconfig
-// of a Shoot through shoots/adminkubeconfig (served by the Gardener
-// stand-in in front of the real kube-apiserver, which holds the Shoot),
-// writes it to the connection Secret, and requests a new one before the
-// current one expires. A missing Shoot gives a condition that names it.
+// of a Shoot through Gardener's real shoots/adminkubeconfig subresource
+// (gardener-apiserver, aggregated into the test's kube-apiserver), once
+// gardenlet's part is done for the Shoot (its own kube-apiserver, whose CAs
+// and address the Gardener stand-in publishes), writes it to the
+// connection Secret, and requests a new one before the current one expires;
+// the kubeconfig logs into the Shoot's cluster as Gardener's admins group.
+// A missing Shoot gives a condition that names it.
 func TestIntegrationShootKubeconfig(t *testing.T) {
 	h := start(t)
 	ctx := context.Background()
 
-	// The "Shoot's" admin kubeconfig is the API server's own, so the test
-	// can prove the Secret's kubeconfig works.
-	issued := kubetest.Kubeconfig(t, h.config)
-	garden, err := gardenerstandin.New(h.config, func(string, string) []byte { return issued })
+	// The garden is the test's API server, as in the demo.
+	gardenKubeconfig := kubetest.Kubeconfig(t, h.config)
+	settings := &input.ShootSettings{}
+	settings.Default()
+	gs, err := gardener.NewShoot(settings, gardener.Cluster{Name: h.name("hv"), Region: "eu-de-1", KubernetesVersion: "1.34",
+		Workers: []gardener.Worker{{Name: "hv", MachineType: "baremetal-kvm", Minimum: 1, Maximum: 1, Zones: []string{"eu-de-1a"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(garden)
-	t.Cleanup(srv.Close)
-	gardenKubeconfig := kubetest.Kubeconfig(t, &rest.Config{Host: srv.URL})
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(gs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoot := &unstructured.Unstructured{Object: raw}
+	h.create(t, shoot)
+	t.Cleanup(func() { h.delete(t, shoot) })
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: shoot.GetNamespace()}}
+
+	// gardenlet's part: the Shoot's cluster, published in the garden.
+	clusters, err := gardenerstandin.NewClusters(t.TempDir(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(clusters.Stop)
+	var cluster gardenerstandin.Cluster
+	kubetest.Until(t, "the Shoot's cluster serves", 60*time.Second, func() error {
+		if _, err := clusters.Ensure(shoot.GetNamespace(), shoot.GetName(), string(shoot.GetUID())); err != nil {
+			return err
+		}
+		var ok bool
+		if cluster, ok = clusters.Cluster(shoot.GetNamespace(), shoot.GetName()); !ok {
+			return errors.New("starting")
+		}
+		return nil
+	})
+	dyn, err := dynamic.NewForConfig(h.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gardenerstandin.Publish(ctx, dyn, shoot, cluster); err != nil {
+		t.Fatal(err)
+	}
 
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "garden-kubeconfig", Namespace: "crossplane-system"},
 		Data: map[string][]byte{"kubeconfig": gardenKubeconfig}}
@@ -52,17 +93,6 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 	if err := h.kube.Create(ctx, pc); err != nil && !kerrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden-cobaltcore"}}
-	if err := h.kube.Create(ctx, ns); err != nil && !kerrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	shoot := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-		"metadata": map[string]any{"name": h.name("hv-pool"), "namespace": ns.Name},
-		"spec":     map[string]any{"region": "eu-de-1", "provider": map[string]any{"type": "ironcore-metal"}, "kubernetes": map[string]any{"version": "1.33.0"}},
-	}}
-	h.create(t, shoot)
 
 	sixHundred, renewAlmostAtOnce := int64(600), int64(590)
 	mg := &gardenerv1alpha1.ShootKubeconfig{ObjectMeta: metav1.ObjectMeta{Name: h.name("hv-pool-access")}, Spec: gardenerv1alpha1.ShootKubeconfigSpec{
@@ -90,12 +120,23 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{}); err != nil {
-		t.Fatalf("the Secret's kubeconfig does not reach the cluster: %v", err)
+	// The Shoot's cluster, as one of Gardener's admins, not the garden.
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{}); err != nil {
+		t.Fatalf("the Secret's kubeconfig does not reach the Shoot's cluster: %v", err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{}); !kerrors.IsNotFound(err) {
+		t.Fatalf("the Secret's kubeconfig reaches the garden (namespace %s: %v), not the Shoot's cluster", ns.Name, err)
+	}
+	who, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := who.Status.UserInfo.Groups; !slices.Contains(g, "gardener.cloud:system:admins") {
+		t.Fatalf("the kubeconfig's user is in groups %v, want gardener.cloud:system:admins (Gardener's admin kubeconfig)", g)
 	}
 	first := string(conn.Data["expiresAt"])
-	if mg.Status.AtProvider.ExpiresAt == nil || mg.Status.AtProvider.Server != h.config.Host {
-		t.Fatalf("status.atProvider = %+v, want expiresAt and server %s", mg.Status.AtProvider, h.config.Host)
+	if mg.Status.AtProvider.ExpiresAt == nil || mg.Status.AtProvider.Server != cluster.Server {
+		t.Fatalf("status.atProvider = %+v, want expiresAt and server %s", mg.Status.AtProvider, cluster.Server)
 	}
 
 	// Renewal: 600 s kubeconfigs renewed 590 s before expiry are due after
@@ -106,9 +147,6 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 		}
 		return string(conn.Data["expiresAt"]) > first, "expiresAt still " + first
 	})
-	if n := garden.Issued.Load(); n < 2 {
-		t.Fatalf("the stand-in issued %d kubeconfigs, want at least 2", n)
-	}
 
 	t.Run("a Shoot that does not exist", func(t *testing.T) {
 		missing := mg.DeepCopy()
@@ -116,7 +154,7 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 		missing.Spec.ForProvider.ShootRef.Name = "no-such-shoot"
 		missing.Spec.WriteConnectionSecretToReference = &xpv2.SecretReference{Name: h.name("no-shoot"), Namespace: "crossplane-system"}
 		h.create(t, missing)
-		h.waitSyncError(t, missing, "shoot garden-cobaltcore/no-such-shoot does not exist in the garden", "spec.forProvider.shootRef")
+		h.waitSyncError(t, missing, "shoot garden-c5c3/no-such-shoot does not exist in the garden", "spec.forProvider.shootRef")
 		h.delete(t, missing)
 		h.waitGone(t, missing)
 	})

@@ -3,11 +3,16 @@
 // controller-runtime's envtest starts them, with its certificates — until it
 // is sent SIGTERM or SIGINT. It writes an admin kubeconfig to
 // <dir>/kubeconfig and installs the CRDs of the given directories first.
+// With -garden it also serves Gardener's API as a garden cluster does: the
+// real gardener-apiserver ($GARDENER_APISERVER, `make tools`) on the same
+// etcd, aggregated into the kube-apiserver (internal/localgarden); the
+// kubeconfig is written once Shoots are served.
 //
-// Usage: apiserver -dir /tmp/cobaltcore-demo [-crds DIR]...
+// Usage: apiserver -dir /tmp/cobaltcore-demo [-garden] [-crds DIR]...
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -17,6 +22,8 @@ import (
 	"syscall"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/c5c3/consumer-plane/internal/localgarden"
 )
 
 type dirs []string
@@ -28,25 +35,52 @@ func main() {
 	dir := flag.String("dir", "", "run directory: the kubeconfig is written there")
 	var crds dirs
 	flag.Var(&crds, "crds", "a directory of CRDs to install (repeatable)")
+	garden := flag.Bool("garden", false, "serve Gardener's API from the real gardener-apiserver ($"+localgarden.EnvBinary+"), aggregated")
 	flag.Parse()
 	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintln(os.Stderr, "apiserver: -dir and KUBEBUILDER_ASSETS (kube-apiserver, etcd; see cluster/tools/build.sh --env) are required")
 		os.Exit(2)
 	}
-	if err := run(*dir, crds); err != nil {
+	if err := run(*dir, crds, *garden); err != nil {
 		fmt.Fprintln(os.Stderr, "apiserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, crds []string) error {
+func run(dir string, crds []string, withGarden bool) error {
 	env := &envtest.Environment{CRDDirectoryPaths: crds, ErrorIfCRDPathMissing: true}
+	var garden *localgarden.Garden
+	if withGarden {
+		bin, err := localgarden.Binary()
+		if err != nil {
+			return err
+		}
+		if garden, err = localgarden.New(bin, filepath.Join(dir, "garden")); err != nil {
+			return err
+		}
+		if err := garden.Configure(env.ControlPlane.GetAPIServer()); err != nil {
+			return err
+		}
+	}
 	// Owner-reference garbage collection and namespace deletion need
 	// kube-controller-manager, which is not part of this plane.
 	if _, err := env.Start(); err != nil {
 		return fmt.Errorf("cannot start etcd and kube-apiserver: %w", err)
 	}
 	defer env.Stop() //nolint:errcheck // best effort on the way out
+	if garden != nil {
+		defer garden.Stop() //nolint:errcheck // best effort on the way out
+		// A member of system:masters, as the recipe's shortcut: the chart
+		// gives gardener-apiserver a ClusterRole of its own.
+		u, err := env.ControlPlane.AddUser(envtest.User{Name: "gardener-apiserver", Groups: []string{"system:masters"}}, nil)
+		if err != nil {
+			return err
+		}
+		if err := garden.Start(context.Background(), u.Config(), env.ControlPlane.Etcd.URL.String()); err != nil {
+			return err
+		}
+		fmt.Println("gardener-apiserver serves core.gardener.cloud through the kube-apiserver, on port", garden.Port())
+	}
 	u, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return err
