@@ -4,6 +4,10 @@
 # functions, the provider and the stand-ins:
 #
 #   1. every example pool and control-plane cluster is Ready (up.sh waited);
+#  1b. their Shoots live in the real Gardener API (gardener-apiserver,
+#      aggregated): defaulted by Gardener, their kubeconfigs issued by its
+#      shoots/adminkubeconfig; a Shoot Gardener refuses (a zone the region
+#      lacks) shows on its claim with Gardener's message;
 #   2. the inventory is watched: Servers that fail show in the claim's
 #      InventorySufficient condition within seconds, and so does their return;
 #   3. a pool the inventory cannot provide gets no Shoot, is not Ready, and
@@ -102,6 +106,49 @@ echo "== 1. the example pools and control-plane clusters"
 for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
   if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
 done
+
+echo "== 1b. the Shoots live in the real Gardener API"
+# gardener-apiserver answers for core.gardener.cloud through the aggregator;
+# no CRD shadows it.
+[ "$($K get apiservice v1beta1.core.gardener.cloud -o jsonpath='{.spec.service.name} {.status.conditions[?(@.type=="Available")].status}')" = "gardener-apiserver True" ] &&
+  pass "core.gardener.cloud/v1beta1 is served by gardener-apiserver (APIService Available)" || fail "APIService v1beta1.core.gardener.cloud: $($K get apiservice v1beta1.core.gardener.cloud -o yaml 2>&1 | tail -5)"
+absent crd shoots.core.gardener.cloud && pass "no Shoot CRD is installed" || fail "a Shoot CRD is installed"
+pools=$($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name | wc -l)
+shoots=$($K get shoots -A --no-headers 2>/dev/null | wc -l)
+[ "$shoots" = "$pools" ] && pass "kubectl get shoots -A lists the $shoots Shoots of the $pools pools and control-plane clusters" || fail "$shoots Shoots for $pools pools"
+# Gardener's defaulting ran: the functions ask for Kubernetes 1.34, Gardener
+# stores the newest 1.34 patch of the CloudProfile.
+v=$($K -n garden-c5c3 get shoot cp-eu-de-1 -o jsonpath='{.spec.kubernetes.version}')
+[ "$v" = 1.34.2 ] && pass "Gardener defaulted cp-eu-de-1's Kubernetes version 1.34 to $v (the CloudProfile's)" || fail "cp-eu-de-1's Kubernetes version is '$v', want Gardener's default 1.34.2"
+# The provider's kubeconfigs come from Gardener's shoots/adminkubeconfig:
+# a client certificate of Gardener's admins group for the Shoot's cluster.
+$K -n crossplane-system get secret hypervisor-hv-pool-a-kubeconfig -o jsonpath='{.data.kubeconfig}' | base64 -d >"$RUN/e2e-hv-pool-a.kubeconfig"
+who=$($K --kubeconfig "$RUN/e2e-hv-pool-a.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.groups}' 2>&1)
+case $who in *'"gardener.cloud:system:admins"'*) pass "hv-pool-a's kubeconfig, issued by Gardener's shoots/adminkubeconfig, logs into its cluster as a Gardener admin" ;;
+  *) fail "hv-pool-a's kubeconfig: $who" ;; esac
+# Gardener refuses a Shoot its CloudProfile cannot satisfy: the pool's
+# claim says so with Gardener's own message.
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: ControlPlaneCluster
+metadata: {name: e2e-bad-zone, namespace: infrastructure}
+spec:
+  region: eu-de-1
+  kubernetesVersion: "1.34"
+  workers: 2
+  maxWorkers: 3
+  machineType: baremetal-control-plane
+  zones: [eu-de-1a, eu-de-1d]
+Y
+refused() { $K -n infrastructure get controlplanecluster e2e-bad-zone -o jsonpath='{.status.conditions[?(@.type=="ShootReady")].reason}: {.status.conditions[?(@.type=="ShootReady")].message}'; }
+refused_by_gardener() { case $(refused) in 'Refused: '*'Unsupported value: "eu-de-1d"'*) return 0 ;; esac; return 1; }
+if eventually 120 "a control-plane cluster in zone eu-de-1d (not in region eu-de-1): Gardener refuses its Shoot" refused_by_gardener; then
+  pass "... its claim says: $(refused | cut -c1-300)"
+else
+  fail "... its claim says: $(refused | cut -c1-300)"
+fi
+absent shoot -n garden-c5c3 e2e-bad-zone && pass "... and no Shoot exists for it" || fail "a Shoot exists for e2e-bad-zone"
+$K -n infrastructure delete controlplanecluster e2e-bad-zone --wait=false >/dev/null
 
 # A cloud in us-east-1, whose catalog has no Nova, Cinder or Neutron (the
 # operator stand-in registers them in eu-de-1 only, as an operator that
