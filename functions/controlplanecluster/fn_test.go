@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -176,5 +177,83 @@ func TestRunFunction(t *testing.T) {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestRefusedShoot: Crossplane reports Gardener's refusal of the Shoot only
+// in the composite's Synced condition. The function then withholds the
+// Shoot, records the refusal and says it on the claim (ShootReady Refused,
+// phase Failed, one Warning event), keeps saying it while nothing changed,
+// and asks for the Shoot again once the claim changes or after ten minutes.
+// Crossplane's own errors are not refusals.
+func TestRefusedShoot(t *testing.T) {
+	const gardenerMsg = `shoots.core.gardener.cloud "cp-eu-de-1" is forbidden: spec.provider.workers[0].zones[2]: Unsupported value: "eu-de-1d": supported values: "eu-de-1a", "eu-de-1b", "eu-de-1c"`
+	withStatus := func(x string, status map[string]any) string {
+		return fntest.Edit(x, func(m map[string]any) { m["status"] = status })
+	}
+	synced := func(msg string) map[string]any {
+		return map[string]any{"conditions": []any{map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError",
+			"lastTransitionTime": "2026-11-25T08:00:00Z", "message": "cannot compose resources: cannot apply composed resource \"shoot\": " + msg}}}
+	}
+	run := func(t *testing.T, x string) *fnv1.RunFunctionResponse {
+		t.Helper()
+		f := &Function{log: logging.NewNopLogger()}
+		rsp, err := f.RunFunction(context.Background(), fntest.Request(x, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := fntest.FatalOf(rsp); msg != "" {
+			t.Fatalf("fatal: %s", msg)
+		}
+		return rsp
+	}
+	shootReady := func(rsp *fnv1.RunFunctionResponse) *fnv1.Condition {
+		for _, c := range rsp.GetConditions() {
+			if c.GetType() == "ShootReady" {
+				return c
+			}
+		}
+		return nil
+	}
+	composesShoot := func(rsp *fnv1.RunFunctionResponse) bool { _, ok := rsp.GetDesired().GetResources()["shoot"]; return ok }
+	badZones := fntest.EditSpec(xr, func(s map[string]any) { s["zones"] = []any{"eu-de-1a", "eu-de-1b", "eu-de-1d"} })
+
+	first := run(t, withStatus(badZones, synced(gardenerMsg)))
+	if composesShoot(first) {
+		t.Fatal("a refused Shoot is composed again at once")
+	}
+	if c := shootReady(first); c.GetReason() != "Refused" || c.GetMessage() != "Gardener refused the Shoot: "+gardenerMsg || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		t.Fatalf("ShootReady = %v, want reason Refused with Gardener's message, for the claim", c)
+	}
+	if rs := first.GetResults(); len(rs) != 1 || rs[0].GetSeverity() != fnv1.Severity_SEVERITY_WARNING || rs[0].GetReason() != "Refused" {
+		t.Fatalf("results = %v, want one Warning with reason Refused", rs)
+	}
+	status := first.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)
+	if status["phase"] != "Failed" || status["shootRefusal"].(map[string]any)["message"] != gardenerMsg {
+		t.Fatalf("status = %v, want phase Failed and the refusal recorded", status)
+	}
+
+	// The apply of the next run succeeds (no Shoot), so Synced is True.
+	status["conditions"] = []any{map[string]any{"type": "Synced", "status": "True", "reason": "ReconcileSuccess", "lastTransitionTime": "2026-11-25T08:00:01Z"}}
+	held := run(t, withStatus(badZones, status))
+	if composesShoot(held) || shootReady(held).GetReason() != "Refused" || len(held.GetResults()) != 0 {
+		t.Fatalf("while nothing changed the refusal must hold, quietly: shoot composed %v, ShootReady %v, results %v", composesShoot(held), shootReady(held), held.GetResults())
+	}
+	if !composesShoot(run(t, withStatus(xr, status))) {
+		t.Error("a claim changed since the refusal must get its Shoot asked for again")
+	}
+	stale := fntest.Edit(withStatus(badZones, status), func(m map[string]any) {
+		fntest.Map(m, "status", "shootRefusal")["refusedAt"] = time.Now().Add(-11 * time.Minute).UTC().Format(time.RFC3339)
+	})
+	if !composesShoot(run(t, stale)) {
+		t.Error("a refusal older than ten minutes must be tried again")
+	}
+	for name, msg := range map[string]string{
+		"Crossplane's RBAC":  `shoots.core.gardener.cloud "cp-eu-de-1" is forbidden: User "system:serviceaccount:crossplane-system:crossplane" cannot patch resource "shoots"`,
+		"an API not serving": `the server is currently unable to handle the request`,
+	} {
+		if !composesShoot(run(t, withStatus(xr, synced(msg)))) {
+			t.Errorf("%s is not Gardener refusing the Shoot: it must be composed", name)
+		}
 	}
 }

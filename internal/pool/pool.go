@@ -10,6 +10,7 @@ package pool
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/errors"
@@ -23,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
@@ -55,6 +57,10 @@ const (
 	ConditionShootReady  = "ShootReady"
 	ConditionAccessReady = "AccessReady"
 )
+
+// ReasonRefused is ShootReady's reason, and its Warning event's, while
+// Gardener refuses the Shoot.
+const ReasonRefused = "Refused"
 
 // Kind of cluster, which prefixes the name of its access objects.
 type Kind string
@@ -100,8 +106,10 @@ type State struct {
 	// clusters that are not pools.
 	Inventory *Inventory
 	// Withheld is set when the Shoot is not composed because the inventory
-	// cannot provide it.
+	// cannot provide it or Gardener refused it.
 	Withheld bool
+	// Refusal is Gardener's refusal of the Shoot, while it holds.
+	Refusal *v1alpha1.ShootRefusal
 	// Zones the cluster's nodes are spread over (status.zones).
 	Zones []string
 }
@@ -178,6 +186,8 @@ func (s State) SetConditions(rsp *fnv1.RunFunctionResponse) {
 	switch {
 	case s.Shoot.Ready:
 		response.ConditionTrue(rsp, ConditionShootReady, "Available").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
+	case s.Refusal != nil:
+		response.ConditionFalse(rsp, ConditionShootReady, ReasonRefused).WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
 	case s.Shoot.Failed:
 		response.ConditionFalse(rsp, ConditionShootReady, "Failed").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
 	default:
@@ -237,14 +247,17 @@ func (s State) Status() map[string]any {
 	if inv := s.Inventory.Status(); inv != nil {
 		status["inventory"] = inv
 	}
+	if r := s.Refusal; r != nil {
+		status["shootRefusal"] = map[string]any{"message": r.Message, "fingerprint": r.Fingerprint, "refusedAt": r.RefusedAt.UTC().Format(time.RFC3339)}
+	}
 	return status
 }
 
-// Phase of the cluster: Failed when Gardener gave up, Ready once it can be
-// reached, Provisioning until then.
+// Phase of the cluster: Failed when Gardener gave up or refused the Shoot,
+// Ready once it can be reached, Provisioning until then.
 func (s State) Phase() string {
 	switch {
-	case s.Shoot.Failed:
+	case s.Shoot.Failed, s.Refusal != nil:
 		return "Failed"
 	case s.Ready():
 		return "Ready"
@@ -328,10 +341,26 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 		}
 	}
 	var st State
-	if _, exists := observed[ResourceShoot]; inv != nil && inv.Blocks() && !exists {
+	_, exists := observed[ResourceShoot]
+	var refused *v1alpha1.ShootRefusal
+	if !exists {
+		var isNew bool
+		if refused, isNew, err = refusal(req, shoot, land.CloudProfile()); err != nil {
+			return nil, err
+		}
+		if isNew {
+			response.Warning(rsp, errors.New("Gardener refused the Shoot: "+refused.Message)).WithReason(ReasonRefused).TargetCompositeAndClaim()
+		}
+	}
+	switch {
+	case refused != nil:
+		st = State{Shoot: gardener.Readiness{Message: "Gardener refused the Shoot: " + refused.Message}, Refusal: refused, AccessMessage: "waiting for the Shoot", Withheld: true}
+	case inv != nil && inv.Blocks() && !exists:
 		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot", Withheld: true}
-	} else if st, err = Compose(observed, desired, shoot, access); err != nil {
-		return nil, err
+	default:
+		if st, err = Compose(observed, desired, shoot, access); err != nil {
+			return nil, err
+		}
 	}
 	st.Inventory = inv
 	if len(s.Cluster.Workers) > 0 {

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // PoolName names a pool (hypervisor or storage). Tenants refer to pools by it
 // and it names the pool's Gardener Shoot, which Gardener limits to 21
 // characters (project and Shoot names share a 30-character budget).
@@ -82,6 +84,21 @@ const (
 	ShootPhaseReady        ShootPhase = "Ready"
 	ShootPhaseFailed       ShootPhase = "Failed"
 )
+
+// ShootRefusal is Gardener's refusal of the Shoot a cluster asked for (its
+// API's validation or admission: a zone its region lacks, a machine type
+// its CloudProfile does not offer). The cluster's function keeps it, says it
+// on the claim, and asks for the Shoot again once the Shoot it would ask
+// for or the CloudProfile changes, or after ten minutes.
+type ShootRefusal struct {
+	// Message is Gardener's, as Crossplane got it applying the Shoot.
+	Message string `json:"message"`
+	// Fingerprint of the refused Shoot and of the CloudProfile it was
+	// refused against.
+	Fingerprint string `json:"fingerprint"`
+	// RefusedAt is when the refusal was recorded.
+	RefusedAt metav1.Time `json:"refusedAt"`
+}
 
 // SecretReference names a Secret.
 type SecretReference struct {

@@ -72,6 +72,9 @@ type ControlPlaneClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the cluster's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// ShootRefusal is set while Gardener refuses the Shoot asked for.
+	// +optional
+	ShootRefusal *ShootRefusal `json:"shootRefusal,omitempty"`
 	// Zones the cluster's nodes are spread over: spec.zones, or the zones of
 	// its region in the Gardener CloudProfile when it was created.
 	// +optional

@@ -138,6 +138,9 @@ type StorageClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// ShootRefusal is set while Gardener refuses the Shoot asked for.
+	// +optional
+	ShootRefusal *ShootRefusal `json:"shootRefusal,omitempty"`
 	// Zones the pool's nodes are spread over: spec.zones, or the zones of
 	// its region in the Gardener CloudProfile when it was created.
 	// +optional
