@@ -135,9 +135,10 @@ metadata: {name: e2e-bad-zone, namespace: infrastructure}
 spec:
   region: eu-de-1
   kubernetesVersion: "1.34"
-  workers: 2
+  workers: 3
   maxWorkers: 3
   machineType: baremetal-control-plane
+  highAvailability: false
   zones: [eu-de-1a, eu-de-1d]
 Y
 refused() { $K -n infrastructure get controlplanecluster e2e-bad-zone -o jsonpath='{.status.conditions[?(@.type=="ShootReady")].reason}: {.status.conditions[?(@.type=="ShootReady")].message}'; }

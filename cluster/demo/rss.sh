@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the peak resident memory (VmHWM) and current RSS of every process
-# cluster/demo/up.sh started. etcd and kube-apiserver are children of the
+# cluster/demo/up.sh started. etcd, kube-apiserver and gardener-apiserver are children of the
 # apiserver launcher and are listed by name; the Shoots' etcd and
 # kube-apiservers, children of the Gardener stand-in, are summed; the node
 # agents, children of the operator stand-in, are listed by agent and pool.

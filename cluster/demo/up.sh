@@ -277,10 +277,13 @@ alive provider-kubernetes
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
 
-say "landscape: the garden's project, CloudProfile and extensions; the garden and metal cluster ProviderConfigs"
+say "landscape: the garden's project, CloudProfile, extensions and Seeds; the garden and metal cluster ProviderConfigs"
 # What Gardener's operator has set up in a landscape's garden, applied to the
 # real gardener-apiserver (which admits a Shoot only within them).
-$K apply -f cluster/garden/project.yaml -f cluster/garden/cloudprofile.yaml -f cluster/garden/controllerregistrations.yaml >/dev/null
+# Retried: Gardener's admission plugins read what was just applied
+# (extensions a Seed uses) from informers that follow within a second.
+wait_for 30 "the garden's objects of cluster/garden are refused" $K apply -f cluster/garden/project.yaml -f cluster/garden/cloudprofile.yaml \
+  -f cluster/garden/controllerregistrations.yaml -f cluster/garden/seeds.yaml
 # Here the garden is the management cluster itself (its aggregated API).
 $K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null

@@ -16,11 +16,12 @@ import (
 )
 
 // The garden a landscape's Gardener operator sets up: the project, its
-// credentials, the CloudProfile and the registered extensions.
+// credentials, the CloudProfile, the registered extensions and the Seeds.
 var gardenObjects = []string{
 	filepath.Join(root, "cluster", "garden", "project.yaml"),
 	filepath.Join(root, "cluster", "garden", "cloudprofile.yaml"),
 	filepath.Join(root, "cluster", "garden", "controllerregistrations.yaml"),
+	filepath.Join(root, "cluster", "garden", "seeds.yaml"),
 }
 
 func TestMain(m *testing.M) { os.Exit(kubetest.MainWithGarden(m, gardenObjects)) }

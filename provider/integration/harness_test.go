@@ -44,7 +44,7 @@ import (
 // The API server serves Gardener's API from the real gardener-apiserver,
 // with the garden's objects a landscape has (cluster/garden).
 func TestMain(m *testing.M) {
-	garden := []string{"../../cluster/garden/project.yaml", "../../cluster/garden/cloudprofile.yaml", "../../cluster/garden/controllerregistrations.yaml"}
+	garden := []string{"../../cluster/garden/project.yaml", "../../cluster/garden/cloudprofile.yaml", "../../cluster/garden/controllerregistrations.yaml", "../../cluster/garden/seeds.yaml"}
 	os.Exit(kubetest.MainWithGarden(m, garden, "../package/crds"))
 }
 
