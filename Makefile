@@ -166,8 +166,11 @@ bench-agents: tools ceph-up agents-deps ## The agents' benchmarks: one introspec
 .PHONY: openstack-up
 openstack-up: ## Install its Debian packages (as root, once) and start it, unless it already runs. Left running; stop with openstack-down.
 	cluster/local/openstack/install.sh
-	@if curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: already running"; \
-	  else cluster/local/openstack/start.sh; fi
+	@ca=$${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}/tls/ca.crt; \
+	if curl -sf --cacert $$ca https://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: already running"; \
+	elif curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: an earlier one serves plain HTTP; restarting it with TLS"; \
+	  cluster/local/openstack/stop.sh && cluster/local/openstack/start.sh; \
+	else cluster/local/openstack/start.sh; fi
 
 .PHONY: ceph-up
 ceph-up: ## Install the local Ceph's Debian packages and librados-dev (as root, once) and start it (1 mon, 1 mgr, 1 memstore OSD), unless it runs.

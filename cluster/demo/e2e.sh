@@ -333,17 +333,30 @@ done
 
 echo "== 6b. each tenant logs in with its claim's connection secret"
 # As the tenant would: read the claim's connection secret with the tenant's
-# own identity, save its clouds.yaml and use `openstack --os-cloud`.
+# own identity, save its clouds.yaml and the CA it names (key cacert: the
+# cloud's endpoints serve HTTPS with a certificate of the landscape's CA)
+# side by side, and use `openstack --os-cloud` there.
 creds=$(mktemp -d)
-tenant_os() { OS_CLIENT_CONFIG_FILE=$creds/$1.yaml timeout 120 openstack --os-cloud "$1" "${@:2}"; }
+tenant_os() { (cd "$creds/$1" && OS_CLIENT_CONFIG_FILE=clouds.yaml timeout 120 openstack --os-cloud "$1" "${@:2}"); }
 declare -A project_of
 for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
   ns=${c%/*} claim=${c#*/}
   project_of[$claim]=$(os project show "$(xr "$ns" "$claim")" -f value -c id 2>/dev/null)
-  if ! as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$creds/$claim.yaml" || [ ! -s "$creds/$claim.yaml" ]; then
+  mkdir -p "$creds/$claim"
+  if ! as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$creds/$claim/clouds.yaml" || [ ! -s "$creds/$claim/clouds.yaml" ]; then
     fail "$c: the tenant cannot read a clouds.yaml from its connection secret $ns/$claim-credentials"
     continue
   fi
+  as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.cacert}' | base64 -d >"$creds/$claim/cacert"
+  if grep -q '^ *cacert: cacert$' "$creds/$claim/clouds.yaml" && grep -q 'auth_url: https://' "$creds/$claim/clouds.yaml" &&
+    openssl x509 -noout -in "$creds/$claim/cacert" 2>/dev/null; then
+    pass "$c: its clouds.yaml names an HTTPS Keystone and the CA beside it (key cacert)"
+  else
+    fail "$c: its clouds.yaml or CA: $(grep -E 'auth_url|cacert' "$creds/$claim/clouds.yaml" | tr '\n' ' ') CA $(wc -c <"$creds/$claim/cacert") bytes"
+  fi
+  pcca=$($K get providerconfigs.openstack.provider.c5c3.io "$(xr "$ns" "$claim")" -o jsonpath='{.spec.caBundleSecretRef.name}/{.spec.caBundleSecretRef.key} {.status.catalog.region}')
+  case $pcca in *-openstack-admin/cacert\ ?*) pass "$c: its ProviderConfig trusts the CA of the admin credential ($pcca) and reads the catalog over HTTPS" ;;
+    *) fail "$c: its ProviderConfig's CA and catalog: '$pcca'" ;; esac
   got=$(tenant_os "$claim" token issue -f value -c project_id 2>&1)
   [ "$got" = "${project_of[$claim]}" ] && pass "$c: openstack --os-cloud $claim logs in, scoped to its own project" ||
     fail "$c: logging in with the connection secret: $got (want project ${project_of[$claim]})"
@@ -351,7 +364,7 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
   [ "$name" = "$(xr "$ns" "$claim")" ] && pass "$c: the tenant sees its project" || fail "$c: the tenant cannot see its project: $name"
 done
 other=${project_of[team-a-prod]}
-if [ -s "$creds/team-b-staging.yaml" ] && [ -n "$other" ]; then
+if [ -s "$creds/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
   tenant_os team-b-staging project show "$other" >/dev/null 2>&1 && fail "team-b can see team-a's project" || pass "team-b cannot see team-a-prod's project"
   tenant_os team-b-staging project set --description taken "$other" >/dev/null 2>&1 && fail "team-b can change team-a's project" || pass "team-b cannot change team-a-prod's project"
   tenant_os team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"

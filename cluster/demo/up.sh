@@ -225,7 +225,7 @@ for fn in "${functions[@]}"; do alive "$fn"; done
 say "starting the providers and the stand-ins"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
-curl -fs http://127.0.0.1:5000/v3 >/dev/null || die "the local OpenStack does not answer on 127.0.0.1:5000: run make openstack-up"
+curl -fs --cacert "$OS_RUN/tls/ca.crt" https://127.0.0.1:5000/v3 >/dev/null || die "the local OpenStack does not answer on https://127.0.0.1:5000: run make openstack-up"
 timeout 20 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 health >/dev/null 2>&1 || die "the local Ceph does not answer: run make ceph-up"
 # A demo that was killed rather than stopped (down.sh deletes the clouds
 # first) leaves its tenants' Ceph pools and clients behind; the single

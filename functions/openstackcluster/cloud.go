@@ -93,6 +93,15 @@ func (c *cloud) endpoint(service string) string {
 // clouds.yaml, which the cloud's ProviderConfig reads.
 func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }
 
+// adminCACertKey is the admin credential Secret's key of the CA of the
+// cloud's endpoints; empty when the Composition says there is none.
+func (c *cloud) adminCACertKey() string {
+	if c.in.AdminCACertKey == nil {
+		return input.DefaultAdminCACertKey
+	}
+	return *c.in.AdminCACertKey
+}
+
 // ovnTLSSecret is the management-cluster Secret that holds the client
 // certificate for the cloud's OVN databases, when they speak ssl:.
 func (c *cloud) ovnTLSSecret() string { return c.name + "-ovn-client-tls" }

@@ -47,6 +47,9 @@ const (
 	adminCloudSecret = "k-orc-clouds-yaml"
 	// adminCloudKey is the clouds.yaml key of the admin credential Secret.
 	adminCloudKey = "clouds.yaml"
+	// adminCACertKey is the key of the CA in the management cluster's copy
+	// of the admin credential.
+	adminCACertKey = "cacert"
 )
 
 // controlPlane is the c5c3-operator's ControlPlane of the cloud, in the

@@ -1544,3 +1544,51 @@ func TestDeletionIsOrdered(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminCA: the CA of the cloud's endpoints (key cacert of the admin
+// credential, as K-ORC reads it) is copied beside the clouds.yaml, and the
+// cloud's ProviderConfig trusts it; a Composition whose clouds' endpoints
+// use a CA the system trusts says adminCACertKey: "" and neither happens.
+func TestAdminCA(t *testing.T) {
+	caRef := map[string]any{"namespace": "crossplane-system", "name": "team-a-prod-7xk2p-openstack-admin", "key": "cacert"}
+	caDetail := map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "openstack-team-a-prod-7xk2p", "name": "k-orc-clouds-yaml",
+		"fieldPath": "data[cacert]", "toConnectionSecretKey": "cacert"}
+	cases := map[string]struct {
+		input      string
+		wantRef    any
+		wantDetail bool
+	}{
+		"by default":        {input: eu().input, wantRef: caRef, wantDetail: true},
+		"a key of its own":  {input: strings.Replace(eu().input, `"environment"`, `"adminCACertKey": "ca.crt", "environment"`, 1), wantRef: caRef, wantDetail: true},
+		"none: a public CA": {input: strings.Replace(eu().input, `"environment"`, `"adminCACertKey": "", "environment"`, 1)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := allReady()
+			w.input = tc.input
+			rsp := run(t, w.request(teamA()))
+			mustNotFail(t, rsp)
+			if diff := cmp.Diff(tc.wantRef, get(desired(t, rsp, "provider-config"), "spec", "caBundleSecretRef")); diff != "" {
+				t.Errorf("the ProviderConfig's caBundleSecretRef (-want +got):\n%s", diff)
+			}
+			details, _ := get(desired(t, rsp, "admin-credential"), "spec", "connectionDetails").([]any)
+			var got map[string]any
+			for _, d := range details {
+				if d.(map[string]any)["toConnectionSecretKey"] == "cacert" {
+					got = d.(map[string]any)
+				}
+			}
+			want := map[string]any(nil)
+			if tc.wantDetail {
+				want = caDetail
+				if strings.Contains(tc.input, "ca.crt") {
+					want = maps.Clone(caDetail)
+					want["fieldPath"] = "data[ca.crt]"
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the admin credential's CA detail (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

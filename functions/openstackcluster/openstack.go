@@ -48,10 +48,19 @@ func composeAdminCredential(c *cloud, observed map[resource.Name]resource.Observ
 		"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": adminCloudSecret, "namespace": c.namespace()},
 	})
-	remote.Publish(o, c.in.SecretNamespace, c.adminSecret(), remote.Detail{
+	details := []remote.Detail{{
 		APIVersion: "v1", Kind: "Secret", Namespace: c.namespace(), Name: adminCloudSecret,
 		FieldPath: "data[" + adminCloudKey + "]", Key: adminCloudKey,
-	})
+	}}
+	if k := c.adminCACertKey(); k != "" {
+		// The CA of the cloud's endpoints, for its ProviderConfig and the
+		// tenant's clouds.yaml.
+		details = append(details, remote.Detail{
+			APIVersion: "v1", Kind: "Secret", Namespace: c.namespace(), Name: adminCloudSecret,
+			FieldPath: "data[" + k + "]", Key: adminCACertKey,
+		})
+	}
+	remote.Publish(o, c.in.SecretNamespace, c.adminSecret(), details...)
 	desired[resourceAdminCredential] = &resource.DesiredComposed{Resource: o}
 	if function.ObservedReady(observed, resourceAdminCredential) {
 		desired[resourceAdminCredential].Ready = resource.ReadyTrue
@@ -117,6 +126,11 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 				}},
 			},
 		},
+	}
+	if c.adminCACertKey() != "" {
+		pc.Spec.CABundleSecretRef = &xpv2.SecretKeySelector{
+			SecretReference: xpv2.SecretReference{Namespace: c.in.SecretNamespace, Name: c.adminSecret()}, Key: adminCACertKey,
+		}
 	}
 	cd, err := function.Composed(pc)
 	if err != nil {

@@ -116,6 +116,7 @@ func plainLoop(b *testing.B, run string) (time.Duration, int64, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	c.CABundle = openstackCA
 	s, err := openstack.NewCache(1, time.Hour).Session(ctx, c)
 	if err != nil {
 		b.Fatal(err)

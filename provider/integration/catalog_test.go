@@ -47,7 +47,7 @@ func TestIntegrationCatalog(t *testing.T) {
 		t.Fatalf("no identity service in the local Keystone: %v", err)
 	}
 	ep, err := endpoints.Create(ctx, id, endpoints.CreateOpts{Availability: gophercloud.AvailabilityPublic, Region: region,
-		URL: "http://127.0.0.1:5000/v3", ServiceID: svcs[0].ID}).Extract()
+		URL: keystoneURL, ServiceID: svcs[0].ID}).Extract()
 	if err != nil {
 		t.Fatalf("cannot register Keystone in region %s: %v", region, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +51,7 @@ func TestMain(m *testing.M) {
 
 // The local OpenStack's admin credential (cluster/local/openstack/start.sh).
 const (
-	keystoneURL = "http://127.0.0.1:5000/v3"
+	keystoneURL = "https://127.0.0.1:5000/v3"
 	cloudsYAML  = `clouds:
   admin:
     auth:
@@ -131,6 +132,7 @@ func withOpenStack(t testing.TB) *harness {
 			cloudErr = err
 			return
 		}
+		c.CABundle = openstackCA
 		cloud, cloudErr = openstack.NewCache(1, time.Hour).Session(context.Background(), c)
 	})
 	if cloudErr != nil {
@@ -191,6 +193,11 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	if err := kube.Create(ctx, ns); err != nil && !kerrors.IsAlreadyExists(err) {
 		return nil, err
 	}
+	// The local OpenStack's CA: every ProviderConfig of the tests trusts it.
+	ca := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: openstackCASecret, Namespace: ns.Name}, Data: map[string][]byte{"ca.crt": openstackCA}}
+	if err := kube.Create(ctx, ca); err != nil && !kerrors.IsAlreadyExists(err) {
+		return nil, err
+	}
 	wrong := strings.Replace(cloudsYAML, "password: secret", "password: not-the-password", 1)
 	for name, data := range map[string]string{"cloud-admin": cloudsYAML, "cloud-wrong": wrong} {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name}, StringData: map[string]string{"clouds.yaml": data}}
@@ -210,11 +217,27 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	return &harness{kube: kube, config: restCfg, run: fmt.Sprintf("%06x", rand.IntN(1<<24))}, nil
 }
 
+// openstackCA is the CA of the local OpenStack's HTTPS endpoints
+// (cluster/local/openstack/start.sh writes it to $COBALTCORE_OPENSTACK_RUN/tls).
+var openstackCA = func() []byte {
+	run := os.Getenv("COBALTCORE_OPENSTACK_RUN")
+	if run == "" {
+		run = "/tmp/cobaltcore-openstack"
+	}
+	b, _ := os.ReadFile(filepath.Join(run, "tls", "ca.crt")) //nolint:errcheck // without it, TLS to the local OpenStack fails and says why
+	return b
+}()
+
+// openstackCASecret holds openstackCA (key ca.crt) in crossplane-system.
+const openstackCASecret = "local-openstack-ca"
+
 // cloudsYAMLConfig is an OpenStack ProviderConfig reading cloud "admin" of
-// the clouds.yaml in Secret namespace/secret.
+// the clouds.yaml in Secret namespace/secret, trusting the local
+// OpenStack's CA as a landscape's ProviderConfig trusts its cloud's.
 func cloudsYAMLConfig(name, namespace, secret, region string) *openstackv1alpha1.ProviderConfig {
 	return &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: openstackv1alpha1.ProviderConfigSpec{
-		Region: region,
+		Region:            region,
+		CABundleSecretRef: &xpv2.SecretKeySelector{Key: "ca.crt", SecretReference: xpv2.SecretReference{Name: openstackCASecret, Namespace: "crossplane-system"}},
 		Credentials: openstackv1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: "admin",
 			CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{Key: "clouds.yaml", SecretReference: xpv2.SecretReference{Name: secret, Namespace: namespace}}}},
 	}}

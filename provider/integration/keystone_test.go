@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,7 @@ func login(ctx context.Context, cfg openstack.Config) error {
 // asUser is a client of the local Keystone as a user, scoped to a project.
 func asUser(t *testing.T, userID, password, projectID string) openstack.Identity {
 	t.Helper()
-	s, err := openstack.NewCache(1, time.Minute).Session(context.Background(), openstack.Config{Region: "RegionOne", Auth: gophercloud.AuthOptions{
+	s, err := openstack.NewCache(1, time.Minute).Session(context.Background(), openstack.Config{Region: "RegionOne", CABundle: openstackCA, Auth: gophercloud.AuthOptions{
 		IdentityEndpoint: keystoneURL, UserID: userID, Password: password, Scope: &gophercloud.AuthScope{ProjectID: projectID},
 	}})
 	if err != nil {
@@ -56,7 +58,9 @@ func (h *harness) secret(t *testing.T, name string) map[string][]byte {
 }
 
 // cloudsYAMLLogin logs in with the clouds.yaml of a connection secret, as
-// `openstack --os-cloud NAME` would: gophercloud's own clouds.yaml reader.
+// `openstack --os-cloud NAME` would: gophercloud's own clouds.yaml reader,
+// trusting the CA the clouds.yaml names (the secret's key cacert) and
+// nothing else.
 func cloudsYAMLLogin(t *testing.T, data map[string][]byte, cloud string) error {
 	t.Helper()
 	var parsed struct {
@@ -69,7 +73,11 @@ func cloudsYAMLLogin(t *testing.T, data map[string][]byte, cloud string) error {
 	if !ok || c.AuthType != clouds.AuthV3ApplicationCredential || c.AuthInfo == nil {
 		t.Fatalf("clouds.yaml has no application credential cloud %q:\n%s", cloud, data[keystonev1alpha1.ConnectionSecretKeyCloudsYAML])
 	}
-	return login(context.Background(), openstack.Config{Region: c.RegionName, Auth: gophercloud.AuthOptions{
+	if c.CACertFile != keystonev1alpha1.ConnectionSecretKeyCACert || len(data[keystonev1alpha1.ConnectionSecretKeyCACert]) == 0 {
+		t.Fatalf("the clouds.yaml names CA file %q, want the secret's key %q holding the CA of the HTTPS Keystone (keys: %v)",
+			c.CACertFile, keystonev1alpha1.ConnectionSecretKeyCACert, slices.Collect(maps.Keys(data)))
+	}
+	return login(context.Background(), openstack.Config{Region: c.RegionName, CABundle: data[keystonev1alpha1.ConnectionSecretKeyCACert], Auth: gophercloud.AuthOptions{
 		IdentityEndpoint: c.AuthInfo.AuthURL, ApplicationCredentialID: c.AuthInfo.ApplicationCredentialID,
 		ApplicationCredentialSecret: c.AuthInfo.ApplicationCredentialSecret,
 	}})
@@ -388,7 +396,7 @@ func TestIntegrationTenantCredential(t *testing.T) {
 			return p != "" && p != password, "password not republished"
 		})
 		p := string(h.secret(t, base+"-user")["password"])
-		if err := login(ctx, openstack.Config{Region: "RegionOne", Auth: gophercloud.AuthOptions{IdentityEndpoint: keystoneURL, UserID: userID, Password: p}}); err != nil {
+		if err := login(ctx, openstack.Config{Region: "RegionOne", CABundle: openstackCA, Auth: gophercloud.AuthOptions{IdentityEndpoint: keystoneURL, UserID: userID, Password: p}}); err != nil {
 			t.Fatalf("the republished password does not log in: %v", err)
 		}
 	})

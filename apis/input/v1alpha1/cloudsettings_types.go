@@ -46,7 +46,22 @@ type CloudSettings struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +optional
 	EndpointDomain string `json:"endpointDomain,omitempty"`
+
+	// AdminCACertKey is the key of the cloud's admin credential Secret (the
+	// c5c3-operator's k-orc-clouds-yaml, beside clouds.yaml) that holds the
+	// CA of the cloud's endpoints, PEM-encoded, as K-ORC reads it. The
+	// cloud's ProviderConfig trusts it (caBundleSecretRef) and the tenant's
+	// clouds.yaml carries it. cacert when unset; set it to "" when the
+	// endpoints' certificates come from a CA the system trusts and the
+	// Secret has no such key.
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]*$`
+	// +optional
+	AdminCACertKey *string `json:"adminCACertKey,omitempty"`
 }
+
+// DefaultAdminCACertKey is where the admin credential's CA is when
+// AdminCACertKey is unset.
+const DefaultAdminCACertKey = "cacert"
 
 // DefaultSecretNamespace is where credentials are kept when SecretNamespace
 // is empty.
@@ -56,5 +71,9 @@ const DefaultSecretNamespace = "crossplane-system"
 func (s *CloudSettings) Default() {
 	if s.SecretNamespace == "" {
 		s.SecretNamespace = DefaultSecretNamespace
+	}
+	if s.AdminCACertKey == nil {
+		k := DefaultAdminCACertKey
+		s.AdminCACertKey = &k
 	}
 }

@@ -1,16 +1,17 @@
 #!/usr/bin/python3
 """Registers the service users and catalog entries of the local OpenStack in
-its Keystone (idempotent). Run by start.sh."""
+its Keystone (idempotent): every endpoint HTTPS, as the APIs serve. Run by
+start.sh, which exports REQUESTS_CA_BUNDLE with the local CA."""
 from keystoneauth1 import session
 from keystoneauth1.identity import v3
 from keystoneclient.v3 import client
 
-KS = "http://127.0.0.1:5000/v3"
+KS = "https://127.0.0.1:5000/v3"
 SERVICES = {  # name: (type, url)
-    "placement": ("placement", "http://127.0.0.1:8778"),
-    "nova": ("compute", "http://127.0.0.1:8774/v2.1"),
-    "cinderv3": ("block-storage", "http://127.0.0.1:8776/v3/%(project_id)s"),
-    "neutron": ("network", "http://127.0.0.1:9696"),
+    "placement": ("placement", "https://127.0.0.1:8778"),
+    "nova": ("compute", "https://127.0.0.1:8774/v2.1"),
+    "cinderv3": ("block-storage", "https://127.0.0.1:8776/v3/%(project_id)s"),
+    "neutron": ("network", "https://127.0.0.1:9696"),
 }
 USERS = ["placement", "nova", "cinder", "neutron"]
 

@@ -11,16 +11,23 @@
 #   CINDER_BACKENDS           fake cinder-volume backends (default: one per example storage pool,
 #                             "ceph-st-pool-{a,b,fin,s,us}")
 #
+# Every API serves HTTPS, as a landscape's do, with a certificate for
+# 127.0.0.1 and localhost from a local CA ($RUN/tls/ca.crt, kept across
+# restarts with KEEP=1): the catalog's public endpoints are https://; the
+# services reach each other over it too, trusting the CA through
+# REQUESTS_CA_BUNDLE.
+#
 # Admin credential: admin / secret, project admin, domain Default, region
-# RegionOne, Keystone http://127.0.0.1:5000/v3 (also written to
-# $RUN/clouds.yaml, cloud "admin"). Stop with stop.sh. Packages: install.sh.
+# RegionOne, Keystone https://127.0.0.1:5000/v3 (also written to
+# $RUN/clouds.yaml, cloud "admin", with cacert: $RUN/tls/ca.crt). Stop with
+# stop.sh. Packages: install.sh.
 set -euo pipefail
 H=$(cd "$(dirname "$0")" && pwd)
 RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 COMPUTE_HOSTS=${COMPUTE_HOSTS:-"hv-1 hv-2"}
 CINDER_BACKENDS=${CINDER_BACKENDS:-"ceph-st-pool-a ceph-st-pool-b ceph-st-pool-fin ceph-st-pool-s ceph-st-pool-us"}
 PY=/usr/bin/python3   # the distribution's python, with the OpenStack modules
-KS=http://127.0.0.1:5000/v3
+KS=https://127.0.0.1:5000/v3
 # Every service keeps its data in the one MariaDB, as deployed OpenStacks do:
 # on SQLite, concurrent writers of Keystone's and nova-api's processes
 # failed at once with "database is locked" (500s under make e2e's load).
@@ -35,7 +42,23 @@ for port in 5000 8774 8776 8778 9696 3306 11211 6641 6642; do
   fi
 done
 [ "${KEEP:-0}" = 1 ] || rm -rf "$RUN"
-mkdir -p "$RUN"/{ovn,mariadb,memcached,keystone,placement,nova/lock,cinder/lock,neutron/lock}
+mkdir -p "$RUN"/{ovn,mariadb,memcached,keystone,placement,nova/lock,cinder/lock,neutron/lock,tls}
+
+# The local CA and the APIs' serving certificate. The services and their
+# Python clients (keystoneauth, requests) trust the CA beside the system's.
+T=$RUN/tls
+if [ ! -s "$T/ca.crt" ]; then
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=cobaltcore local OpenStack CA" \
+    -keyout "$T/ca.key" -out "$T/ca.crt" 2>/dev/null
+fi
+if [ ! -s "$T/server.crt" ]; then
+  printf 'subjectAltName = IP:127.0.0.1, DNS:localhost\nextendedKeyUsage = serverAuth\n' >"$T/server.ext"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$T/server.key" -out "$T/server.csr" 2>/dev/null
+  openssl x509 -req -in "$T/server.csr" -CA "$T/ca.crt" -CAkey "$T/ca.key" -CAcreateserial -days 3650 \
+    -extfile "$T/server.ext" -out "$T/server.crt" 2>/dev/null
+fi
+cat /etc/ssl/certs/ca-certificates.crt "$T/ca.crt" >"$T/bundle.crt"
+export REQUESTS_CA_BUNDLE=$T/bundle.crt
 
 # wait_for NAME LOG CMD...: runs CMD until it succeeds, at most 120 s.
 wait_for() {
@@ -43,7 +66,7 @@ wait_for() {
   for _ in $(seq 600); do "$@" >/dev/null 2>&1 && { echo "  $name ready"; return 0; }; sleep 0.2; done
   echo "$name did not come up in 120 s; see $log" >&2; exit 1
 }
-http_up() { local code; code=$(curl -s -o /dev/null -w '%{http_code}' "$1") && [ "$code" != 000 ] && [ "$code" -lt 500 ]; }
+http_up() { local code; code=$(curl -s --cacert "$T/ca.crt" -o /dev/null -w '%{http_code}' "$1") && [ "$code" != 000 ] && [ "$code" -lt 500 ]; }
 auth() { cat <<CONF
 [keystone_authtoken]
 www_authenticate_uri = $KS
@@ -57,16 +80,17 @@ password = secret
 memcached_servers = 127.0.0.1:11211
 CONF
 }
-# uwsgi_app NAME PORT WSGI THREADS ENV [PROCESSES]: --http11-socket with
-# "Connection: close": plain --http-socket breaks Go's keep-alive
+# uwsgi_app NAME PORT WSGI THREADS ENV [PROCESSES]: an HTTPS socket with
+# "Connection: close": uwsgi's plain HTTP/1.0 sockets break Go's keep-alive
 # connections. nova-api runs on
 # eventlet, whose hub breaks ("greenlet.error: cannot switch to a different
 # thread") and hangs the worker when uwsgi gives it a second thread: it
 # scales by processes instead.
 uwsgi_app() {
-  uwsgi --plugin python3 --http11-socket "127.0.0.1:$2" --chdir "$RUN/$1" --wsgi-file "$3" \
+  uwsgi --plugin python3 --https-socket "127.0.0.1:$2,$T/server.crt,$T/server.key" --chdir "$RUN/$1" --wsgi-file "$3" \
     --master --processes "${6:-1}" --threads "${4:-2}" --lazy-apps --die-on-term --buffer-size 65535 \
-    --add-header "Connection: close" --env "$5" --pidfile "$RUN/$1/uwsgi.pid" --daemonize "$RUN/$1/uwsgi.log"
+    --add-header "Connection: close" --env "$5" --env "REQUESTS_CA_BUNDLE=$T/bundle.crt" \
+    --pidfile "$RUN/$1/uwsgi.pid" --daemonize "$RUN/$1/uwsgi.log"
 }
 
 echo "OVN"
@@ -140,7 +164,7 @@ uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public 1 "OS_KEYSTONE_CONFIG_FILE
 # the demo's load (load average 20-25) it got too little CPU to answer in
 # time, so it runs ahead of the rest (nice -10; root may lower niceness).
 sleep 1; renice -n -10 -p "$(cat "$D/uwsgi.pid")" $(pgrep -P "$(cat "$D/uwsgi.pid")") >/dev/null 2>&1 || true
-wait_for keystone "$D/uwsgi.log" curl -sf $KS/
+wait_for keystone "$D/uwsgi.log" curl -sf --cacert "$T/ca.crt" $KS/
 $PY "$H/register-services.py" > "$D/register.log"
 
 echo "Placement"
@@ -157,7 +181,7 @@ CONF
 auth placement; } > "$D/placement.conf"
 placement-manage --config-file "$D/placement.conf" db sync
 uwsgi_app placement 8778 /usr/bin/placement-api 1 "OS_PLACEMENT_CONFIG_DIR=$D"
-wait_for placement "$D/uwsgi.log" curl -sf http://127.0.0.1:8778/
+wait_for placement "$D/uwsgi.log" curl -sf --cacert "$T/ca.crt" https://127.0.0.1:8778/
 
 echo "nova-api"
 D=$RUN/nova
@@ -199,7 +223,7 @@ NM="nova-manage --config-file $D/nova.conf"
   $NM cell_v2 create_cell --name cell1 --database_connection "$DB/nova_cell1" --transport-url fake://
   $NM db sync; } > "$D/manage.log" 2>&1
 uwsgi_app nova 8774 /usr/bin/nova-api-wsgi 1 "OS_NOVA_CONFIG_DIR=$D" 2
-wait_for nova-api "$D/uwsgi.log" curl -sf http://127.0.0.1:8774/
+wait_for nova-api "$D/uwsgi.log" curl -sf --cacert "$T/ca.crt" https://127.0.0.1:8774/
 
 echo "cinder-api"
 D=$RUN/cinder
@@ -213,8 +237,12 @@ auth_strategy = keystone
 osapi_volume_listen = 127.0.0.1
 osapi_volume_listen_port = 8776
 osapi_volume_workers = 1
+osapi_volume_use_ssl = true
 api_paste_config = /etc/cinder/api-paste.ini
 enabled_backends =
+[ssl]
+cert_file = $T/server.crt
+key_file = $T/server.key
 [database]
 connection = $DB/cinder
 [oslo_concurrency]
@@ -226,7 +254,7 @@ auth cinder; } > "$D/cinder.conf"
 cinder-manage --config-file "$D/cinder.conf" db sync > "$D/manage.log" 2>&1
 nohup cinder-api --config-file "$D/cinder.conf" > "$D/stdout.log" 2>&1 &
 echo $! > "$D/cinder-api.pid"
-wait_for cinder-api "$D/cinder-api.log" http_up http://127.0.0.1:8776/
+wait_for cinder-api "$D/cinder-api.log" http_up https://127.0.0.1:8776/
 
 echo "neutron-server"
 D=$RUN/neutron
@@ -247,6 +275,10 @@ rpc_state_report_workers = 0
 api_paste_config = /etc/neutron/api-paste.ini
 notify_nova_on_port_status_changes = false
 notify_nova_on_port_data_changes = false
+use_ssl = true
+[ssl]
+cert_file = $T/server.crt
+key_file = $T/server.key
 [database]
 connection = $DB/neutron
 [oslo_concurrency]
@@ -274,7 +306,7 @@ auth neutron; } > "$D/neutron.conf"
 neutron-db-manage --config-file "$D/neutron.conf" upgrade heads > "$D/db-manage.log" 2>&1
 nohup neutron-server --config-file "$D/neutron.conf" > "$D/stdout.log" 2>&1 &
 echo $! > "$D/neutron-server.pid"
-wait_for neutron-server "$D/neutron-server.log" http_up http://127.0.0.1:9696/
+wait_for neutron-server "$D/neutron-server.log" http_up https://127.0.0.1:9696/
 
 # shellcheck disable=SC2086 # word splitting of the host lists is intended
 $PY "$H/fake-services.py" --compute $COMPUTE_HOSTS --cinder-volume $CINDER_BACKENDS
@@ -291,5 +323,6 @@ clouds:
       project_domain_name: Default
     region_name: RegionOne
     identity_api_version: 3
+    cacert: $T/ca.crt
 YAML
-echo "local OpenStack ready: $KS (admin/secret), clouds.yaml in $RUN"
+echo "local OpenStack ready: $KS (admin/secret, CA $T/ca.crt), clouds.yaml in $RUN"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
@@ -31,12 +32,19 @@ func (s *standin) registerRegion(ctx context.Context, region string, compute boo
 	if region == "" || s.regions[region] {
 		return nil
 	}
-	auth, eo, _, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(s.clouds)), clouds.WithCloudName("admin"))
+	auth, eo, tlsCfg, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(s.clouds)), clouds.WithCloudName("admin"))
 	if err != nil {
 		return fmt.Errorf("the local OpenStack's clouds.yaml: %w", err)
 	}
-	pc, err := openstack.AuthenticatedClient(ctx, auth)
+	pc, err := openstack.NewClient(auth.IdentityEndpoint)
 	if err != nil {
+		return err
+	}
+	if tlsCfg != nil {
+		// The local OpenStack's CA (the clouds.yaml's cacert).
+		pc.HTTPClient = http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}}
+	}
+	if err := openstack.Authenticate(ctx, pc, auth); err != nil {
 		return fmt.Errorf("cannot authenticate to the local Keystone: %w", err)
 	}
 	id, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{Region: eo.Region})

@@ -6,7 +6,8 @@
 //     (c5c3.io/v1alpha1) is reported Ready, with every service it enables
 //     ready, and the admin credential Secret it names
 //     (spec.korc.adminCredential.cloudCredentialsRef) holds a clouds.yaml
-//     for the local OpenStack's Keystone (-clouds-yaml), whose catalog gets
+//     for the local OpenStack's HTTPS Keystone (-clouds-yaml) and the CA of
+//     its endpoints (key cacert, as K-ORC reads it), whose catalog gets
 //     the ControlPlane's spec.region (the local services' endpoints again:
 //     Nova, Cinder and Neutron only in the -compute-regions),
 //     and ConfigMap ovn-databases names the local OVN databases (ovn.go);
@@ -42,6 +43,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -62,6 +64,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 )
 
 var (
@@ -124,11 +127,15 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	secretClouds, ca, err := adminCredential(clouds)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.cloudsYAML, err)
+	}
 	key, err := os.ReadFile(c.cephKeyFile)
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, chassis: map[string]string{}}
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, chassis: map[string]string{}}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
 	t := time.NewTicker(3 * time.Second)
@@ -147,6 +154,10 @@ func run(ctx context.Context, c config) error {
 type standin struct {
 	config
 	clouds  []byte
+	// secretClouds and caBundle are the admin credential a ControlPlane's
+	// Secret gets: the clouds.yaml naming its CA by the Secret's key, and
+	// the CA (PEM).
+	secretClouds, caBundle []byte
 	cephKey string
 	ceph    *cephFacts
 	clients map[string]*cluster
@@ -272,7 +283,8 @@ func hasReady(o *unstructured.Unstructured) bool {
 }
 
 // controlPlanes reports every ControlPlane Ready and writes its admin
-// credential: the local Keystone's clouds.yaml.
+// credential: the local Keystone's clouds.yaml, and the CA of its endpoints
+// (key cacert).
 func (s *standin) controlPlanes(ctx context.Context, c *cluster) error {
 	return each(ctx, c, controlPlanes, hasReady, func(o *unstructured.Unstructured) error {
 		region, _, _ := unstructured.NestedString(o.Object, "spec", "region")
@@ -283,7 +295,7 @@ func (s *standin) controlPlanes(ctx context.Context, c *cluster) error {
 		if secret != "" {
 			if err := s.apply(ctx, c, &corev1.Secret{
 				ObjectMeta: metav1.ObjectMeta{Name: secret, Namespace: o.GetNamespace()},
-				Data:       map[string][]byte{"clouds.yaml": s.clouds},
+				Data:       s.adminCredentialData(),
 			}); err != nil {
 				return err
 			}
@@ -512,4 +524,43 @@ func (s *standin) cephJSON(into any, args ...string) error {
 		return fmt.Errorf("ceph %s: %w", strings.Join(args, " "), err)
 	}
 	return json.Unmarshal(out, into)
+}
+
+// adminCredential turns the local OpenStack's clouds.yaml (cloud "admin",
+// its cacert a file on this machine) into the admin credential a
+// ControlPlane's Secret holds in a landscape: key clouds.yaml naming the CA
+// as "cacert", and key cacert with the CA itself (what K-ORC reads, and the
+// composed ProviderConfig passes on as its caBundleSecretRef).
+func adminCredential(cloudsYAML []byte) ([]byte, []byte, error) {
+	var doc map[string]any
+	if err := yaml.Unmarshal(cloudsYAML, &doc); err != nil {
+		return nil, nil, err
+	}
+	clouds, _ := doc["clouds"].(map[string]any)
+	admin, ok := clouds["admin"].(map[string]any)
+	if !ok {
+		return nil, nil, errors.New(`no cloud "admin"`)
+	}
+	path, _ := admin["cacert"].(string)
+	if path == "" {
+		return cloudsYAML, nil, nil
+	}
+	ca, err := os.ReadFile(path) //nolint:gosec // the local OpenStack's CA, named by its clouds.yaml
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read the CA the clouds.yaml names: %w", err)
+	}
+	admin["cacert"] = adminCACertKey
+	out, err := yaml.Marshal(doc)
+	return out, ca, err
+}
+
+// adminCACertKey is the admin credential Secret's key of the CA.
+const adminCACertKey = "cacert"
+
+func (s *standin) adminCredentialData() map[string][]byte {
+	d := map[string][]byte{"clouds.yaml": s.secretClouds}
+	if len(s.caBundle) > 0 {
+		d[adminCACertKey] = s.caBundle
+	}
+	return d
 }
