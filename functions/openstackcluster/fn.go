@@ -127,6 +127,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
+	if p.phase != v1alpha1.OpenStackClusterPhaseReady {
+		// The cloud is composed in stages: once every resource of a stage is
+		// ready, and before the next stage's exist, Crossplane would take
+		// the composite for Ready — and so would the tenant reading the
+		// claim. Ready is the cloud's phase, not its resources' so far.
+		rsp.Desired.Composite.Ready = fnv1.Ready_READY_FALSE
+	}
 	p.setConditions(rsp, c, plan)
 	f.log.Debug("composed cloud", "xr", c.name, "tenant", c.tenant, "phase", p.phase)
 	return rsp, nil

@@ -575,6 +575,15 @@ func TestStages(t *testing.T) {
 			if got := get(status(rsp), "phase"); got != s.want.phase {
 				t.Errorf("phase = %v, want %s", got, s.want.phase)
 			}
+			// Never Ready before the whole cloud is: the resources composed
+			// so far may all be ready between two stages.
+			wantReady := fnv1.Ready_READY_FALSE
+			if s.want.phase == "Ready" {
+				wantReady = fnv1.Ready_READY_UNSPECIFIED
+			}
+			if got := rsp.GetDesired().GetComposite().GetReady(); got != wantReady {
+				t.Errorf("the composite's readiness = %v, want %v in phase %s", got, wantReady, s.want.phase)
+			}
 			for _, typ := range []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady} {
 				c := condition(rsp, typ)
 				wantTrue := slices.Contains(s.want.ready, typ)

@@ -16,6 +16,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
@@ -79,6 +80,26 @@ func (o OpenStack) Config(ctx context.Context, pc *openstackv1alpha1.ProviderCon
 	return cfg, nil
 }
 
+// withoutCACertFile drops the cloud's cacert from a clouds.yaml. In a
+// Secret it names a file beside the clouds.yaml (K-ORC's and the
+// c5c3-operator's credentials say "cacert: cacert", the Secret's key),
+// which is no file of the provider's: gophercloud would fail to open it.
+// The CA reaches the provider through the ProviderConfig's
+// caBundleSecretRef instead.
+func withoutCACertFile(data []byte, cloud string) ([]byte, error) {
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("not a clouds.yaml: %w", err)
+	}
+	clouds, _ := doc["clouds"].(map[string]any)
+	entry, _ := clouds[cloud].(map[string]any)
+	if _, ok := entry["cacert"]; !ok {
+		return data, nil
+	}
+	delete(entry, "cacert")
+	return yaml.Marshal(doc)
+}
+
 // passwordCredential is the JSON of format Password.
 type passwordCredential struct {
 	Username          string `json:"username"`
@@ -136,6 +157,10 @@ func ParseCredentials(format openstackv1alpha1.CredentialsFormat, cloud string, 
 	case openstackv1alpha1.CredentialsFormatCloudsYAML, "":
 		if cloud == "" {
 			cloud = "admin"
+		}
+		data, err := withoutCACertFile(data, cloud)
+		if err != nil {
+			return openstack.Config{}, fmt.Errorf("credentials (format CloudsYAML, cloud %q): %w", cloud, err)
 		}
 		a, eo, tlsCfg, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(data)), clouds.WithCloudName(cloud))
 		if err != nil {

@@ -27,6 +27,15 @@ func TestParseCredentials(t *testing.T) {
 				}
 			}},
 		"clouds.yaml without the cloud": {format: openstackv1alpha1.CredentialsFormatCloudsYAML, cloud: "other", data: clouds, wantErr: `cloud "other"`},
+		// As K-ORC's and the c5c3-operator's credentials say it: the CA is the
+		// Secret's key cacert, no file of the provider's (it comes through
+		// caBundleSecretRef).
+		"clouds.yaml naming a CA file beside it": {format: openstackv1alpha1.CredentialsFormatCloudsYAML, cloud: "admin", data: clouds + "    cacert: cacert\n",
+			check: func(t *testing.T, url, user, region string) {
+				if url != "https://keystone.example/v3" || user != "admin" || region != "eu-de-1" {
+					t.Errorf("got %s %s %s", url, user, region)
+				}
+			}},
 		"password":                      {format: openstackv1alpha1.CredentialsFormatPassword, data: `{"username":"u","password":"p","projectName":"x"}`},
 		"password without password":     {format: openstackv1alpha1.CredentialsFormatPassword, data: `{"username":"u"}`, wantErr: "need username or userID, and password"},
 		"password not JSON":             {format: openstackv1alpha1.CredentialsFormatPassword, data: `user: u`, wantErr: "not a JSON object"},
