@@ -153,15 +153,15 @@ func run(ctx context.Context, c config) error {
 
 type standin struct {
 	config
-	clouds  []byte
+	clouds []byte
 	// secretClouds and caBundle are the admin credential a ControlPlane's
 	// Secret gets: the clouds.yaml naming its CA by the Secret's key, and
 	// the CA (PEM).
 	secretClouds, caBundle []byte
-	cephKey string
-	ceph    *cephFacts
-	clients map[string]*cluster
-	regions map[string]bool
+	cephKey                string
+	ceph                   *cephFacts
+	clients                map[string]*cluster
+	regions                map[string]bool
 	// procs are the node agents running, by cluster/daemonset.
 	procs map[string]*exec.Cmd
 	// chassis are the OVN chassis registered, by cluster.

@@ -36,10 +36,10 @@ func TestParseCredentials(t *testing.T) {
 					t.Errorf("got %s %s %s", url, user, region)
 				}
 			}},
-		"password":                      {format: openstackv1alpha1.CredentialsFormatPassword, data: `{"username":"u","password":"p","projectName":"x"}`},
-		"password without password":     {format: openstackv1alpha1.CredentialsFormatPassword, data: `{"username":"u"}`, wantErr: "need username or userID, and password"},
-		"password not JSON":             {format: openstackv1alpha1.CredentialsFormatPassword, data: `user: u`, wantErr: "not a JSON object"},
-		"application credential":        {format: openstackv1alpha1.CredentialsFormatApplicationCredential, data: `{"applicationCredentialID":"id","applicationCredentialSecret":"s"}`},
+		"password":                  {format: openstackv1alpha1.CredentialsFormatPassword, data: `{"username":"u","password":"p","projectName":"x"}`},
+		"password without password": {format: openstackv1alpha1.CredentialsFormatPassword, data: `{"username":"u"}`, wantErr: "need username or userID, and password"},
+		"password not JSON":         {format: openstackv1alpha1.CredentialsFormatPassword, data: `user: u`, wantErr: "not a JSON object"},
+		"application credential":    {format: openstackv1alpha1.CredentialsFormatApplicationCredential, data: `{"applicationCredentialID":"id","applicationCredentialSecret":"s"}`},
 		"application credential, no secret": {format: openstackv1alpha1.CredentialsFormatApplicationCredential, data: `{"applicationCredentialID":"id"}`,
 			wantErr: "applicationCredentialSecret"},
 		"unknown format": {format: "Token", data: `x`, wantErr: `unknown spec.credentials.format "Token"`},
