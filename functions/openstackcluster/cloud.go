@@ -6,6 +6,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
@@ -96,10 +97,7 @@ func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }
 // adminCACertKey is the admin credential Secret's key of the CA of the
 // cloud's endpoints; empty when the Composition says there is none.
 func (c *cloud) adminCACertKey() string {
-	if c.in.AdminCACertKey == nil {
-		return input.DefaultAdminCACertKey
-	}
-	return *c.in.AdminCACertKey
+	return ptr.Deref(c.in.AdminCACertKey, input.DefaultAdminCACertKey)
 }
 
 // ovnTLSSecret is the management-cluster Secret that holds the client

@@ -74,9 +74,10 @@ func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
 }
 
 // Ensure starts the Shoot's cluster unless it runs or is starting. It
-// reports whether the cluster serves, and the error that stopped its start.
-// uid keeps a recreated Shoot from seeing its predecessor's objects.
-func (c *Clusters) Ensure(namespace, shoot, uid string) (bool, error) {
+// returns the cluster and whether it serves, and the error that stopped its
+// start. uid keeps a recreated Shoot from seeing its predecessor's objects:
+// a cluster that serves is always the Shoot with that uid's.
+func (c *Clusters) Ensure(namespace, shoot, uid string) (Cluster, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := Key(namespace, shoot)
@@ -90,9 +91,9 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (bool, error) {
 			// its new cluster starts empty, as Gardener's would.
 			delete(c.running, k)
 			go func() { _ = sc.plane.APIServer.Stop() }() //nolint:errcheck // best effort
-			return false, nil
+			return Cluster{}, false, nil
 		}
-		return sc.done && sc.err == nil, sc.err
+		return sc.info, sc.done && sc.err == nil, sc.err
 	}
 	sc := &shootCluster{}
 	c.running[k] = sc
@@ -108,7 +109,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (bool, error) {
 			_ = plane.APIServer.Stop() //nolint:errcheck // best effort
 		}
 	}()
-	return false, nil
+	return Cluster{}, false, nil
 }
 
 func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) {
@@ -169,16 +170,6 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
 		}
 	}
 	return kc, nil
-}
-
-// Cluster is the Shoot's cluster, and whether it serves.
-func (c *Clusters) Cluster(namespace, shoot string) (Cluster, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sc, ok := c.running[Key(namespace, shoot)]; ok && sc.done && sc.err == nil {
-		return sc.info, true
-	}
-	return Cluster{}, false
 }
 
 // Keep stops the clusters of every Shoot not in keep (namespace.shoot),

@@ -2,11 +2,11 @@ package gardenerstandin
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"time"
 
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -39,15 +39,20 @@ func Publish(ctx context.Context, garden dynamic.Interface, shoot *unstructured.
 	}}
 	is := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "InternalSecret",
-		"metadata":   map[string]any{"name": name + ".ca-client", "namespace": ns, "ownerReferences": owner},
-		"type":       "Opaque",
-		"stringData": map[string]any{"ca.crt": string(c.ClientCA.CertPEM()), "ca.key": string(localgarden.KeyPEM(c.ClientCA.Key))},
+		"metadata": map[string]any{"name": name + ".ca-client", "namespace": ns, "ownerReferences": owner},
+		"type":     "Opaque",
+		"data": map[string]any{
+			"ca.crt": base64.StdEncoding.EncodeToString(c.ClientCA.CertPEM()),
+			"ca.key": base64.StdEncoding.EncodeToString(localgarden.KeyPEM(c.ClientCA.Key)),
+		},
 	}}
 	for _, o := range []struct {
 		gvr schema.GroupVersionResource
 		obj *unstructured.Unstructured
 	}{{gvrConfigMaps, cm}, {gvrInternalSecrets, is}} {
-		if err := apply(ctx, garden.Resource(o.gvr).Namespace(ns), o.obj); err != nil {
+		// Server-side apply: a cluster started anew replaces what an earlier
+		// one of the same Shoot published.
+		if err := localgarden.ServerSideApply(ctx, garden.Resource(o.gvr).Namespace(ns), o.obj, "gardener-standin"); err != nil {
 			return fmt.Errorf("cannot publish %s %s/%s: %w", o.obj.GetKind(), ns, o.obj.GetName(), err)
 		}
 	}
@@ -69,22 +74,6 @@ func Published(shoot *unstructured.Unstructured, c Cluster) bool {
 		}
 	}
 	return false
-}
-
-// apply creates obj, or replaces what an earlier cluster of the same Shoot
-// published.
-func apply(ctx context.Context, r dynamic.ResourceInterface, obj *unstructured.Unstructured) error {
-	_, err := r.Create(ctx, obj, metav1.CreateOptions{})
-	if !kerrors.IsAlreadyExists(err) {
-		return err
-	}
-	cur, err := r.Get(ctx, obj.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	obj.SetResourceVersion(cur.GetResourceVersion())
-	_, err = r.Update(ctx, obj, metav1.UpdateOptions{})
-	return err
 }
 
 // markReady sets what gardenlet reports of a healthy Shoot. The technical ID

@@ -66,11 +66,7 @@ func main(m *testing.M, gardenObjects []string, crdDirs []string) int {
 			return 1
 		}
 		defer os.RemoveAll(dir) //nolint:errcheck // a temporary directory
-		if garden, err = localgarden.New(bin, dir); err != nil {
-			fmt.Fprintf(os.Stderr, "cannot prepare the local garden: %v\n", err)
-			return 1
-		}
-		if err := garden.Configure(env.ControlPlane.GetAPIServer()); err != nil {
+		if garden, err = localgarden.Prepare(env, bin, dir); err != nil {
 			fmt.Fprintf(os.Stderr, "cannot prepare the local garden: %v\n", err)
 			return 1
 		}
@@ -83,8 +79,13 @@ func main(m *testing.M, gardenObjects []string, crdDirs []string) int {
 	defer env.Stop() //nolint:errcheck // best effort on the way out
 	if garden != nil {
 		defer garden.Stop() //nolint:errcheck // best effort on the way out
-		if code := startGarden(env, garden, gardenObjects); code != 0 {
-			return code
+		if err := garden.StartIn(context.Background(), env); err != nil {
+			fmt.Fprintf(os.Stderr, "cannot start gardener-apiserver: %v\n", err)
+			return 1
+		}
+		if err := localgarden.Apply(context.Background(), cfg, gardenObjects...); err != nil {
+			fmt.Fprintf(os.Stderr, "cannot create the garden's objects: %v\n", err)
+			return 1
 		}
 	}
 	config = cfg
@@ -94,24 +95,6 @@ func main(m *testing.M, gardenObjects []string, crdDirs []string) int {
 		return 1
 	}
 	return m.Run()
-}
-
-func startGarden(env *envtest.Environment, garden *localgarden.Garden, objects []string) int {
-	u, err := env.ControlPlane.AddUser(envtest.User{Name: "gardener-apiserver", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx := context.Background()
-	if err := garden.Start(ctx, u.Config(), env.ControlPlane.Etcd.URL.String()); err != nil {
-		fmt.Fprintf(os.Stderr, "cannot start gardener-apiserver: %v\n", err)
-		return 1
-	}
-	if err := localgarden.Apply(ctx, env.Config, objects...); err != nil {
-		fmt.Fprintf(os.Stderr, "cannot create the garden's objects: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 // Client returns the API server's client, or skips the test when there is

@@ -70,18 +70,22 @@ func apply(ctx context.Context, dyn dynamic.Interface, mapper meta.RESTMapper, o
 	if err != nil {
 		return err
 	}
+	var r dynamic.ResourceInterface = dyn.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		r = dyn.Resource(m.Resource).Namespace(o.GetNamespace())
+	}
+	return ServerSideApply(ctx, r, o, fieldManager)
+}
+
+// ServerSideApply applies o through r (its resource, namespaced when o is)
+// as manager, taking over fields other managers hold.
+func ServerSideApply(ctx context.Context, r dynamic.ResourceInterface, o *unstructured.Unstructured, manager string) error {
 	b, err := o.MarshalJSON()
 	if err != nil {
 		return err
 	}
-	r := dyn.Resource(m.Resource)
 	force := true
-	opts := metav1.PatchOptions{FieldManager: "localgarden", Force: &force}
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
-		_, err = r.Namespace(o.GetNamespace()).Patch(ctx, o.GetName(), types.ApplyPatchType, b, opts)
-	} else {
-		_, err = r.Patch(ctx, o.GetName(), types.ApplyPatchType, b, opts)
-	}
+	_, err = r.Patch(ctx, o.GetName(), types.ApplyPatchType, b, metav1.PatchOptions{FieldManager: manager, Force: &force})
 	return err
 }
 

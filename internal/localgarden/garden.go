@@ -30,7 +30,6 @@ import (
 	"syscall"
 	"time"
 
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -60,6 +59,8 @@ const (
 	serviceName      = "gardener-apiserver"
 	serviceNamespace = "kube-system"
 	frontProxyUser   = "front-proxy-client"
+	// fieldManager owns what this package applies.
+	fieldManager = "localgarden"
 )
 
 var (
@@ -93,9 +94,10 @@ func Binary() (string, error) {
 	return b, nil
 }
 
-// New prepares a garden whose certificates and logs go to dir. Call
-// Configure before the kube-apiserver starts and Start once it serves.
-func New(binary, dir string) (*Garden, error) {
+// Prepare readies a garden for env before env starts: gardener-apiserver is
+// binary, its certificates and log go to dir, and env's kube-apiserver is
+// made an aggregator able to proxy to it. Call StartIn once env serves.
+func Prepare(env *envtest.Environment, binary, dir string) (*Garden, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -107,13 +109,14 @@ func New(binary, dir string) (*Garden, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Garden{binary: binary, dir: dir, ca: ca, port: port}, nil
+	g := &Garden{binary: binary, dir: dir, ca: ca, port: port}
+	return g, g.configure(env.ControlPlane.GetAPIServer())
 }
 
-// Configure makes api an aggregator able to proxy to gardener-apiserver: it
+// configure makes api an aggregator able to proxy to gardener-apiserver: it
 // trusts the front proxy's CA for the identity headers and presents the
 // front proxy's client certificate (what kubeadm's flags give a cluster).
-func (g *Garden) Configure(api *envtest.APIServer) error {
+func (g *Garden) configure(api *envtest.APIServer) error {
 	proxyCA, err := NewCA("front-proxy-ca")
 	if err != nil {
 		return err
@@ -141,12 +144,22 @@ func (g *Garden) Configure(api *envtest.APIServer) error {
 	return nil
 }
 
-// Start runs gardener-apiserver on etcdURL (its objects live under their own
-// prefix there), talking to the kube-apiserver of kube as that user (who
-// must be allowed everything: delegated authentication and authorization,
-// the informers of its admission plugins), registers its API groups and
-// returns once Shoots can be listed through the kube-apiserver.
-func (g *Garden) Start(ctx context.Context, kube *rest.Config, etcdURL string) error {
+// StartIn runs gardener-apiserver beside env, which serves: on env's etcd
+// (its objects live under their own prefix there), talking to env's
+// kube-apiserver as a member of system:masters — it must be allowed
+// delegated authentication and authorization and the informers of its
+// admission plugins; Gardener's chart gives it a ClusterRole of its own.
+// It registers the API groups and returns once Shoots can be listed through
+// the kube-apiserver.
+func (g *Garden) StartIn(ctx context.Context, env *envtest.Environment) error {
+	u, err := env.ControlPlane.AddUser(envtest.User{Name: "gardener-apiserver", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	return g.start(ctx, u.Config(), env.ControlPlane.Etcd.URL.String())
+}
+
+func (g *Garden) start(ctx context.Context, kube *rest.Config, etcdURL string) error {
 	serving, err := g.ca.Server(serviceName, serviceName+"."+serviceNamespace+".svc", "localhost", "127.0.0.1")
 	if err != nil {
 		return err
@@ -198,7 +211,7 @@ func (g *Garden) register(ctx context.Context, kube *rest.Config) error {
 		"metadata": map[string]any{"name": serviceName, "namespace": serviceNamespace},
 		"spec":     map[string]any{"type": "ExternalName", "externalName": "localhost"},
 	}}
-	if _, err := dyn.Resource(gvrService).Namespace(serviceNamespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !kerrors.IsAlreadyExists(err) {
+	if err := ServerSideApply(ctx, dyn.Resource(gvrService).Namespace(serviceNamespace), svc, fieldManager); err != nil {
 		return fmt.Errorf("cannot create Service %s/%s: %w", serviceNamespace, serviceName, err)
 	}
 	caBundle := base64.StdEncoding.EncodeToString(g.ca.CertPEM())
@@ -213,7 +226,7 @@ func (g *Garden) register(ctx context.Context, kube *rest.Config) error {
 				"caBundle": caBundle,
 			},
 		}}
-		if _, err := dyn.Resource(gvrAPIService).Create(ctx, as, metav1.CreateOptions{}); err != nil && !kerrors.IsAlreadyExists(err) {
+		if err := ServerSideApply(ctx, dyn.Resource(gvrAPIService), as, fieldManager); err != nil {
 			return fmt.Errorf("cannot create APIService %s: %w", as.GetName(), err)
 		}
 	}

@@ -349,12 +349,12 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 			return nil, err
 		}
 		if isNew {
-			response.Warning(rsp, errors.New("Gardener refused the Shoot: "+refused.Message)).WithReason(ReasonRefused).TargetCompositeAndClaim()
+			response.Warning(rsp, errors.New(refusedMessage(refused))).WithReason(ReasonRefused).TargetCompositeAndClaim()
 		}
 	}
 	switch {
 	case refused != nil:
-		st = State{Shoot: gardener.Readiness{Message: "Gardener refused the Shoot: " + refused.Message}, Refusal: refused, AccessMessage: "waiting for the Shoot", Withheld: true}
+		st = State{Shoot: gardener.Readiness{Message: refusedMessage(refused)}, Refusal: refused, AccessMessage: "waiting for the Shoot", Withheld: true}
 	case inv != nil && inv.Blocks() && !exists:
 		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot", Withheld: true}
 	default:

@@ -94,6 +94,11 @@ func refusedApply(status map[string]any) (string, bool) {
 	return "", false
 }
 
+// refusedMessage is what the claim reads while r holds.
+func refusedMessage(r *v1alpha1.ShootRefusal) string {
+	return "Gardener refused the Shoot: " + r.Message
+}
+
 func fingerprint(shoot *gardencorev1beta1.Shoot, profile *gardencorev1beta1.CloudProfileSpec) (string, error) {
 	h := sha256.New()
 	for _, o := range []any{shoot, profile} {

@@ -64,13 +64,14 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 	t.Cleanup(clusters.Stop)
 	var cluster gardenerstandin.Cluster
 	kubetest.Until(t, "the Shoot's cluster serves", 60*time.Second, func() error {
-		if _, err := clusters.Ensure(shoot.GetNamespace(), shoot.GetName(), string(shoot.GetUID())); err != nil {
+		c, serves, err := clusters.Ensure(shoot.GetNamespace(), shoot.GetName(), string(shoot.GetUID()))
+		if err != nil {
 			return err
 		}
-		var ok bool
-		if cluster, ok = clusters.Cluster(shoot.GetNamespace(), shoot.GetName()); !ok {
+		if !serves {
 			return errors.New("starting")
 		}
+		cluster = c
 		return nil
 	})
 	dyn, err := dynamic.NewForConfig(h.config)

@@ -55,10 +55,7 @@ func run(dir string, crds []string, withGarden bool) error {
 		if err != nil {
 			return err
 		}
-		if garden, err = localgarden.New(bin, filepath.Join(dir, "garden")); err != nil {
-			return err
-		}
-		if err := garden.Configure(env.ControlPlane.GetAPIServer()); err != nil {
+		if garden, err = localgarden.Prepare(env, bin, filepath.Join(dir, "garden")); err != nil {
 			return err
 		}
 	}
@@ -70,13 +67,7 @@ func run(dir string, crds []string, withGarden bool) error {
 	defer env.Stop() //nolint:errcheck // best effort on the way out
 	if garden != nil {
 		defer garden.Stop() //nolint:errcheck // best effort on the way out
-		// A member of system:masters, as the recipe's shortcut: the chart
-		// gives gardener-apiserver a ClusterRole of its own.
-		u, err := env.ControlPlane.AddUser(envtest.User{Name: "gardener-apiserver", Groups: []string{"system:masters"}}, nil)
-		if err != nil {
-			return err
-		}
-		if err := garden.Start(context.Background(), u.Config(), env.ControlPlane.Etcd.URL.String()); err != nil {
+		if err := garden.StartIn(context.Background(), env); err != nil {
 			return err
 		}
 		fmt.Println("gardener-apiserver serves core.gardener.cloud through the kube-apiserver, on port", garden.Port())

@@ -117,11 +117,11 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenersta
 			continue
 		}
 		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
-		if _, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID())); err != nil {
+		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()))
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
 		}
-		c, serves := clusters.Cluster(s.GetNamespace(), s.GetName())
-		if !serves || c.UID != string(s.GetUID()) || gardenerstandin.Published(s, c) || time.Since(s.GetCreationTimestamp().Time) < delay {
+		if !serves || gardenerstandin.Published(s, c) || time.Since(s.GetCreationTimestamp().Time) < delay {
 			continue
 		}
 		if err := gardenerstandin.Publish(ctx, dyn, s, c); err != nil {
