@@ -209,7 +209,7 @@ for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].meta
     pass "... $(st "$p" '{.status.health}'), $(st "$p" '{.status.osds.up}') of $(st "$p" '{.status.osds.total}') OSDs up, $(st "$p" '{.status.capacity.available}') available"
 done
 
-echo "== 2c. least privilege: the storage agent's Ceph user, the provider's metrics"
+echo "== 2c. least privilege: the storage agent's Ceph user, the stretched pool's arbiter, the provider's metrics"
 # Each storage pool composes a Rook CephClient for its agent (read-only
 # monitor caps); the operator stand-in does Rook's part in the local Ceph,
 # and runs the agent with that user's key as the DaemonSet would.
@@ -218,6 +218,26 @@ caps=$(timeout 30 ceph -c "${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.con
 for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
   [ "$(shoot_k "$p" -n rook-ceph get cephclient storage-agent -o jsonpath='{.spec.caps.mon}')" = "allow r" ] && pass "$p composes the CephClient storage-agent" || fail "$p has no CephClient storage-agent"
   if pgrep -af "[-]node-name garden-c5c3.$p-node-0" | grep -q -- "-ceph-user storage-agent"; then pass "... its storage agent runs as client.storage-agent"; else fail "$p's storage agent: $(pgrep -af "[-]node-name garden-c5c3.$p-node-0")"; fi
+done
+# A stretched pool's arbiter operator logs into the control-plane cluster as
+# a ServiceAccount whose Role reaches only its monitor's namespace: the
+# Secret in the pool cluster holds that token's kubeconfig, never the
+# control-plane cluster's admin kubeconfig; the operator stand-in placed the
+# monitor's objects with it.
+for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[?(@.spec.arbiterCluster)].metadata.name}'); do
+  a=$(st "$p" '{.spec.arbiterCluster}') ns=ceph-arbiter-$p
+  shoot_k "$p" -n arbiter-operator get secret "arbiter-$a-kubeconfig" -o jsonpath='{.data.kubeconfig}' | base64 -d >"$RUN/e2e-arbiter-$p.kubeconfig"
+  ak() { $K --kubeconfig "$RUN/e2e-arbiter-$p.kubeconfig" "$@" 2>&1; }
+  who=$(ak auth whoami -o jsonpath='{.status.userInfo.username}')
+  [ "$who" = "system:serviceaccount:$ns:external-arbiter" ] && pass "$p's arbiter logs into $a as $who" || fail "$p's arbiter kubeconfig logs into $a as: $who"
+  can="$(ak -n "$ns" auth can-i create deployments) $(ak -n "$ns" auth can-i update secrets)"
+  cannot="$(ak -n kube-system auth can-i get secrets) $(ak auth can-i list secrets -A) $(ak auth can-i create namespaces) $(ak -n "$ns" auth can-i create rolebindings) $(ak -n "$ns" auth can-i create pods)"
+  [ "$can" = "yes yes" ] && [ "$cannot" = "no no no no no" ] &&
+    pass "... which may manage the monitor's Deployments and Secrets in $ns, and may not read kube-system's Secrets, list all Secrets, create namespaces, RoleBindings or Pods" ||
+    fail "... $p's arbiter may (create deployments, update secrets in $ns): $can; (kube-system secrets, all secrets, namespaces, rolebindings, pods): $cannot"
+  shoot_k "$a" -n "$ns" get deployment "ceph-arbiter-mon-$p" >/dev/null 2>&1 && pass "... and with it the arbiter operator placed the monitor's Deployment in $a" || fail "no monitor Deployment ceph-arbiter-mon-$p in $a/$ns"
+  u=$($K get clusterusages -o jsonpath="{.items[?(@.spec.by.kind==\"XStorageCluster\")].spec.reason}")
+  case $u in *"stretched storage pool $p runs its arbiter monitor in control-plane cluster $a"*) pass "... and a ClusterUsage keeps $a while $p needs it" ;; *) fail "no ClusterUsage of $a by $p: $u" ;; esac
 done
 # The provider serves metrics over HTTPS to callers allowed to get /metrics
 # (examples/clusters/management/provider-cobaltcore.yaml).

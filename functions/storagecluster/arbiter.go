@@ -3,9 +3,16 @@ package main
 import (
 	"fmt"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	arbiterv1alpha1 "github.com/c5c3/consumer-plane/apis/arbiter/v1alpha1"
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -20,14 +27,27 @@ import (
 // (installed in the pool cluster with the pool's agents, in arbiterNamespace)
 // deploys that monitor into the arbiter cluster from a RemoteCluster (how to
 // reach it) and a RemoteArbiter (which CephCluster it joins).
+//
+// The arbiter cluster is a ControlPlaneCluster, which runs every tenant's
+// control plane: the pool cluster must not hold its admin kubeconfig. The
+// operator logs in as a ServiceAccount of its own there, whose Role allows
+// what the operator does (the monitor's Deployment, Service, ConfigMap and
+// Secret) in the one namespace of this pool's monitor, and nothing else; a
+// ShootKubeconfig keeps a token of it fresh, and that kubeconfig alone is
+// copied into the pool cluster.
 const (
 	arbiterNamespace = "arbiter-operator"
 	// arbiterKubeconfigKey is the key of the arbiter cluster's kubeconfig
 	// in the Secret the RemoteCluster reads.
 	arbiterKubeconfigKey = "kubeconfig"
+	// arbiterServiceAccount is the operator's identity in the arbiter
+	// cluster.
+	arbiterServiceAccount = "external-arbiter"
 	// stretchedZones: Rook places one monitor in each, the arbiter is the
 	// third.
 	stretchedZones = 2
+	// requirementArbiterCluster finds the arbiter cluster's composite.
+	requirementArbiterCluster = "arbiter-cluster"
 )
 
 // Composed resources of a stretched pool.
@@ -35,31 +55,137 @@ const (
 	resourceArbiterKubeconfig    resource.Name = "arbiter-kubeconfig"
 	resourceArbiterRemoteCluster resource.Name = "arbiter-remote-cluster"
 	resourceArbiter              resource.Name = "arbiter"
+	// In the arbiter cluster: the monitor's namespace and the operator's
+	// identity there.
+	resourceArbiterNamespace      resource.Name = "arbiter-namespace"
+	resourceArbiterServiceAccount resource.Name = "arbiter-service-account"
+	resourceArbiterRole           resource.Name = "arbiter-role"
+	resourceArbiterRoleBinding    resource.Name = "arbiter-role-binding"
+	// In the management cluster: the ServiceAccount's kubeconfig, and the
+	// usage that keeps the arbiter cluster while the pool needs it.
+	resourceArbiterAccess resource.Name = "arbiter-access"
+	resourceArbiterUsage  resource.Name = "arbiter-usage"
 )
 
 // conditionArbiterReady says whether a stretched pool's arbiter has joined.
 const conditionArbiterReady = "ArbiterReady"
 
 func init() {
-	if err := arbiterv1alpha1.AddToScheme(composed.Scheme); err != nil {
-		panic(err)
+	// The core and RBAC kinds are manifests placed in the arbiter cluster.
+	for _, add := range []func(*runtime.Scheme) error{arbiterv1alpha1.AddToScheme, protectionv1beta1.AddToScheme, corev1.AddToScheme, rbacv1.AddToScheme} {
+		if err := add(composed.Scheme); err != nil {
+			panic(err)
+		}
 	}
 }
 
-// composeArbiter places the arbiter objects in the pool cluster. The arbiter
-// cluster is a ControlPlaneCluster (named by its claim): its kubeconfig
-// Secret, kept fresh by its ShootKubeconfig, is copied into the pool cluster
-// by reference. It reports whether the arbiter is Ready, and why not.
-func composeArbiter(s *v1alpha1.StorageClusterParameters, a pool.Access, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (bool, string, error) {
-	pc := a.ProviderConfigName()
-	source := pool.Access{Kind: pool.KindControlPlane, Name: s.ArbiterCluster, SecretNamespace: a.SecretNamespace}
-	secretName := "arbiter-" + s.ArbiterCluster + "-kubeconfig"
+// requireArbiterCluster asks for the composite of the arbiter cluster.
+func requireArbiterCluster(rsp *fnv1.RunFunctionResponse, s *v1alpha1.StorageClusterParameters) {
+	if s.ArbiterCluster != "" {
+		pool.RequireNamed(rsp, requirementArbiterCluster, v1alpha1.SchemeGroupVersion.String(), v1alpha1.XControlPlaneClusterKind, s.ArbiterCluster)
+	}
+}
 
+// arbiterRole is what the external-arbiter-operator does in the arbiter
+// cluster (its own RBAC, hack/configure-k8s-user.sh upstream): the
+// monitor's objects, in the monitor's namespace.
+var arbiterRole = []rbacv1.PolicyRule{
+	{APIGroups: []string{""}, Resources: []string{"services", "services/status", "configmaps", "configmaps/status", "secrets", "secrets/status"},
+		Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
+	{APIGroups: []string{""}, Resources: []string{"services/finalizers", "configmaps/finalizers", "secrets/finalizers"}, Verbs: []string{"update"}},
+	{APIGroups: []string{"apps"}, Resources: []string{"deployments", "deployments/status"},
+		Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
+	{APIGroups: []string{"apps"}, Resources: []string{"deployments/finalizers"}, Verbs: []string{"update"}},
+}
+
+// arbiterAccess are the manifests of the monitor's namespace in the arbiter
+// cluster and of the operator's identity there, by composed resource name.
+func arbiterAccess(monitorNamespace string) map[resource.Name]runtime.Object {
+	meta := metav1.ObjectMeta{Name: arbiterServiceAccount, Namespace: monitorNamespace}
+	return map[resource.Name]runtime.Object{
+		resourceArbiterNamespace: &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: monitorNamespace}},
+		resourceArbiterServiceAccount: &corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta,
+			// The token is requested, never mounted.
+			AutomountServiceAccountToken: ptr.To(false)},
+		resourceArbiterRole: &rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"}, ObjectMeta: meta,
+			Rules: arbiterRole},
+		resourceArbiterRoleBinding: &rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"}, ObjectMeta: meta,
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: arbiterServiceAccount},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: arbiterServiceAccount, Namespace: monitorNamespace}}},
+	}
+}
+
+// composeArbiter places the arbiter objects: the operator's identity in the
+// arbiter cluster (a ControlPlaneCluster, named by its claim), a
+// ShootKubeconfig that keeps its token fresh, a copy of that kubeconfig in
+// the pool cluster (by reference, so the token passes through no function,
+// log or status), the RemoteCluster and RemoteArbiter, and a usage that
+// keeps the arbiter cluster while this pool exists. It reports whether the
+// arbiter is Ready, and why not.
+func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, run *pool.Result) (bool, string, error) {
+	s, a, observed, desired := &xr.Spec, run.Access, run.Observed, run.Desired
+	cluster, supplied, found := pool.Named(req, requirementArbiterCluster, s.ArbiterCluster)
+	switch {
+	case !supplied:
+		return false, "looking up the arbiter cluster " + s.ArbiterCluster, nil
+	case !found:
+		return false, fmt.Sprintf("spec.arbiterCluster names the ControlPlaneCluster %s, which does not exist: create it, or name an existing one", s.ArbiterCluster), nil
+	}
+	if err := composeArbiterUsage(xr, cluster, desired); err != nil {
+		return false, "", err
+	}
+
+	pc := a.ProviderConfigName()
+	arbiterPC := pool.Access{Kind: pool.KindControlPlane, Name: s.ArbiterCluster}.ProviderConfigName()
+	monitorNamespace := "ceph-arbiter-" + string(s.Name)
+	for n, o := range arbiterAccess(monitorNamespace) {
+		u, err := function.Composed(o)
+		if err != nil {
+			return false, "", err
+		}
+		desired[n] = &resource.DesiredComposed{Resource: remote.Created(pc+"-"+string(n), arbiterPC, u.Object)}
+	}
+
+	// The token is requested once its ServiceAccount may do its job.
+	ready := markReady(observed, desired, resourceArbiterNamespace, resourceArbiterServiceAccount, resourceArbiterRole, resourceArbiterRoleBinding)
+	if !ready {
+		return false, fmt.Sprintf("creating the arbiter's ServiceAccount %s/%s in cluster %s", monitorNamespace, arbiterServiceAccount, s.ArbiterCluster), nil
+	}
+	access := pool.Access{Kind: a.Kind, Name: a.Name + "-arbiter", SecretNamespace: a.SecretNamespace}
+	token, err := function.Composed(&gardenerv1alpha1.ShootKubeconfig{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gardenerv1alpha1.SchemeGroupVersion.String(), Kind: gardenerv1alpha1.ShootKubeconfigKind},
+		ObjectMeta: metav1.ObjectMeta{Name: access.ProviderConfigName()},
+		Spec: gardenerv1alpha1.ShootKubeconfigSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{
+				WriteConnectionSecretToReference: &xpv2.SecretReference{Name: access.SecretName(), Namespace: access.SecretNamespace},
+			},
+			ForProvider: gardenerv1alpha1.ShootKubeconfigParameters{
+				ShootRef:          gardenerv1alpha1.ShootReference{Name: s.ArbiterCluster, Namespace: run.Settings.ProjectNamespace},
+				ServiceAccountRef: &gardenerv1alpha1.ServiceAccountReference{Namespace: monitorNamespace, Name: arbiterServiceAccount},
+			},
+		},
+	})
+	if err != nil {
+		return false, "", err
+	}
+	desired[resourceArbiterAccess] = &resource.DesiredComposed{Resource: token}
+	if !markReady(observed, desired, resourceArbiterAccess) {
+		msg := fmt.Sprintf("waiting for ShootKubeconfig %s to write the arbiter's kubeconfig", access.ProviderConfigName())
+		if o, ok := observed[resourceArbiterAccess]; ok {
+			if m := o.Resource.GetCondition(xpv2.TypeSynced).Message; m != "" {
+				msg += ": " + m
+			}
+		}
+		return false, msg, nil
+	}
+
+	secretName := "arbiter-" + s.ArbiterCluster + "-kubeconfig"
 	kc := remote.Created(pc+"-arbiter-kubeconfig", pc, map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
 		"metadata": map[string]any{"name": secretName, "namespace": arbiterNamespace},
 	})
-	remote.PatchFrom(kc, remote.Patch{APIVersion: "v1", Kind: "Secret", Namespace: source.SecretNamespace, Name: source.SecretName(),
+	remote.PatchFrom(kc, remote.Patch{APIVersion: "v1", Kind: "Secret", Namespace: access.SecretNamespace, Name: access.SecretName(),
 		FieldPath: "data." + gardenerv1alpha1.ConnectionSecretKeyKubeconfig, ToFieldPath: "data." + arbiterKubeconfigKey})
 	desired[resourceArbiterKubeconfig] = &resource.DesiredComposed{Resource: kc}
 
@@ -68,7 +194,7 @@ func composeArbiter(s *v1alpha1.StorageClusterParameters, a pool.Access, observe
 		ObjectMeta: metav1.ObjectMeta{Name: s.ArbiterCluster, Namespace: arbiterNamespace},
 		Spec: arbiterv1alpha1.RemoteClusterSpec{
 			AccessKeyRef: arbiterv1alpha1.KubeconfigSecretSource{Name: secretName, Key: arbiterKubeconfigKey},
-			Namespace:    "ceph-arbiter-" + string(s.Name),
+			Namespace:    monitorNamespace,
 		},
 	})
 	if err != nil {
@@ -90,15 +216,7 @@ func composeArbiter(s *v1alpha1.StorageClusterParameters, a pool.Access, observe
 	}
 	desired[resourceArbiter] = &resource.DesiredComposed{Resource: remote.ReadyWhen(pc+"-arbiter", pc, ra.Object, stateReady)}
 
-	ready := true
-	for _, n := range []resource.Name{resourceArbiterKubeconfig, resourceArbiterRemoteCluster, resourceArbiter} {
-		if function.ObservedReady(observed, n) {
-			desired[n].Ready = resource.ReadyTrue
-			continue
-		}
-		ready = false
-	}
-	if ready {
+	if markReady(observed, desired, resourceArbiterKubeconfig, resourceArbiterRemoteCluster, resourceArbiter) {
 		mon, _ := observed[resourceArbiter].Resource.GetString("status.atProvider.manifest.status.monId")
 		return true, fmt.Sprintf("monitor %s runs in cluster %s", mon, s.ArbiterCluster), nil
 	}
@@ -109,4 +227,40 @@ func composeArbiter(s *v1alpha1.StorageClusterParameters, a pool.Access, observe
 		}
 	}
 	return false, msg, nil
+}
+
+// markReady marks the desired resources that are observed ready, and
+// reports whether all of them are.
+func markReady(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, names ...resource.Name) bool {
+	all := true
+	for _, n := range names {
+		if function.ObservedReady(observed, n) {
+			desired[n].Ready = resource.ReadyTrue
+			continue
+		}
+		all = false
+	}
+	return all
+}
+
+// composeArbiterUsage keeps the arbiter cluster while this pool exists:
+// core's webhook refuses to delete it until the pool — and with it the
+// monitor's objects there — is gone.
+func composeArbiterUsage(xr *v1alpha1.XStorageCluster, arbiter pool.Namesake, desired map[resource.Name]*resource.DesiredComposed) error {
+	gv := v1alpha1.SchemeGroupVersion.String()
+	cu, err := function.Composed(&protectionv1beta1.ClusterUsage{
+		TypeMeta: metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.ClusterUsageKind},
+		Spec: protectionv1beta1.ClusterUsageSpec{
+			Of:             protectionv1beta1.Resource{APIVersion: gv, Kind: v1alpha1.XControlPlaneClusterKind, ResourceRef: &protectionv1beta1.ResourceRef{Name: arbiter.Composite}},
+			By:             &protectionv1beta1.Resource{APIVersion: gv, Kind: v1alpha1.XStorageClusterKind, ResourceRef: &protectionv1beta1.ResourceRef{Name: xr.GetName()}},
+			Reason:         ptr.To(fmt.Sprintf("stretched storage pool %s runs its arbiter monitor in control-plane cluster %s", xr.Spec.Name, xr.Spec.ArbiterCluster)),
+			ReplayDeletion: ptr.To(true),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	// A usage protects; it serves nothing the pool waits on.
+	desired[resourceArbiterUsage] = &resource.DesiredComposed{Resource: cu, Ready: resource.ReadyTrue}
+	return nil
 }

@@ -71,6 +71,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if run == nil {
 		return rsp, nil
 	}
+	requireArbiterCluster(rsp, s)
 	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
 	status := st.Status()
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
@@ -101,7 +102,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			}
 		}
 		if s.ArbiterCluster != "" {
-			if arbiterReady, arbiterMsg, err = composeArbiter(s, access, observed, desired); err != nil {
+			if arbiterReady, arbiterMsg, err = composeArbiter(req, xr, run); err != nil {
 				response.Fatal(rsp, err)
 				return rsp, nil
 			}

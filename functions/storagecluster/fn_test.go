@@ -440,17 +440,30 @@ func TestRunFunction(t *testing.T) {
 }
 
 // TestStretchedPool walks a pool stretched over two zones: once its cluster
-// can be reached the arbiter objects are placed beside the CephCluster (two
-// monitors, one per zone); the pool is Ready only once the arbiter is.
+// can be reached and the arbiter cluster is found, the operator's identity
+// is placed in the arbiter cluster (a ServiceAccount whose Role reaches
+// the monitor's namespace only) and protected by a usage; once it exists a
+// ShootKubeconfig issues its token, and only that kubeconfig is copied
+// into the pool cluster beside the RemoteCluster and RemoteArbiter; the
+// pool is Ready only once the arbiter is.
 func TestStretchedPool(t *testing.T) {
 	stretched := fntest.EditSpec(xr, func(s map[string]any) {
 		s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
 		fntest.Map(s, "ceph")["replicationFactor"] = 2
 	})
+	const arbiterCluster = `{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XControlPlaneCluster",
+	  "metadata": {"name": "cp-eu-de-3-x7k2p", "creationTimestamp": "2026-11-20T08:00:00Z",
+	    "labels": {"crossplane.io/claim-name": "cp-eu-de-3", "crossplane.io/claim-namespace": "infrastructure"}}}`
 	observed := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
+	supplied := true
 	run := func(t *testing.T) *fnv1.RunFunctionResponse {
 		t.Helper()
-		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(stretched, observed))
+		req := fntest.Request(stretched, observed)
+		if supplied {
+			fntest.WithRequired(req, "arbiter-cluster", false, arbiterCluster)
+			fntest.WithRequired(req, "arbiter-cluster-composite", false)
+		}
+		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -467,15 +480,104 @@ func TestStretchedPool(t *testing.T) {
 		}
 		return nil
 	}
+	has := func(t *testing.T, rsp *fnv1.RunFunctionResponse, want bool, names ...string) {
+		t.Helper()
+		for _, n := range names {
+			if _, ok := rsp.GetDesired().GetResources()[n]; ok != want {
+				t.Errorf("composes %s: %t, want %t", n, ok, want)
+			}
+		}
+	}
+	ready := func(names ...string) {
+		for _, n := range names {
+			observed[n] = observedObject("storage-st-pool-a-"+n, "True", `{}`)
+		}
+	}
+	inArbiter := []string{"arbiter-namespace", "arbiter-service-account", "arbiter-role", "arbiter-role-binding"}
+	inPool := []string{"arbiter-kubeconfig", "arbiter-remote-cluster", "arbiter"}
+
+	t.Run("looking up the arbiter cluster", func(t *testing.T) {
+		supplied = false
+		defer func() { supplied = true }()
+		rsp := run(t)
+		if r := rsp.GetRequirements().GetResources()["arbiter-cluster"]; r.GetKind() != "XControlPlaneCluster" || r.GetMatchLabels().GetLabels()["crossplane.io/claim-name"] != "cp-eu-de-3" {
+			t.Errorf("the arbiter cluster is not required by its claim's name: %v", r)
+		}
+		has(t, rsp, false, append(inArbiter, "arbiter-usage")...)
+	})
+
+	t.Run("the arbiter cluster does not exist", func(t *testing.T) {
+		req := fntest.Request(stretched, observed)
+		fntest.WithRequired(req, "arbiter-cluster", false)
+		fntest.WithRequired(req, "arbiter-cluster-composite", false)
+		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has(t, rsp, false, append(inArbiter, "arbiter-usage")...)
+		if c := cond(rsp); c.GetMessage() != "spec.arbiterCluster names the ControlPlaneCluster cp-eu-de-3, which does not exist: create it, or name an existing one" {
+			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
 
 	t.Run("access ready", func(t *testing.T) {
 		rsp := run(t)
 		res := rsp.GetDesired().GetResources()
-		for _, n := range []string{"arbiter-kubeconfig", "arbiter-remote-cluster", "arbiter"} {
-			if _, ok := res[n]; !ok {
-				t.Errorf("no %s", n)
+		has(t, rsp, true, append(inArbiter, "arbiter-usage")...)
+		// Nothing is copied into the pool cluster before the token exists.
+		has(t, rsp, false, append(inPool, "arbiter-access")...)
+		for _, n := range inArbiter {
+			if pc := fntest.Map(res[n].GetResource().AsMap(), "spec", "providerConfigRef")["name"]; pc != "controlplane-cp-eu-de-3" {
+				t.Errorf("%s is placed through ProviderConfig %v, want the arbiter cluster's controlplane-cp-eu-de-3", n, pc)
 			}
 		}
+		role := manifest(res["arbiter-role"].GetResource().AsMap())
+		if md := fntest.Map(role, "metadata"); md["namespace"] != "ceph-arbiter-st-pool-a" {
+			t.Errorf("the arbiter's Role is in namespace %v, want the monitor's ceph-arbiter-st-pool-a", md["namespace"])
+		}
+		for _, r := range role["rules"].([]any) {
+			rule := r.(map[string]any)
+			for _, res := range rule["resources"].([]any) {
+				if res == "*" || res == "roles" || res == "rolebindings" || res == "pods/exec" {
+					t.Errorf("the arbiter's Role grants %v", rule)
+				}
+			}
+		}
+		usage := res["arbiter-usage"].GetResource().AsMap()["spec"].(map[string]any)
+		if of := fntest.Map(usage, "of", "resourceRef")["name"]; of != "cp-eu-de-3-x7k2p" {
+			t.Errorf("the usage protects %v, want the arbiter cluster's composite cp-eu-de-3-x7k2p", of)
+		}
+		if by := fntest.Map(usage, "by", "resourceRef")["name"]; by != "st-pool-a-4hq8z" {
+			t.Errorf("the usage is held by %v, want this pool's composite", by)
+		}
+		if c := cond(rsp); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE ||
+			c.GetMessage() != "creating the arbiter's ServiceAccount ceph-arbiter-st-pool-a/external-arbiter in cluster cp-eu-de-3" {
+			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
+
+	t.Run("ServiceAccount ready", func(t *testing.T) {
+		ready(inArbiter...)
+		rsp := run(t)
+		res := rsp.GetDesired().GetResources()
+		has(t, rsp, false, inPool...)
+		token := res["arbiter-access"].GetResource().AsMap()
+		want := map[string]any{"shootRef": map[string]any{"name": "cp-eu-de-3", "namespace": "garden-c5c3"},
+			"serviceAccountRef": map[string]any{"namespace": "ceph-arbiter-st-pool-a", "name": "external-arbiter"}}
+		if diff := cmp.Diff(want, fntest.Map(token, "spec", "forProvider")); diff != "" {
+			t.Errorf("the arbiter's ShootKubeconfig (-want +got):\n%s", diff)
+		}
+		if c := cond(rsp); c.GetMessage() != "waiting for ShootKubeconfig storage-st-pool-a-arbiter to write the arbiter's kubeconfig" {
+			t.Errorf("ArbiterReady message = %q", c.GetMessage())
+		}
+	})
+
+	t.Run("token issued", func(t *testing.T) {
+		observed["arbiter-access"] = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a-arbiter"},
+		  "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
+		rsp := run(t)
+		res := rsp.GetDesired().GetResources()
+		has(t, rsp, true, inPool...)
 		cc := manifest(res["ceph-cluster"].GetResource().AsMap())
 		if got := fntest.Map(cc, "spec", "mon")["count"]; got != float64(2) {
 			t.Errorf("mon count = %v, want 2 (one per zone)", got)
@@ -488,11 +590,16 @@ func TestStretchedPool(t *testing.T) {
 		if diff := cmp.Diff(want, ra["spec"]); diff != "" {
 			t.Errorf("RemoteArbiter spec (-want +got):\n%s", diff)
 		}
+		if ns := manifest(res["arbiter-remote-cluster"].GetResource().AsMap())["spec"].(map[string]any)["namespace"]; ns != "ceph-arbiter-st-pool-a" {
+			t.Errorf("the RemoteCluster deploys into %v, want the namespace its Role reaches", ns)
+		}
+		// The ServiceAccount's kubeconfig, never the control-plane
+		// cluster's admin kubeconfig, reaches the pool cluster.
 		refs := res["arbiter-kubeconfig"].GetResource().AsMap()["spec"].(map[string]any)["references"]
 		wantRefs := []any{map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system",
-			"name": "controlplane-cp-eu-de-3-kubeconfig", "fieldPath": "data.kubeconfig"}, "toFieldPath": "data.kubeconfig"}}
+			"name": "storage-st-pool-a-arbiter-kubeconfig", "fieldPath": "data.kubeconfig"}, "toFieldPath": "data.kubeconfig"}}
 		if diff := cmp.Diff(wantRefs, refs); diff != "" {
-			t.Errorf("the arbiter cluster's kubeconfig is not copied by reference (-want +got):\n%s", diff)
+			t.Errorf("the arbiter's kubeconfig is not copied by reference (-want +got):\n%s", diff)
 		}
 		if c := cond(rsp); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetMessage() != "waiting for the arbiter monitor in cluster cp-eu-de-3" {
 			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
@@ -513,9 +620,7 @@ func TestStretchedPool(t *testing.T) {
 	})
 
 	t.Run("arbiter ready", func(t *testing.T) {
-		for _, n := range []string{"arbiter-kubeconfig", "arbiter-remote-cluster"} {
-			observed[n] = observedObject("storage-st-pool-a-"+n, "True", `{"state": "Ready"}`)
-		}
+		ready("arbiter-kubeconfig", "arbiter-remote-cluster")
 		observed["arbiter"] = observedObject("storage-st-pool-a-arbiter", "True", `{"state": "Ready", "monId": "ext-a"}`)
 		rsp := run(t)
 		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; got != "Ready" {

@@ -96,3 +96,28 @@ func refuseNamesake(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse,
 	}
 	return nil
 }
+
+// RequireNamed asks for the cluster of a kind that goes by name: by its
+// claim's name and by its composite's (see Named).
+func RequireNamed(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string) {
+	function.RequireLabelled(rsp, key, apiVersion, kind, map[string]string{function.LabelClaimName: name})
+	function.Require(rsp, key+"-composite", apiVersion, kind, name, "")
+}
+
+// Named is the cluster RequireNamed asked for under key: the oldest that
+// goes by name (a newer namesake is refused by its own function). supplied
+// is false until Crossplane has supplied what was asked, found is false
+// when no such cluster exists.
+func Named(req *fnv1.RunFunctionRequest, key, name string) (n Namesake, supplied, found bool) {
+	for _, k := range []string{key, key + "-composite"} {
+		if !function.Supplied(req, k) {
+			return Namesake{}, false, false
+		}
+		for _, r := range function.RequiredItems(req, k) {
+			if o := NamesakeOf(r.GetResource()); o.Name == name && (!found || o.before(n)) {
+				n, found = o, true
+			}
+		}
+	}
+	return n, true, found
+}

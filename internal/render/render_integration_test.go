@@ -134,6 +134,8 @@ func TestRenderObservedIntegration(t *testing.T) {
 	)
 	cases := []struct {
 		name, claim, observed, required, wantErr, wantOutput string
+		// check is what else the case must show of the rendered output.
+		check func(t *testing.T, rendered []byte)
 	}{
 		{name: "hypervisorcluster-shoot-failed", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
 		{name: "hypervisorcluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
@@ -146,7 +148,10 @@ func TestRenderObservedIntegration(t *testing.T) {
 		{name: "controlplanecluster-access-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
 		{name: "storagecluster-access-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
 		{name: "storagecluster-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
-		{name: "storagecluster-stretched-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-s.yaml", required: cloudProfile},
+		// The stretched pool places its arbiter's identity in the arbiter
+		// cluster, allowed only what the arbiter operator does there.
+		{name: "storagecluster-stretched-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-s.yaml", required: "stretched",
+			check: func(t *testing.T, rendered []byte) { arbiterDoesOnlyItsJob(t, rendered, "controlplane-cp-eu-de-1") }},
 		// The docs' multi-tenant scenario: team-a and team-b share hv-pool-a
 		// and st-pool-a (team-b-staging already holds 5 nodes in the
 		// landscape), finance runs on its dedicated pools.
@@ -199,6 +204,9 @@ func TestRenderObservedIntegration(t *testing.T) {
 				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
 			}
 			admitShoots(t, got)
+			if tc.check != nil {
+				tc.check(t, got)
+			}
 			compareGolden(t, filepath.Join("testdata", "golden", "observed", tc.name+".yaml"), got)
 		})
 	}

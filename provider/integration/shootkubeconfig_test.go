@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -147,6 +149,86 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 			return false, err.Error()
 		}
 		return string(conn.Data["expiresAt"]) > first, "expiresAt still " + first
+	})
+
+	t.Run("a ServiceAccount's kubeconfig", func(t *testing.T) {
+		// What the ServiceAccount may do in the Shoot's cluster is its
+		// Role's: here, ConfigMaps of its namespace.
+		saNS := h.name("sa")
+		objs := []client.Object{
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: saNS}},
+			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: saNS}},
+			&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: saNS},
+				Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create", "get"}}}},
+			&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "consumer", Namespace: saNS},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "consumer"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "consumer", Namespace: saNS}}},
+		}
+		admin, err := client.New(cfg, client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if err := admin.Create(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Cleanup(func() { _ = admin.Delete(ctx, objs[0]) })
+
+		sa := mg.DeepCopy()
+		sa.ObjectMeta = metav1.ObjectMeta{Name: h.name("sa-access")}
+		sa.Spec.ForProvider.ServiceAccountRef = &gardenerv1alpha1.ServiceAccountReference{Namespace: saNS, Name: "consumer"}
+		sixty := int64(60)
+		sa.Spec.ForProvider.RenewBeforeSeconds = &sixty
+		sa.Spec.WriteConnectionSecretToReference = &xpv2.SecretReference{Name: h.name("sa-kubeconfig"), Namespace: "crossplane-system"}
+		h.create(t, sa)
+		h.waitReady(t, sa)
+		s := &corev1.Secret{}
+		if err := h.kube.Get(ctx, client.ObjectKey{Name: sa.Spec.WriteConnectionSecretToReference.Name, Namespace: "crossplane-system"}, s); err != nil {
+			t.Fatalf("connection secret: %v", err)
+		}
+		if got, want := string(s.Data["serviceAccount"]), saNS+"/consumer"; got != want {
+			t.Errorf("the Secret's serviceAccount is %q, want %q", got, want)
+		}
+		if expires, err := time.Parse(time.RFC3339, string(s.Data["expiresAt"])); err != nil || time.Until(expires) > 601*time.Second || time.Until(expires) < 500*time.Second {
+			t.Errorf("the Secret's expiresAt is %q, want about 600 s from now (the token's lifetime)", s.Data["expiresAt"])
+		}
+		if strings.Contains(string(s.Data["kubeconfig"]), "client-certificate-data") {
+			t.Error("the ServiceAccount's kubeconfig carries a client certificate (Gardener's admin credential)")
+		}
+		scfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[gardenerv1alpha1.ConnectionSecretKeyKubeconfig])
+		if err != nil {
+			t.Fatalf("the Secret's kubeconfig does not load: %v", err)
+		}
+		scs, err := kubernetes.NewForConfig(scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		who, err := scs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authnv1.SelfSubjectReview{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("the ServiceAccount's kubeconfig does not log into the Shoot's cluster: %v", err)
+		}
+		if got, want := who.Status.UserInfo.Username, "system:serviceaccount:"+saNS+":consumer"; got != want {
+			t.Fatalf("the kubeconfig logs in as %q, want %q", got, want)
+		}
+		if _, err := scs.CoreV1().ConfigMaps(saNS).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "allowed"}}, metav1.CreateOptions{}); err != nil {
+			t.Errorf("the ServiceAccount may not do what its Role allows: %v", err)
+		}
+		if _, err := scs.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{}); !kerrors.IsForbidden(err) {
+			t.Errorf("listing kube-system's Secrets as the ServiceAccount: %v, want Forbidden", err)
+		}
+
+		// A ServiceAccount that does not exist is named in the condition.
+		missing := sa.DeepCopy()
+		missing.ObjectMeta = metav1.ObjectMeta{Name: h.name("no-sa-access")}
+		missing.Spec.ForProvider.ServiceAccountRef.Name = "nobody"
+		missing.Spec.WriteConnectionSecretToReference = &xpv2.SecretReference{Name: h.name("no-sa"), Namespace: "crossplane-system"}
+		h.create(t, missing)
+		h.waitSyncError(t, missing, "ServiceAccount "+saNS+"/nobody does not exist in the cluster of shoot", "spec.forProvider.serviceAccountRef")
+		for _, o := range []*gardenerv1alpha1.ShootKubeconfig{missing, sa} {
+			h.delete(t, o)
+			h.waitGone(t, o)
+		}
 	})
 
 	t.Run("a Shoot that does not exist", func(t *testing.T) {

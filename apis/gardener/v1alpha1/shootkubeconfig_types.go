@@ -19,6 +19,16 @@ type ShootReference struct {
 	Namespace string `json:"namespace"`
 }
 
+// ServiceAccountReference names a ServiceAccount in a Shoot's cluster.
+type ServiceAccountReference struct {
+	// Namespace of the ServiceAccount.
+	// +kubebuilder:validation:MinLength=1
+	Namespace string `json:"namespace"`
+	// Name of the ServiceAccount.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
 // ShootKubeconfigParameters say which Shoot to reach and for how long each
 // credential lives. Optional numbers are pointers: composition functions
 // serialise typed objects with go-json-experiment, whose omitempty keeps
@@ -43,6 +53,16 @@ type ShootKubeconfigParameters struct {
 	// +kubebuilder:validation:Minimum=60
 	// +optional
 	RenewBeforeSeconds *int64 `json:"renewBeforeSeconds,omitempty"`
+
+	// ServiceAccountRef, when set, makes the kubeconfig log in as this
+	// ServiceAccount of the Shoot's cluster instead of as Gardener's admin:
+	// for a consumer that needs part of the cluster, whose Role there says
+	// which. The token comes from the ServiceAccount's TokenRequest API and
+	// lives expirationSeconds (the Shoot's kube-apiserver may shorten it);
+	// the admin kubeconfig the provider requests it with is kept nowhere.
+	// Changing it issues a kubeconfig of the new identity.
+	// +optional
+	ServiceAccountRef *ServiceAccountReference `json:"serviceAccountRef,omitempty"`
 }
 
 // ShootKubeconfigObservation is what the provider last issued.
@@ -71,12 +91,14 @@ type ShootKubeconfigStatus struct {
 	AtProvider                 ShootKubeconfigObservation `json:"atProvider,omitempty"`
 }
 
-// A ShootKubeconfig keeps a Secret holding a fresh admin kubeconfig of a
-// Gardener Shoot. Gardener issues no static kubeconfig; the provider requests
-// a short-lived one through the shoots/adminkubeconfig subresource, writes it
-// to spec.writeConnectionSecretToRef under the key "kubeconfig", and requests
-// a new one before it expires. provider-kubernetes ProviderConfigs reference
-// that Secret to place objects in the Shoot.
+// A ShootKubeconfig keeps a Secret holding a fresh kubeconfig of a Gardener
+// Shoot. Gardener issues no static kubeconfig; the provider requests a
+// short-lived admin one through the shoots/adminkubeconfig subresource (or,
+// with spec.forProvider.serviceAccountRef, a token of a ServiceAccount of
+// the Shoot's cluster), writes it to spec.writeConnectionSecretToRef under
+// the key "kubeconfig", and requests a new one before it expires.
+// provider-kubernetes ProviderConfigs reference that Secret to place objects
+// in the Shoot.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,managed,cobaltcore}
@@ -84,6 +106,7 @@ type ShootKubeconfigStatus struct {
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".spec.forProvider.shootRef.name"
+// +kubebuilder:printcolumn:name="SERVICE-ACCOUNT",type=string,JSONPath=".spec.forProvider.serviceAccountRef.name",priority=1
 // +kubebuilder:printcolumn:name="EXPIRES",type=date,JSONPath=".status.atProvider.expiresAt"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type ShootKubeconfig struct {

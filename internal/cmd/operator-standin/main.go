@@ -16,8 +16,11 @@
 //     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
 //     CephFilesystem or CephObjectStore Ready, and Rook's own rook-ceph-mon Secret (admin key) and
 //     rook-ceph-mon-endpoints ConfigMap point at the local Ceph's monitors;
-//   - the external Ceph arbiter operator: RemoteCluster and RemoteArbiter
-//     report state Ready;
+//   - the external Ceph arbiter operator (arbiter.go): a RemoteCluster is
+//     Ready once the kubeconfig its Secret holds logs into the arbiter
+//     cluster and may manage Deployments in the monitor's namespace there; a
+//     RemoteArbiter once, with that kubeconfig, the monitor's ConfigMap and
+//     (zero-replica) Deployment exist there;
 //   - a kubelet and the hypervisor operator, for one node per Shoot: where
 //     the pool functions placed the hypervisor or storage agent's DaemonSet,
 //     that agent's binary runs as a local process against the Shoot's API
@@ -412,21 +415,6 @@ func (s *standin) pools(ctx context.Context, c *cluster) error {
 		}
 	}
 	return nil
-}
-
-func (s *standin) arbiters(ctx context.Context, c *cluster) error {
-	done := func(o *unstructured.Unstructured) bool {
-		st, _, _ := unstructured.NestedString(o.Object, "status", "state")
-		return st == "Ready"
-	}
-	ready := func(o *unstructured.Unstructured) error {
-		o.Object["status"] = map[string]any{"state": "Ready"}
-		return nil
-	}
-	if err := each(ctx, c, remoteClusters, done, ready); err != nil {
-		return err
-	}
-	return each(ctx, c, remoteArbiters, done, ready)
 }
 
 // namespaces does the namespace controller's part for deleted namespaces

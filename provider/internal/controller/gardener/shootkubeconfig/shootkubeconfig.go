@@ -1,5 +1,6 @@
-// Package shootkubeconfig keeps a Secret with a fresh admin kubeconfig of a
-// Gardener Shoot.
+// Package shootkubeconfig keeps a Secret with a fresh kubeconfig of a
+// Gardener Shoot: Gardener's admin, or a ServiceAccount of the Shoot's
+// cluster.
 //
 // Gardener can't revoke or list the kubeconfigs it issued, so there is no
 // external object to observe: the connection Secret is the state. Observe
@@ -27,6 +28,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
+	kubeconfigs "github.com/c5c3/consumer-plane/provider/internal/clients/kubeconfig"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
@@ -35,7 +37,14 @@ import (
 const (
 	keyExpiresAt = "expiresAt"
 	keyServer    = "server"
+	// keyServiceAccount names the ServiceAccount the kubeconfig logs in as
+	// (namespace/name); empty for Gardener's admin.
+	keyServiceAccount = "serviceAccount"
 )
+
+// adminLifetime is the lifetime of the admin kubeconfig a ServiceAccount's
+// token is requested with: the least Gardener issues.
+const adminLifetime = 600 * time.Second
 
 // Defaults of the CRD, for objects written before defaulting.
 const (
@@ -121,7 +130,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (m
 		mg.SetConditions(xpv2.Available())
 	}
 	renewAt := expires.Add(-renewBefore(mg.Spec.ForProvider))
-	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: e.now().Before(renewAt)}, nil
+	// A kubeconfig of another identity than the spec asks for is replaced.
+	sameUser := string(s.Data[keyServiceAccount]) == serviceAccount(mg.Spec.ForProvider)
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: sameUser && e.now().Before(renewAt)}, nil
 }
 
 func (e *external) Create(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ExternalCreation, error) {
@@ -136,9 +147,20 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (ma
 
 func (e *external) issue(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ConnectionDetails, error) {
 	p := mg.Spec.ForProvider
-	kc, err := e.garden.AdminKubeconfig(ctx, p.ShootRef.Namespace, p.ShootRef.Name, lifetime(p))
+	adminFor := lifetime(p)
+	if p.ServiceAccountRef != nil {
+		adminFor = adminLifetime
+	}
+	kc, err := e.garden.AdminKubeconfig(ctx, p.ShootRef.Namespace, p.ShootRef.Name, adminFor)
 	if err != nil {
 		return nil, explain(p.ShootRef, err)
+	}
+	if sa := p.ServiceAccountRef; sa != nil {
+		t, err := kubeconfigs.ForServiceAccount(ctx, kc.Data, sa.Namespace, sa.Name, lifetime(p))
+		if err != nil {
+			return nil, explainServiceAccount(p.ShootRef, *sa, err)
+		}
+		kc.Data, kc.ExpiresAt = t.Data, t.ExpiresAt
 	}
 	issued := metav1.NewTime(e.now())
 	expires := metav1.NewTime(kc.ExpiresAt)
@@ -147,11 +169,13 @@ func (e *external) issue(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (man
 		v1alpha1.ConnectionSecretKeyKubeconfig: kc.Data,
 		keyExpiresAt:                           []byte(kc.ExpiresAt.UTC().Format(time.RFC3339)),
 		keyServer:                              []byte(kc.Server),
+		keyServiceAccount:                      []byte(serviceAccount(p)),
 	}, nil
 }
 
 // Delete has nothing to revoke: Gardener's admin kubeconfigs are
-// short-lived client certificates that expire on their own. The connection
+// short-lived client certificates that expire on their own, and so do the
+// ServiceAccount tokens (and die with their ServiceAccount). The connection
 // Secret goes with the resource (it is owned by it).
 func (e *external) Delete(context.Context, *v1alpha1.ShootKubeconfig) (managed.ExternalDelete, error) {
 	return managed.ExternalDelete{}, nil
@@ -169,6 +193,25 @@ func explain(s v1alpha1.ShootReference, err error) error {
 		return fmt.Errorf("the garden cluster does not serve shoots/adminkubeconfig (is it a Gardener garden cluster?): %w", err)
 	}
 	return fmt.Errorf("cannot request an admin kubeconfig of shoot %s/%s: %w", s.Namespace, s.Name, err)
+}
+
+func explainServiceAccount(s v1alpha1.ShootReference, sa v1alpha1.ServiceAccountReference, err error) error {
+	switch {
+	case kerrors.IsNotFound(err):
+		return fmt.Errorf("ServiceAccount %s/%s does not exist in the cluster of shoot %s/%s (spec.forProvider.serviceAccountRef): %w", sa.Namespace, sa.Name, s.Namespace, s.Name, err)
+	case kerrors.IsForbidden(err):
+		return fmt.Errorf("the admin kubeconfig of shoot %s/%s may not create serviceaccounts/token for %s/%s: %w", s.Namespace, s.Name, sa.Namespace, sa.Name, err)
+	}
+	return fmt.Errorf("cannot request a token of ServiceAccount %s/%s in shoot %s/%s: %w", sa.Namespace, sa.Name, s.Namespace, s.Name, err)
+}
+
+// serviceAccount is what the connection Secret records of the identity the
+// spec asks for.
+func serviceAccount(p v1alpha1.ShootKubeconfigParameters) string {
+	if p.ServiceAccountRef == nil {
+		return ""
+	}
+	return p.ServiceAccountRef.Namespace + "/" + p.ServiceAccountRef.Name
 }
 
 func lifetime(p v1alpha1.ShootKubeconfigParameters) time.Duration {
