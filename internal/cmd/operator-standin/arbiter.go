@@ -54,8 +54,8 @@ func (s *standin) arbiters(ctx context.Context, c *cluster) error {
 // remoteClient logs into the arbiter cluster a RemoteCluster names, with
 // the kubeconfig of its Secret, and returns the namespace it deploys into.
 func remoteClient(ctx context.Context, c *cluster, namespace string, rc *unstructured.Unstructured) (kubernetes.Interface, string, error) {
-	secret, _, _ := unstructured.NestedString(rc.Object, "spec", "accessKeyRef", "name")
-	key, _, _ := unstructured.NestedString(rc.Object, "spec", "accessKeyRef", "key")
+	secret, _, _ := unstructured.NestedString(rc.Object, "spec", "accesskeyRef", "name")
+	key, _, _ := unstructured.NestedString(rc.Object, "spec", "accesskeyRef", "key")
 	ns, _, _ := unstructured.NestedString(rc.Object, "spec", "namespace")
 	sec, err := c.kube.CoreV1().Secrets(namespace).Get(ctx, secret, metav1.GetOptions{})
 	if err != nil {
