@@ -167,8 +167,8 @@ bench-agents: tools ceph-up agents-deps ## The agents' benchmarks: one introspec
 openstack-up: ## Install its Debian packages (as root, once) and start it, unless it already runs. Left running; stop with openstack-down.
 	cluster/local/openstack/install.sh
 	@ca=$${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}/tls/ca.crt; \
-	if curl -sf --cacert $$ca https://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: already running"; \
-	elif curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: an earlier one serves plain HTTP; restarting it with TLS"; \
+	if curl -sf --cacert $$ca https://127.0.0.1:5000/v3 >/dev/null 2>&1 && timeout 5 bash -c '</dev/tcp/127.0.0.1/6643' 2>/dev/null; then echo "local OpenStack: already running"; \
+	elif curl -sfk https://127.0.0.1:5000/v3 >/dev/null 2>&1 || curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: an earlier one runs without TLS everywhere (plain HTTP, or OVN without ssl:); restarting it"; \
 	  cluster/local/openstack/stop.sh && cluster/local/openstack/start.sh; \
 	else cluster/local/openstack/start.sh; fi
 

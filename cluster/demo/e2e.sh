@@ -22,7 +22,8 @@
 #   6. the tenants' clouds: every example OpenStackCluster is Ready, and each
 #      has its own objects in the real services (Keystone project, Nova
 #      aggregates, Cinder volume types, Ceph pools and CephX client, and in
-#      OVN an HA chassis group per hypervisor pool of that pool's chassis);
+#      OVN, reached over ssl: with the cloud's client certificate, an HA
+#      chassis group per hypervisor pool of that pool's chassis);
 #  6b. every tenant logs in: it reads its claim's connection secret with its
 #      own identity (impersonated: only the tenant role of its namespace),
 #      `openstack --os-cloud <claim>` with that clouds.yaml gets a token of its
@@ -349,6 +350,13 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
     st=$($K get xopenstackcluster "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
     [ "$st" = Ready ] && pass "$c: status.network reports $p's gateway group Ready" || fail "$c: status.network.gateways[$p].status is '$st'"
   done
+  # ... reached over ssl: with the cloud's own client certificate, whose
+  # Secret its ProviderConfig guards while in use.
+  pc=$($K get providerconfigs.ovn.provider.c5c3.io "$x" -o jsonpath='{.spec.northbound.endpoints[*]} {.spec.tlsSecretRef.name}' 2>&1)
+  fins=$($K -n crossplane-system get secret "$x-ovn-client-tls" -o jsonpath='{.metadata.finalizers}' 2>&1)
+  [ "$pc" = "ssl:127.0.0.1:6643 $x-ovn-client-tls" ] && [[ $fins == *"$x"* ]] &&
+    pass "$c: its OVN ProviderConfig reaches ssl:127.0.0.1:6643 with client certificate $x-ovn-client-tls (guarded: $fins)" ||
+    fail "$c: OVN ProviderConfig northbound and TLS Secret: '$pc'; the Secret's finalizers: $fins"
 done
 
 echo "== 6b. each tenant logs in with its claim's connection secret"
@@ -466,6 +474,10 @@ if out=$($K delete objects.kubernetes.crossplane.io "$cp_obj" --wait=false 2>&1)
 fi
 $K -n team-a delete openstackcluster team-a-staging --wait=false >/dev/null
 eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
+# Its OVN gateways went through the ssl: databases with its client
+# certificate, which stayed until its ProviderConfig had no users; then
+# the Secret went, with no finalizer left behind.
+eventually 60 "team-a-staging: its OVN ProviderConfig and client certificate Secret are gone" sh -c "! $K get providerconfigs.ovn.provider.c5c3.io $gone >/dev/null 2>&1 && ! $K -n crossplane-system get secret $gone-ovn-client-tls >/dev/null 2>&1"
 for what in projects aggregates volumetypes cephpools cephclients hagroups; do
   now=$(real "$what")
   left=$(grep "$gone" <<<"$now" | tr '\n' ' ')

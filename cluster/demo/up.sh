@@ -25,7 +25,8 @@
 #                                    the c5c3-operator (ControlPlane Ready, an
 #                                    admin clouds.yaml for the local
 #                                    Keystone, the local OVN as the cloud's
-#                                    ovn-databases), Rook (CephCluster Ready with
+#                                    ovn-databases, ssl: with a client
+#                                    certificate per cloud), Rook (CephCluster Ready with
 #                                    the local Ceph's health, its monitors and
 #                                    admin key), the Ceph arbiter, and a
 #                                    kubelet for one node per pool: the
@@ -272,7 +273,8 @@ mkdir -p "$RUN/agents"
 # yet; here eu-de-1 stands in for a landscape whose operator deploys them
 # (every example cloud), us-east-1 for one that does not (e2e's team-c-us).
 bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
-  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -agents-bin _output/package-build/bin -agent-logs "$RUN/agents"
+  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -agents-bin _output/package-build/bin -agent-logs "$RUN/agents" \
+  -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
 alive provider-kubernetes
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"

@@ -11,7 +11,7 @@
 #   CINDER_BACKENDS           fake cinder-volume backends (default: one per example storage pool,
 #                             "ceph-st-pool-{a,b,fin,s,us}")
 #
-# Every API serves HTTPS, as a landscape's do, with a certificate for
+# Every API serves HTTPS (and OVN's databases ssl: on 6643 and 6644), as a landscape's do, with a certificate for
 # 127.0.0.1 and localhost from a local CA ($RUN/tls/ca.crt, kept across
 # restarts with KEEP=1): the catalog's public endpoints are https://; the
 # services reach each other over it too, trusting the CA through
@@ -36,7 +36,7 @@ DB=mysql+pymysql://root@127.0.0.1:3306
 for cmd in keystone-manage uwsgi nova-manage cinder-api neutron-server placement-manage mariadbd memcached ovsdb-server ovn-northd; do
   command -v "$cmd" >/dev/null || { echo "$cmd not found: run $H/install.sh (as root)" >&2; exit 1; }
 done
-for port in 5000 8774 8776 8778 9696 3306 11211 6641 6642; do
+for port in 5000 8774 8776 8778 9696 3306 11211 6641 6642 6643 6644; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
     echo "port $port on 127.0.0.1 is in use (a local OpenStack already running? $H/stop.sh)" >&2; exit 1
   fi
@@ -97,10 +97,16 @@ echo "OVN"
 D=$RUN/ovn
 ovsdb-tool create "$D/nb.db" /usr/share/ovn/ovn-nb.ovsschema
 ovsdb-tool create "$D/sb.db" /usr/share/ovn/ovn-sb.ovsschema
-for db in nb:6641:OVN_Northbound:NB_Global sb:6642:OVN_Southbound:SB_Global; do
-  IFS=: read -r n port schema global <<<"$db"
+# Each database also serves ssl: (NB 6643, SB 6644) with the APIs' serving
+# certificate, and admits clients whose certificate the local CA signed, as
+# a landscape's OVN does: the demo's clouds reach it there (their client
+# certificates minted by the operator stand-in). tcp: stays for Neutron
+# and the scripts' ovn-nbctl.
+for db in nb:6641:6643:OVN_Northbound:NB_Global sb:6642:6644:OVN_Southbound:SB_Global; do
+  IFS=: read -r n port sslport schema global <<<"$db"
   ovsdb-server "$D/$n.db" --detach --no-chdir --pidfile="$D/$n.pid" --log-file="$D/$n.log" \
-    --unixctl="$D/$n.ctl" --remote=punix:"$D/$n.sock" --remote=ptcp:$port:127.0.0.1 \
+    --unixctl="$D/$n.ctl" --remote=punix:"$D/$n.sock" --remote=ptcp:$port:127.0.0.1 --remote=pssl:$sslport:127.0.0.1 \
+    --private-key="$T/server.key" --certificate="$T/server.crt" --ca-cert="$T/ca.crt" \
     --remote=db:$schema,$global,connections
 done
 ovn-nbctl --db=unix:"$D/nb.sock" --no-leader-only init

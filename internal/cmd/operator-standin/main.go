@@ -10,7 +10,9 @@
 //     its endpoints (key cacert, as K-ORC reads it), whose catalog gets
 //     the ControlPlane's spec.region (the local services' endpoints again:
 //     Nova, Cinder and Neutron only in the -compute-regions),
-//     and ConfigMap ovn-databases names the local OVN databases (ovn.go);
+//     and ConfigMap ovn-databases names the local OVN databases (ovn.go), with
+//     ssl: endpoints beside Secret ovn-client-tls, a client certificate of
+//     the local OVN's CA (ovntls.go);
 //   - Rook: a CephClient becomes a user with its caps in the local Ceph, its
 //     key in rook-ceph-client-<name>; a CephCluster is reported Ready with the health and capacity of
 //     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
@@ -40,7 +42,8 @@
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
 //
 //	[-agents-bin DIR -libvirt-uri test:///default -agent-logs DIR]
-//	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642] [-compute-regions eu-de-1,...]
+//	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642 | -ovn-nb ssl:... -ovn-sb ssl:... -ovn-ca-cert FILE -ovn-ca-key FILE]
+//	[-compute-regions eu-de-1,...]
 package main
 
 import (
@@ -90,6 +93,9 @@ type config struct {
 	agentsBin, libvirtURI, agentLogs string
 	// The local OVN databases every cloud gets (ovn.go).
 	ovnNB, ovnSB string
+	// ovnCACert and ovnCAKey sign the clouds' OVN client certificates
+	// (ovntls.go), for ssl: endpoints.
+	ovnCACert, ovnCAKey string
 	// computeRegions get Nova, Cinder and Neutron in their catalog (catalog.go).
 	computeRegions []string
 }
@@ -106,6 +112,8 @@ func main() {
 	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs")
 	flag.StringVar(&c.ovnNB, "ovn-nb", "tcp:127.0.0.1:6641", "the local OVN Northbound every cloud's ConfigMap ovn-databases names")
 	flag.StringVar(&c.ovnSB, "ovn-sb", "tcp:127.0.0.1:6642", "the local OVN Southbound, named likewise, where each hypervisor pool's node is registered as a chassis; empty: none")
+	flag.StringVar(&c.ovnCACert, "ovn-ca-cert", "", "PEM certificate of the CA the local OVN trusts: with ssl: endpoints each cloud gets a client certificate of it in Secret ovn-client-tls")
+	flag.StringVar(&c.ovnCAKey, "ovn-ca-key", "", "PEM key of that CA")
 	computeRegions := flag.String("compute-regions", "", "regions (comma-separated) whose clouds get Nova, Cinder and Neutron in their catalog, standing in for an operator that deploys compute; the others get only what the c5c3 ControlPlane deploys (Keystone, Placement, Glance)")
 	flag.Parse()
 	for _, r := range strings.Split(*computeRegions, ",") {
@@ -138,7 +146,17 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, chassis: map[string]string{}}
+	tlsDir, err := os.MkdirTemp("", "operator-standin-ovn-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tlsDir) //nolint:errcheck // best-effort cleanup
+	oca, sbctlTLS, err := setUpOVNTLS(c, tlsDir)
+	if err != nil {
+		return err
+	}
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, chassis: map[string]string{},
+		ovnCA: oca, sbctlTLS: sbctlTLS}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
 	t := time.NewTicker(3 * time.Second)
@@ -167,6 +185,10 @@ type standin struct {
 	regions                map[string]bool
 	// procs are the node agents running, by cluster/daemonset.
 	procs map[string]*exec.Cmd
+	// ovnCA signs the clouds' OVN client certificates and sbctlTLS are
+	// ovn-sbctl's flags, for ssl: endpoints.
+	ovnCA    *ovnCA
+	sbctlTLS []string
 	// chassis are the OVN chassis registered, by cluster.
 	chassis map[string]string
 }
@@ -305,6 +327,14 @@ func (s *standin) controlPlanes(ctx context.Context, c *cluster) error {
 		}
 		if err := s.apply(ctx, c, s.ovnConfigMap(o.GetNamespace())); err != nil {
 			return err
+		}
+		if tls, err := s.ovnClientTLS(o.GetNamespace()); err != nil || tls != nil {
+			if err == nil {
+				err = s.apply(ctx, c, tls)
+			}
+			if err != nil {
+				return fmt.Errorf("the OVN client certificate: %w", err)
+			}
 		}
 		ready := readyCondition("Ready", "operator-standin: the local OpenStack stands in for every service")
 		ready["observedGeneration"] = o.GetGeneration()

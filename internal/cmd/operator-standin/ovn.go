@@ -16,7 +16,8 @@ import (
 // publishes where they are in ConfigMap ovn-databases of the cloud's
 // namespace (the contract the OpenStackCluster function reads); the stand-in
 // publishes the local OVN of cluster/local/openstack instead (-ovn-nb,
-// -ovn-sb), so every cloud shares it.
+// -ovn-sb), so every cloud shares it; with ssl: endpoints also a client
+// certificate (ovntls.go).
 //
 // On every node of a hypervisor pool, ovn-controller registers the node as
 // a Chassis in the cloud's Southbound database and the OVS agent announces
@@ -75,7 +76,8 @@ func (s *standin) unregisterChassis(gone func(cluster string) bool) {
 }
 
 func (s *standin) sbctl(ctx context.Context, args ...string) error {
-	out, err := exec.CommandContext(ctx, "ovn-sbctl", append([]string{"--db=" + strings.ReplaceAll(s.ovnSB, " ", ","), "--timeout=10"}, args...)...).CombinedOutput() //nolint:gosec // the stand-in's own flags.
+	flags := append([]string{"--db=" + strings.ReplaceAll(s.ovnSB, " ", ","), "--timeout=10"}, s.sbctlTLS...)
+	out, err := exec.CommandContext(ctx, "ovn-sbctl", append(flags, args...)...).CombinedOutput() //nolint:gosec // the stand-in's own flags.
 	if err != nil {
 		return fmt.Errorf("ovn-sbctl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
