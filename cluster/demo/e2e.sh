@@ -228,8 +228,9 @@ done
 for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[?(@.spec.arbiterCluster)].metadata.name}'); do
   a=$(st "$p" '{.spec.arbiterCluster}') ns=ceph-arbiter-$p
   shoot_k "$p" -n arbiter-operator get secret "arbiter-$a-kubeconfig" -o jsonpath='{.data.kubeconfig}' | base64 -d >"$RUN/e2e-arbiter-$p.kubeconfig"
-  ak() { $K --kubeconfig "$RUN/e2e-arbiter-$p.kubeconfig" "$@" 2>&1; }
-  who=$(ak auth whoami -o jsonpath='{.status.userInfo.username}')
+  # (kubectl warns on stderr that namespaces are cluster-scoped.)
+  ak() { $K --kubeconfig "$RUN/e2e-arbiter-$p.kubeconfig" "$@" 2>/dev/null; }
+  who=$($K --kubeconfig "$RUN/e2e-arbiter-$p.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
   [ "$who" = "system:serviceaccount:$ns:external-arbiter" ] && pass "$p's arbiter logs into $a as $who" || fail "$p's arbiter kubeconfig logs into $a as: $who"
   can="$(ak -n "$ns" auth can-i create deployments) $(ak -n "$ns" auth can-i update secrets)"
   cannot="$(ak -n kube-system auth can-i get secrets) $(ak auth can-i list secrets -A) $(ak auth can-i create namespaces) $(ak -n "$ns" auth can-i create rolebindings) $(ak -n "$ns" auth can-i create pods)"
