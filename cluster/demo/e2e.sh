@@ -31,7 +31,9 @@
 #      act as an admin;
 #   7. shared pools are shared out, never over-committed: the clouds on
 #      hv-pool-a hold shares that add up to at most its workers, each in its
-#      own aggregate; a cloud asking for more than is free is refused;
+#      own aggregate; st-pool-a's shares of its raw capacity add up to at
+#      most it, and a cloud's Ceph quota is its share; a cloud asking for
+#      more nodes or storage than is free is refused;
 #   8. the dedicated pool: finance alone uses hv-pool-fin; another tenant's
 #      claim on it, and a claim on a pool of another region, are refused and
 #      get nothing. For each refusal the tenant (an identity with only the
@@ -447,6 +449,36 @@ refusal() {
 # platform team would bind it.)
 cloud team-c team-c-big hv-pool-a $((workers - total + 1))
 refusal team-c team-c-big "over-committed" "a share larger than hv-pool-a has free"
+# A storage pool shares out its raw capacity the same way, among its clouds'
+# volume pool quotas (times their replication); each cloud's Ceph quota is
+# what the pool gave it, and a quota larger than what is free is refused.
+stp() { $K get xstoragecluster -l crossplane.io/claim-name=st-pool-a -o jsonpath="$1"; }
+shareable=$(stp '{.items[0].status.shareableGB}') allocated=$(stp '{.items[0].status.allocatedGB}')
+sum=0; for a in $(stp '{.items[0].status.shares[*].allocatedGB}'); do sum=$((sum + a)); done
+[ -n "$shareable" ] && [ "$sum" = "$allocated" ] && [ "$allocated" -le "$shareable" ] &&
+  pass "st-pool-a shares out $allocated of its $shareable GB among $(stp '{.items[0].status.shares[*].claim}')" ||
+  fail "st-pool-a: shares add up to $sum, allocatedGB '$allocated', shareableGB '$shareable'"
+x=$(xr team-a team-a-prod)
+q=$(cephc osd pool get-quota "$x-st-pool-a-volumes" -f json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["quota_max_bytes"])')
+has=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-a")].allocatedGB}')
+[ -n "$has" ] && [ "$q" = "$((has / 3 * 1024 * 1024 * 1024))" ] &&
+  pass "team-a/team-a-prod holds $has GB of st-pool-a; its Ceph volume pool's quota is the $((has / 3)) GB it was given (3 replicas)" ||
+  fail "team-a/team-a-prod: allocatedGB '$has', its volume pool's quota_max_bytes '$q'"
+free=$((shareable - allocated))
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: team-c-hoard, namespace: team-c}
+spec:
+  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: production}}
+  region: eu-de-1
+  size: small
+  hypervisorClusters: [hv-pool-b]
+  hypervisorShares: [{name: hv-pool-b, nodes: 1}]
+  storageClusters: [st-pool-a]
+  storage: {ceph: {volumePool: {replication: 2, quotaGB: $((free / 2 + 1))}}}
+Y
+refusal team-c team-c-hoard "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed" "a volume quota larger than st-pool-a has free"
 as_tenant team-c get xopenstackclusters >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
 as_tenant team-c get openstackclusters -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
 
@@ -459,7 +491,7 @@ refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-poo
 cloud team-b team-b-us hv-pool-a 2 st-pool-us
 refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
 $K -n team-b delete openstackcluster team-b-on-fin team-b-us --wait=false >/dev/null
-$K -n team-c delete openstackcluster team-c-big --wait=false >/dev/null
+$K -n team-c delete openstackcluster team-c-big team-c-hoard --wait=false >/dev/null
 
 echo "== 9. deleting a tenant's claim"
 gone=$(xr team-a team-a-staging)

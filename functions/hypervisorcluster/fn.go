@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	"github.com/crossplane/function-sdk-go/errors"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -47,14 +45,14 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	requireShares(rsp, xr)
+	pool.RequireShares(rsp, string(xr.Spec.Name))
 	if run == nil {
 		return rsp, nil
 	}
 	st, desired := run.State, run.Desired
 	status := st.Status()
-	shares := decideShares(req, xr)
-	status["shares"], status["allocatedNodes"] = shares.Shares, shares.Allocated
+	decided := pool.DecideShares(req, pool.Nodes, int64(xr.Spec.Workers), shares(xr))
+	status["shares"], status["allocatedNodes"] = poolShares(decided), decided.Allocated
 	var hvs *hypervisors
 	if st.Ready() {
 		// The node agents go into the pool's cluster as soon as it can be
@@ -96,7 +94,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	st.SetConditions(rsp)
 	hvs.SetCondition(rsp)
-	setAllocationCondition(rsp, xr, shares)
+	pool.SetAllocationCondition(rsp, pool.Nodes, int64(xr.Spec.Workers), decided)
 	f.log.Debug("composed hypervisor pool", "xr", xr.GetName(), "pool", xr.Spec.Name, "phase", st.Phase())
 	return rsp, nil
 }
@@ -137,54 +135,21 @@ func cluster(s *v1alpha1.HypervisorClusterParameters) gardener.Cluster {
 	})
 }
 
-// requireShares asks for the share records of the clouds on the pool: the
-// ClusterUsages they compose for it, labelled with its name.
-func requireShares(rsp *fnv1.RunFunctionResponse, xr *v1alpha1.XHypervisorCluster) {
-	function.RequireLabelled(rsp, pool.RequirementShares, protectionv1beta1.SchemeGroupVersion.String(), protectionv1beta1.ClusterUsageKind,
-		map[string]string{pool.LabelUsedPool: string(xr.Spec.Name)})
+// shares are the pool's shares as its status records them.
+func shares(xr *v1alpha1.XHypervisorCluster) []pool.Share {
+	ss := make([]pool.Share, 0, len(xr.Status.Shares))
+	for _, s := range xr.Status.Shares {
+		ss = append(ss, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: int64(s.Asked), Allocated: int64(s.Allocated)})
+	}
+	return ss
 }
 
-// decideShares decides the clouds' shares of the pool (see pool.Decide);
-// until Crossplane supplies the records, the pool keeps the shares it
-// decided before.
-func decideShares(req *fnv1.RunFunctionRequest, xr *v1alpha1.XHypervisorCluster) pool.Decision {
-	if !function.Supplied(req, pool.RequirementShares) {
-		d := pool.Decision{Shares: xr.Status.Shares, Allocated: xr.Status.AllocatedNodes}
-		if d.Shares == nil {
-			d.Shares = []v1alpha1.PoolShare{}
-		}
-		return d
-	}
-	var records []pool.Record
-	for _, r := range function.RequiredItems(req, pool.RequirementShares) {
-		if rec, ok := pool.RecordFrom(r); ok {
-			records = append(records, rec)
-		}
-	}
-	return pool.Decide(xr.Spec.Workers, xr.Status.Shares, records)
-}
-
-// conditionAllocation says how the pool's nodes are shared, and which
-// requests wait for nodes to be freed.
-const conditionAllocation = "Allocation"
-
-func setAllocationCondition(rsp *fnv1.RunFunctionResponse, xr *v1alpha1.XHypervisorCluster, d pool.Decision) {
-	if len(d.Blocked) > 0 {
-		response.ConditionFalse(rsp, conditionAllocation, "Blocked").
-			WithMessage("no request for nodes is granted while a cloud's share record cannot be read: " + strings.Join(d.Blocked, "; ")).TargetCompositeAndClaim()
-		return
-	}
-	msg := fmt.Sprintf("%d of %d nodes allocated to %d cloud(s)", d.Allocated, xr.Spec.Workers, len(d.Shares))
-	var waiting []string
+// poolShares are decided shares as the status records them: a share is
+// never more than the pool's workers, an int32.
+func poolShares(d pool.Decision) []v1alpha1.PoolShare {
+	ss := make([]v1alpha1.PoolShare, 0, len(d.Shares))
 	for _, s := range d.Shares {
-		if s.Asked > s.Allocated {
-			waiting = append(waiting, fmt.Sprintf("%s asks for %d, has %d", s.Claim, s.Asked, s.Allocated))
-		}
+		ss = append(ss, v1alpha1.PoolShare{Cloud: s.Cloud, Claim: s.Claim, Asked: int32(s.Asked), Allocated: int32(s.Allocated)}) //nolint:gosec // bounded by spec.workers
 	}
-	if len(waiting) > 0 {
-		response.ConditionFalse(rsp, conditionAllocation, "RequestsWaiting").
-			WithMessage(msg + "; waiting for free nodes: " + strings.Join(waiting, ", ")).TargetCompositeAndClaim()
-		return
-	}
-	response.ConditionTrue(rsp, conditionAllocation, "Decided").WithMessage(msg).TargetCompositeAndClaim()
+	return ss
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
@@ -539,26 +537,11 @@ func TestRunFunction(t *testing.T) {
 	}
 }
 
-// sharesRun adds what every pool run that gets past its spec adds: the
-// requirement of its share records, and, once it composes, its shares
-// (none, where the test supplies no records) and the Allocation condition.
+// sharesRun adds what every run of hv-pool-a adds that gets past its spec
+// (fntest.SharesRun).
 func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
-	if fntest.FatalOf(rsp) != "" {
-		return rsp
-	}
-	sel := &fnv1.ResourceSelector{ApiVersion: "protection.crossplane.io/v1beta1", Kind: "ClusterUsage",
-		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{"c5c3.io/used-pool": "hv-pool-a"}}}}
-	rsp.Requirements.Resources["shares"] = sel
-	rsp.Requirements.ExtraResources["shares"] = sel //nolint:staticcheck // Crossplane 1.x
-	status := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue()
-	if status == nil {
-		return rsp
-	}
-	status.Fields["shares"] = structpb.NewListValue(&structpb.ListValue{})
-	status.Fields["allocatedNodes"] = structpb.NewNumberValue(0)
 	workers := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["workers"].GetNumberValue()
-	rsp.Conditions = append(rsp.Conditions, fntest.Condition("Allocation", fnv1.Status_STATUS_CONDITION_TRUE, "Decided", fmt.Sprintf("0 of %d nodes allocated to 0 cloud(s)", int(workers))))
-	return rsp
+	return fntest.SharesRun(req, rsp, pool.Nodes, int64(workers), map[string]float64{"allocatedNodes": 0})
 }
 
 // usage is a cloud's ClusterUsage of hv-pool-a with its share record.

@@ -62,7 +62,9 @@ type storageState struct {
 // composeStorage composes the tenant's Ceph pools and client in a storage
 // pool, and once the client's key exists, its Secret in the control-plane
 // cluster.
-func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
+// volumeQuota is its volume pool's quota in bytes (0: unlimited), what the
+// storage pool gave the cloud (see storageUse.quota).
+func composeStorage(c *cloud, st string, volumeQuota int64, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
 	s := &c.xr.Spec.Storage.Ceph
 	access := pool.ProviderConfigName(pool.KindStorage, st)
 	res := storageState{status: v1alpha1.CephResources{StorageCluster: st}, ready: true}
@@ -75,7 +77,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 		into        **v1alpha1.CephPool
 	}
 	pools := []cephPool{
-		{useVolumes, s.VolumePool.Replication, s.VolumePool.Compression, s.VolumePool.QuotaGB * gib, &res.status.VolumePool},
+		{useVolumes, s.VolumePool.Replication, s.VolumePool.Compression, volumeQuota, &res.status.VolumePool},
 		{useImages, s.ImagePool.Replication, s.ImagePool.Compression, 0, &res.status.ImagePool},
 	}
 	if s.EphemeralPool.Enabled {
@@ -99,7 +101,7 @@ func composeStorage(c *cloud, st string, namespaceReady bool, observed map[resou
 		if p.quotaBytes > 0 {
 			mr.Spec.ForProvider.QuotaMaxBytes = ptr.To(p.quotaBytes)
 		}
-		key := resource.Name("ceph-" + st + "-" + p.use)
+		key := cephPoolResource(st, p.use)
 		status, err := addManaged(key, mr, observed, desired)
 		if err != nil {
 			return res, err
@@ -244,4 +246,19 @@ func anyMap(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// cephPoolResource names the composed Pool of a use of the tenant's storage
+// in a storage pool.
+func cephPoolResource(st, use string) resource.Name { return resource.Name("ceph-" + st + "-" + use) }
+
+// observedVolumeQuota is the quota (bytes, 0 unlimited) of the tenant's
+// volume pool in a storage pool as it was last composed, and whether it was.
+func observedVolumeQuota(observed map[resource.Name]resource.ObservedComposed, st string) (int64, bool) {
+	o, ok := observed[cephPoolResource(st, useVolumes)]
+	if !ok {
+		return 0, false
+	}
+	q, _ := o.Resource.GetInteger("spec.forProvider.quotaMaxBytes")
+	return q, true
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -203,6 +205,42 @@ func checkBounds(s *v1alpha1.OpenStackClusterParameters) error {
 		if l.v != nil && (*l.v < -1 || *l.v > l.max) {
 			return fmt.Errorf("spec.quotas.%s (%d) must be -1 (unlimited) or between 0 and %d", l.field, *l.v, l.max)
 		}
+	}
+	return nil
+}
+
+// checkQuotaCaps refuses what the Composition's maxQuotas do not allow: a
+// quota above its cap, or unlimited (-1) where a cap is set. The volume
+// pool's cap is checked per storage pool (volumeQuotaGB).
+func checkQuotaCaps(c *cloud) error {
+	caps, q := c.in.MaxQuotas, c.xr.Spec.Quotas
+	if caps == nil || q == nil {
+		return nil
+	}
+	type capped struct {
+		field  string
+		v, cap *int64
+	}
+	var cs []capped
+	if v := q.Compute; v != nil {
+		cs = append(cs, capped{"compute.cores", v.Cores, caps.Cores}, capped{"compute.ramGB", v.RAMGB, caps.RAMGB}, capped{"compute.instances", v.Instances, caps.Instances})
+	}
+	if v := q.Volume; v != nil {
+		cs = append(cs, capped{"volume.gigabytes", v.Gigabytes, caps.Gigabytes}, capped{"volume.volumes", v.Volumes, caps.Volumes}, capped{"volume.snapshots", v.Snapshots, caps.Snapshots})
+	}
+	if v := q.Network; v != nil {
+		cs = append(cs, capped{"network.networks", v.Networks, caps.Networks}, capped{"network.ports", v.Ports, caps.Ports},
+			capped{"network.routers", v.Routers, caps.Routers}, capped{"network.floatingIPs", v.FloatingIPs, caps.FloatingIPs})
+	}
+	for _, x := range cs {
+		if x.v == nil || x.cap == nil || *x.v >= 0 && *x.v <= *x.cap {
+			continue
+		}
+		asked := strconv.FormatInt(*x.v, 10)
+		if *x.v < 0 {
+			asked = "unlimited (-1)"
+		}
+		return fmt.Errorf("spec.quotas.%s: %s exceeds this Composition's cap of %d (maxQuotas.%s of its %s variant): ask for at most %d", x.field, asked, *x.cap, x.field[strings.Index(x.field, ".")+1:], c.in.Environment, *x.cap)
 	}
 	return nil
 }

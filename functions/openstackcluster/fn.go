@@ -233,8 +233,13 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 
 	// The tenant's storage in every storage pool; its key Secrets need the
 	// namespace.
-	for _, sc := range c.xr.Spec.StorageClusters {
-		st, err := composeStorage(c, string(sc), p.namespaceReady, observed, desired)
+	for _, s := range plan.storage {
+		quota, ok := s.quota(c.xr)
+		if !ok {
+			// The pool has given the cloud no share yet (the plan waits).
+			continue
+		}
+		st, err := composeStorage(c, s.name, quota, p.namespaceReady, observed, desired)
 		if err != nil {
 			return nil, err
 		}

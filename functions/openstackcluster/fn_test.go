@@ -14,8 +14,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/testing/protocmp"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -171,7 +173,7 @@ func (w world) requestFulfilled(xr string, legacy bool) *fnv1.RunFunctionRequest
 	if claim == nil {
 		claim = []string{claimOfTeamA("")}
 	}
-	objects := slices.Concat(w.decidedPools(xr), w.st, w.cp, claim)
+	objects := slices.Concat(w.decidedPools(xr), w.decidedStoragePools(xr), w.cp, claim)
 	return fntest.Fulfil(req, first.GetRequirements(), legacy, objects...)
 }
 
@@ -199,7 +201,7 @@ func (w world) decidedPools(xr string) []string {
 			out = append(out, j)
 			continue
 		}
-		var before []v1alpha1.PoolShare
+		var before []pool.Share
 		var records []pool.Record
 		for _, c := range clouds {
 			if !slices.Contains(c.Spec.HypervisorClusters, p.Spec.Name) {
@@ -208,17 +210,68 @@ func (w world) decidedPools(xr string) []string {
 			held := recordedNodes(c, string(p.Spec.Name))
 			who := claimOf(c.GetLabels(), c.GetName())
 			if held > 0 {
-				before = append(before, v1alpha1.PoolShare{Cloud: c.GetName(), Claim: who, Asked: held, Allocated: held})
+				before = append(before, pool.Share{Cloud: c.GetName(), Claim: who, Asked: int64(held), Allocated: int64(held)})
 			}
-			records = append(records, pool.Record{Cloud: c.GetName(), Who: who, Asked: asked(c, p, held), Allocated: held, Since: c.GetCreationTimestamp().Time})
+			records = append(records, pool.Record{Cloud: c.GetName(), Who: who, Asked: int64(asked(c, p, held)), Allocated: int64(held), Since: c.GetCreationTimestamp().Time})
 		}
-		d := pool.Decide(p.Spec.Workers, before, records)
+		d := pool.Decide(int64(p.Spec.Workers), before, records)
 		out = append(out, fntest.Edit(j, func(m map[string]any) {
 			status := fntest.Map(m, "status")
-			b, _ := json.Marshal(d.Shares)
-			var shares []any
-			_ = json.Unmarshal(b, &shares)
+			shares := []any{}
+			for _, s := range d.Shares {
+				shares = append(shares, map[string]any{"cloud": s.Cloud, "claim": s.Claim, "asked": s.Asked, "allocated": s.Allocated})
+			}
 			status["shares"], status["allocatedNodes"] = shares, d.Allocated
+		}))
+	}
+	return out
+}
+
+// decidedStoragePools are the world's storage pools sharing out their
+// targetCapacity (100Ti unless set), with the shares each has decided, as
+// function-storage-cluster publishes them: every cloud on the pool, xr's
+// too, has asked for its quota since its creation, and a pool whose status
+// already has shares keeps them.
+func (w world) decidedStoragePools(xr string) []string {
+	in := &input.CloudSettings{}
+	_ = json.Unmarshal([]byte(w.input), in) //nolint:errcheck // the tests' own input
+	clouds := make([]*cloud, 0, len(w.clouds)+1)
+	for _, j := range append([]string{xr}, w.clouds...) {
+		x := &v1alpha1.XOpenStackCluster{}
+		if err := json.Unmarshal([]byte(j), x); err != nil {
+			panic(err)
+		}
+		clouds = append(clouds, &cloud{xr: x, in: in, name: x.GetName()})
+	}
+	out := make([]string, 0, len(w.st))
+	for _, j := range w.st {
+		p := &v1alpha1.XStorageCluster{}
+		if err := json.Unmarshal([]byte(j), p); err != nil {
+			out = append(out, j)
+			continue
+		}
+		capacity := int64(100 << 10)
+		if q, err := apiresource.ParseQuantity(string(p.Spec.Ceph.TargetCapacity)); err == nil {
+			capacity = q.Value() >> 30
+		}
+		if p.Status.Shares != nil {
+			out = append(out, j)
+			continue
+		}
+		var records []pool.Record
+		for _, c := range clouds {
+			if slices.Contains(c.xr.Spec.StorageClusters, p.Spec.Name) {
+				records = append(records, pool.Record{Cloud: c.name, Who: claimOf(c.xr.GetLabels(), c.name), Asked: askedGB(c, p), Since: c.xr.GetCreationTimestamp().Time})
+			}
+		}
+		d := pool.Decide(capacity, nil, records)
+		out = append(out, fntest.Edit(j, func(m map[string]any) {
+			status := fntest.Map(m, "status")
+			shares := []any{}
+			for _, s := range d.Shares {
+				shares = append(shares, map[string]any{"cloud": s.Cloud, "claim": s.Claim, "askedGB": s.Asked, "allocatedGB": s.Allocated})
+			}
+			status["shares"], status["allocatedGB"], status["shareableGB"] = shares, d.Allocated, capacity
 		}))
 	}
 	return out
@@ -508,7 +561,7 @@ func TestStages(t *testing.T) {
 		{"pools ready", func() { w = eu() }, want{
 			resources: slices.Concat([]string{"namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{
-				conditionPoolsReady:        "hypervisor pool hv-pool-a (20 of 50 nodes for this cloud), storage pool st-pool-a and control-plane cluster cp-eu-de-1 are ready",
+				conditionPoolsReady:        "hypervisor pool hv-pool-a (20 of 50 nodes for this cloud), storage pool st-pool-a (300 of 102400 GB for this cloud) and control-plane cluster cp-eu-de-1 are ready",
 				conditionControlPlaneReady: "namespace openstack-team-a-prod-7xk2p is being created in control-plane cluster cp-eu-de-1",
 				conditionCloudReady:        "waiting for the ControlPlane",
 			},
@@ -664,7 +717,8 @@ func TestRefusals(t *testing.T) {
 		composition bool
 		// queued: the pool has no room; the cloud's request stays
 		// recorded on its usage of it, and nothing else is composed.
-		queued string
+		// queuedGB likewise, of a storage pool.
+		queued, queuedGB string
 	}{
 		"hypervisor pool in another region": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-us", "nodes": 5})),
@@ -701,6 +755,41 @@ func TestRefusals(t *testing.T) {
 			want:   "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (allocated: team-b/team-b-staging-1: 45), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
 			queued: "8",
 		},
+		"an over-committed shared storage pool": {
+			xr: teamA(),
+			mutate: func(w *world) {
+				w.st[0] = fntest.Edit(stPool("st-pool-a", "eu-de-1", "Ready", func(s map[string]any) { s["ceph"] = map[string]any{"targetCapacity": "1Ti"} }), func(m map[string]any) {
+					st := fntest.Map(m, "status")
+					st["shareableGB"], st["shares"] = 1024, []any{
+						map[string]any{"cloud": "team-b-staging-1", "claim": "team-b/team-b-staging-1", "askedGB": 900, "allocatedGB": 900},
+						map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 300, "allocatedGB": 0},
+					}
+				})
+			},
+			want:     "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (allocated: team-b/team-b-staging-1: 900), and the cloud asks for 300 (a quota of 100 GB × 3 replicas)",
+			queuedGB: "300",
+		},
+		"a volume pool quota larger than the storage pool": {
+			xr: teamA(),
+			mutate: func(w *world) {
+				w.st[0] = stPool("st-pool-a", "eu-de-1", "Ready", func(s map[string]any) { s["ceph"] = map[string]any{"targetCapacity": "200Gi"} })
+			},
+			want: "spec.storage.ceph.volumePool.quotaGB: the cloud asks for 300 GB of storage pool st-pool-a (a quota of 100 GB × 3 replicas), which shares out 200 GB",
+		},
+		"unlimited, where the Composition caps the quota": {
+			xr: teamA(func(s map[string]any) { s["quotas"] = map[string]any{"compute": map[string]any{"cores": -1}} }),
+			mutate: func(w *world) {
+				w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxQuotas": {"cores": 100}}`
+			},
+			want: "spec.quotas.compute.cores: unlimited (-1) exceeds this Composition's cap of 100 (maxQuotas.cores of its staging variant): ask for at most 100",
+		},
+		"a volume pool quota above the Composition's cap": {
+			xr: teamA(),
+			mutate: func(w *world) {
+				w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxQuotas": {"volumePoolGB": 50}}`
+			},
+			want: "spec.storage.ceph.volumePool.quotaGB: 100 exceeds this Composition's cap of 50 GB (maxQuotas.volumePoolGB of its staging variant): ask for at most 50",
+		},
 		"a share larger than the pool": {
 			xr:   teamA(hv(map[string]any{"name": "hv-pool-b", "nodes": 10}, map[string]any{"name": "hv-pool-a", "nodes": 51})),
 			want: "spec.hypervisorShares[1].nodes (51) exceeds the 50 nodes of hypervisor pool hv-pool-a",
@@ -733,10 +822,15 @@ func TestRefusals(t *testing.T) {
 			}
 			rsp := run(t, w.request(tc.xr))
 			switch n := resourceNames(rsp); {
+			case tc.queuedGB != "":
+				rec := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations")
+				if !slices.Equal(n, []string{"usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}) || get(rec, "c5c3.io/asked-gb") != tc.queuedGB || get(rec, "c5c3.io/allocated-gb") != "0" || get(rec, "c5c3.io/asked-since") == nil {
+					t.Errorf("composed %v, the record %v; want only the share records of its pools, the request for %s GB of st-pool-a", n, rec, tc.queuedGB)
+				}
 			case tc.queued != "":
 				rec := get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations")
-				if len(n) != 1 || get(rec, "c5c3.io/asked-nodes") != tc.queued || get(rec, "c5c3.io/allocated-nodes") != "0" || get(rec, "c5c3.io/asked-since") == nil {
-					t.Errorf("composed %v, the record %v; want only the usage of hv-pool-a, recording the request for %s nodes", n, rec, tc.queued)
+				if !slices.Equal(n, []string{"usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}) || get(rec, "c5c3.io/asked-nodes") != tc.queued || get(rec, "c5c3.io/allocated-nodes") != "0" || get(rec, "c5c3.io/asked-since") == nil {
+					t.Errorf("composed %v, the record %v; want only the share records of its pools, the request for %s nodes of hv-pool-a", n, rec, tc.queued)
 				}
 			case len(n) != 0:
 				t.Errorf("composed %v although refused", n)
@@ -1368,11 +1462,11 @@ func TestSpecFields(t *testing.T) {
 				}
 			},
 		},
-		"no quota: the volume pool is unlimited": {
+		"no quota: in a shared pool, the default of the cloud's size": {
 			mutate: func(s map[string]any) { get(s, "storage", "ceph", "volumePool").(map[string]any)["quotaGB"] = 0 },
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
-				if got := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "quotaMaxBytes"); got != nil {
-					t.Errorf("quotaMaxBytes = %v, want none", got)
+				if got, want := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "quotaMaxBytes"), float64(v1alpha1.DefaultVolumeQuotaGB[v1alpha1.SizeLarge]<<30); got != want {
+					t.Errorf("quotaMaxBytes = %v, want %v (the default of a large cloud)", got, want)
 				}
 			},
 		},
@@ -1600,4 +1694,55 @@ func TestAdminCA(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStorageShares: a cloud takes of a shared storage pool only what the
+// pool gave it. A new cloud waits for its share (composing nothing but its
+// records); a running cloud whose pool has not decided yet keeps its volume
+// pool as it is; the Composition's cap bounds the default quota.
+func TestStorageShares(t *testing.T) {
+	undecided := func(w *world) {
+		w.st[0] = fntest.Edit(w.st[0], func(m map[string]any) {
+			st := fntest.Map(m, "status")
+			st["shareableGB"], st["shares"] = 102400, []any{}
+		})
+	}
+
+	t.Run("a new cloud waits for its share", func(t *testing.T) {
+		w := eu()
+		undecided(&w)
+		rsp := run(t, w.request(teamA()))
+		if n := resourceNames(rsp); !slices.Equal(n, []string{"usage-control-plane-cp-eu-de-1", "usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}) {
+			t.Errorf("composed %v, want only its usages", n)
+		}
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", "c5c3.io/asked-gb"); got != "300" {
+			t.Errorf("the record asks for %v GB, want 300 (100 GB × 3 replicas)", got)
+		}
+		if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || !strings.Contains(c.GetMessage(), "storage pool st-pool-a has not given the cloud the 300 GB it asks for yet") {
+			t.Errorf("PoolsReady = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
+
+	t.Run("a running cloud keeps its volume pool while the pool decides", func(t *testing.T) {
+		w := eu()
+		undecided(&w)
+		w.observed["ceph-st-pool-a-volumes"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "Pool", "metadata": {"name": "team-a-prod-7xk2p-st-pool-a-volumes"},
+		  "spec": {"forProvider": {"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": 3, "quotaMaxBytes": 53687091200}}}`
+		rsp := run(t, w.request(teamA()))
+		if got := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "quotaMaxBytes"); got != float64(50<<30) {
+			t.Errorf("quotaMaxBytes = %v while the pool decides, want the 50 GiB it had", got)
+		}
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", "c5c3.io/allocated-gb"); got != "150" {
+			t.Errorf("the record says the cloud has %v GB, want the 150 its volume pool takes (50 GB × 3)", got)
+		}
+	})
+
+	t.Run("the Composition's cap bounds the default quota", func(t *testing.T) {
+		w := eu()
+		w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxQuotas": {"volumePoolGB": 50}}`
+		rsp := run(t, w.request(teamA(func(s map[string]any) { get(s, "storage", "ceph", "volumePool").(map[string]any)["quotaGB"] = 0 })))
+		if got := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "quotaMaxBytes"); got != float64(50<<30) {
+			t.Errorf("quotaMaxBytes = %v, want the cap's 50 GiB (the default of a large cloud is %d GB)", got, v1alpha1.DefaultVolumeQuotaGB[v1alpha1.SizeLarge])
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // plan is the cloud's pools and control-plane cluster as policy admits
@@ -27,9 +28,9 @@ type plan struct {
 	requests []string
 }
 
-// conditionPoolAllocation is the hypervisor pool's condition that says how
-// it shares its nodes (function-hypervisor-cluster).
-const conditionPoolAllocation = "Allocation"
+// conditionPoolAllocation is the pool's condition that says how it shares
+// out its nodes or capacity.
+const conditionPoolAllocation = pool.ConditionAllocation
 
 type hypervisorUse struct {
 	name string
@@ -41,6 +42,28 @@ type hypervisorUse struct {
 type storageUse struct {
 	name string
 	pool *v1alpha1.XStorageCluster // nil when missing
+	// allocation is the cloud's share of the pool's raw capacity (GB).
+	allocation
+	// volumes: the tenant's volume pool exists there, with quota bytes
+	// (0: unlimited).
+	volumes     bool
+	volumeQuota int64
+}
+
+// quota is the volume pool quota (bytes, 0 unlimited) the cloud composes in
+// the storage pool, and whether it composes its storage there yet: what
+// the pool gave it; unlimited where it asks for no share; while the pool
+// has given nothing, what exists stays as it is and nothing new is made.
+func (s storageUse) quota(c *v1alpha1.XOpenStackCluster) (int64, bool) {
+	switch {
+	case s.pool == nil || s.has == 0 && s.asked > 0:
+		// A pool that is gone, or has not given a share yet.
+		return s.volumeQuota, s.volumes || s.pool == nil
+	case s.asked == 0:
+		return 0, true
+	default:
+		return s.has / replication(c) * gib, true
+	}
 }
 
 // resolve applies the policy of pools and tenants. A missing pool only
@@ -51,6 +74,9 @@ type storageUse struct {
 // recorded (see composeUsages) and keeps its place in the pool's queue.
 func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.ObservedComposed, now time.Time) (*plan, error) {
 	p := &plan{controlPlaneName: c.controlPlaneCluster}
+	if err := checkQuotaCaps(c); err != nil {
+		return nil, err
+	}
 	region := c.xr.Spec.Region
 	var overCommitted error
 	for i, name := range c.xr.Spec.HypervisorClusters {
@@ -72,8 +98,8 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 				return nil, fmt.Errorf("%s (%d) exceeds the %d nodes of hypervisor pool %s", shareField, n, pool.Spec.Workers, name)
 			}
 		}
-		own, recorded := ownRecord(observed, use.name)
-		a := allocationOf(c, pool, own, recorded, now)
+		own, recorded := ownRecord(observed, usedHypervisorPool, use.name)
+		a := hypervisorAllocation(c, pool, own, recorded, now)
 		use.pool, use.allocation = pool, a
 		p.hypervisor = append(p.hypervisor, use)
 		switch {
@@ -84,7 +110,7 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 			}
 		case a.waiting:
 			msg := fmt.Sprintf("hypervisor pool %s has not given the cloud the %d nodes it asks for yet (see the pool's %s condition)", use.name, a.asked, conditionPoolAllocation)
-			if a.nodes == 0 {
+			if a.has == 0 {
 				p.notReady = append(p.notReady, msg)
 			} else {
 				p.requests = append(p.requests, msg)
@@ -101,6 +127,7 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 	for i, sc := range c.xr.Spec.StorageClusters {
 		field := fmt.Sprintf("spec.storageClusters[%d]", i)
 		use := storageUse{name: string(sc)}
+		use.volumeQuota, use.volumes = observedVolumeQuota(observed, use.name)
 		pool := l.storagePools[sc]
 		if pool == nil {
 			p.missing = append(p.missing, "storage pool "+use.name)
@@ -110,8 +137,34 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		if err := admit(c, field, "storage pool", pool.Spec.PoolPlacement, pool.Spec.PoolAccess, region); err != nil {
 			return nil, err
 		}
-		use.pool = pool
+		if err := checkVolumeQuotaCap(c, pool); err != nil {
+			return nil, err
+		}
+		own, recorded := ownRecord(observed, usedStoragePool, use.name)
+		a := storageAllocation(c, pool, use.volumeQuota/gib*replication(c.xr), own, recorded, now)
+		use.pool, use.allocation = pool, a
 		p.storage = append(p.storage, use)
+		const quotaField = "spec.storage.ceph.volumePool.quotaGB"
+		switch capacity := pool.Status.ShareableGB; {
+		case a.asked == 0:
+			// Unlimited in a dedicated pool: nothing to share out.
+		case capacity == 0:
+			p.notReady = append(p.notReady, fmt.Sprintf("storage pool %s does not know the capacity it shares out yet (its spec.ceph.targetCapacity, or what Ceph reports)", use.name))
+		case a.asked > capacity:
+			return nil, fmt.Errorf("%s: the cloud asks for %d GB of storage pool %s%s, which shares out %d GB", quotaField, a.asked, sc, howAskedGB(c, pool), capacity)
+		case a.refused:
+			if overCommitted == nil {
+				overCommitted = fmt.Errorf("%s: storage pool %s would be over-committed: of its %d GB, %d are free (allocated: %s), and the cloud asks for %d%s",
+					quotaField, sc, capacity, max(a.free, 0), describeShares(a.others), a.asked, howAskedGB(c, pool))
+			}
+		case a.waiting:
+			msg := fmt.Sprintf("storage pool %s has not given the cloud the %d GB it asks for yet (see the pool's %s condition)", use.name, a.asked, conditionPoolAllocation)
+			if a.has == 0 && !use.volumes {
+				p.notReady = append(p.notReady, msg)
+			} else {
+				p.requests = append(p.requests, msg)
+			}
+		}
 		switch pool.Status.Phase {
 		case v1alpha1.StoragePoolPhaseReady, v1alpha1.StoragePoolPhaseExpanding:
 		case v1alpha1.StoragePoolPhaseFailed:
@@ -204,10 +257,14 @@ func (p *plan) message() string {
 	if p.ready() {
 		parts := make([]string, 0, len(p.hypervisor)+len(p.storage))
 		for _, h := range p.hypervisor {
-			parts = append(parts, fmt.Sprintf("hypervisor pool %s (%d of %d nodes for this cloud)", h.name, h.nodes, h.pool.Spec.Workers))
+			parts = append(parts, fmt.Sprintf("hypervisor pool %s (%d of %d nodes for this cloud)", h.name, h.has, h.pool.Spec.Workers))
 		}
 		for _, s := range p.storage {
-			parts = append(parts, "storage pool "+s.name)
+			if s.asked > 0 {
+				parts = append(parts, fmt.Sprintf("storage pool %s (%d of %d GB for this cloud)", s.name, s.has, s.pool.Status.ShareableGB))
+			} else {
+				parts = append(parts, "storage pool "+s.name)
+			}
 		}
 		msg := strings.Join(parts, ", ") + " and control-plane cluster " + p.controlPlaneName + " are ready"
 		if len(p.requests) > 0 {
@@ -231,14 +288,14 @@ func (p *plan) consumed() *v1alpha1.ConsumedPools {
 	for _, h := range p.hypervisor {
 		c := v1alpha1.ConsumedHypervisorPool{Name: h.name, Status: "NotFound"}
 		if h.pool != nil {
-			c.Status, c.NodeCount, c.AllocatedNodes = orUnknown(string(h.pool.Status.Phase)), h.pool.Status.NodeCount, h.nodes
+			c.Status, c.NodeCount, c.AllocatedNodes = orUnknown(string(h.pool.Status.Phase)), h.pool.Status.NodeCount, int32(h.has) //nolint:gosec // at most the pool's workers
 		}
 		cp.Hypervisor = append(cp.Hypervisor, c)
 	}
 	for _, s := range p.storage {
 		c := v1alpha1.ConsumedStoragePool{Name: s.name, Status: "NotFound"}
 		if s.pool != nil {
-			c.Status, c.Health = orUnknown(string(s.pool.Status.Phase)), string(s.pool.Status.Health)
+			c.Status, c.Health, c.AllocatedGB = orUnknown(string(s.pool.Status.Phase)), string(s.pool.Status.Health), s.has
 			if s.pool.Status.Capacity != nil {
 				c.AvailableCapacity = s.pool.Status.Capacity.Available
 			}
@@ -252,7 +309,7 @@ func (p *plan) consumed() *v1alpha1.ConsumedPools {
 func (p *plan) allocated() map[string]int32 {
 	m := make(map[string]int32, len(p.hypervisor))
 	for _, h := range p.hypervisor {
-		m[h.name] = h.nodes
+		m[h.name] = int32(h.has) //nolint:gosec // at most the pool's workers
 	}
 	return m
 }

@@ -41,25 +41,26 @@ func composeUsages(c *cloud, plan *plan, desired map[resource.Name]*resource.Des
 	if err := composeShareRecords(c, plan, desired); err != nil {
 		return err
 	}
-	for _, s := range plan.storage {
-		if s.pool != nil {
-			if err := addUsage(c, desired, usedStoragePool, s.name, s.pool.GetName(), nil); err != nil {
-				return err
-			}
-		}
-	}
 	if plan.controlPlane != nil {
 		return addUsage(c, desired, usedControlPlane, plan.controlPlaneName, plan.controlPlane.GetName(), nil)
 	}
 	return nil
 }
 
-// composeShareRecords desires the usages of the cloud's hypervisor pools,
-// which record what it asks of each (see allocationOf).
+// composeShareRecords desires the usages of the cloud's pools, which
+// record what it asks of each (see allocationIn).
 func composeShareRecords(c *cloud, plan *plan, desired map[resource.Name]*resource.DesiredComposed) error {
+	who := claimOf(c.xr.GetLabels(), c.name)
 	for _, h := range plan.hypervisor {
 		if h.pool != nil {
-			if err := addUsage(c, desired, usedHypervisorPool, h.name, h.pool.GetName(), h.record(claimOf(c.xr.GetLabels(), c.name))); err != nil {
+			if err := addUsage(c, desired, usedHypervisorPool, h.name, h.pool.GetName(), h.record(who, pool.Nodes)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range plan.storage {
+		if s.pool != nil {
+			if err := addUsage(c, desired, usedStoragePool, s.name, s.pool.GetName(), s.record(who, pool.Gigabytes)); err != nil {
 				return err
 			}
 		}
@@ -67,13 +68,16 @@ func composeShareRecords(c *cloud, plan *plan, desired map[resource.Name]*resour
 	return nil
 }
 
-// used is a kind of composite a cloud consumes.
-type used struct{ kind, noun, short string }
+// used is a kind of composite a cloud consumes, and what it shares out.
+type used struct {
+	kind, noun, short string
+	unit              pool.Unit
+}
 
 var (
-	usedHypervisorPool = used{v1alpha1.XHypervisorClusterKind, "hypervisor pool", "hypervisor"}
-	usedStoragePool    = used{v1alpha1.XStorageClusterKind, "storage pool", "storage"}
-	usedControlPlane   = used{v1alpha1.XControlPlaneClusterKind, "control-plane cluster", "control-plane"}
+	usedHypervisorPool = used{v1alpha1.XHypervisorClusterKind, "hypervisor pool", "hypervisor", pool.Nodes}
+	usedStoragePool    = used{v1alpha1.XStorageClusterKind, "storage pool", "storage", pool.Gigabytes}
+	usedControlPlane   = used{v1alpha1.XControlPlaneClusterKind, "control-plane cluster", "control-plane", pool.Unit{}}
 )
 
 // usageName is the composed resource name of the usage of the pool the

@@ -68,12 +68,16 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
+	pool.RequireShares(rsp, string(s.Name))
 	if run == nil {
 		return rsp, nil
 	}
 	requireArbiterCluster(rsp, s)
 	st, observed, desired, access := run.State, run.Observed, run.Desired, run.Access
 	status := st.Status()
+	shareable := shareableGB(xr)
+	decided := pool.DecideShares(req, pool.Gigabytes, shareable, shares(xr))
+	status["shares"], status["allocatedGB"], status["shareableGB"] = storageShares(decided), decided.Allocated, shareable
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	var agent agentReport
 	// A pool in one site has no arbiter to wait for.
@@ -144,8 +148,42 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	default:
 		response.ConditionFalse(rsp, conditionArbiterReady, "Waiting").WithMessage(arbiterMsg).TargetCompositeAndClaim()
 	}
+	pool.SetAllocationCondition(rsp, pool.Gigabytes, shareable, decided)
 	f.log.Debug("composed storage pool", "xr", xr.GetName(), "pool", s.Name, "phase", status["phase"])
 	return rsp, nil
+}
+
+// shareableGB is the raw capacity the pool shares out among its clouds' volume
+// pool quotas: spec.ceph.targetCapacity, or until it is set the capacity
+// Ceph last reported; 0 while neither is known (nothing is granted).
+func shareableGB(xr *v1alpha1.XStorageCluster) int64 {
+	if q, err := apiresource.ParseQuantity(string(xr.Spec.Ceph.TargetCapacity)); err == nil {
+		return q.Value() >> 30
+	}
+	if c := xr.Status.Capacity; c != nil {
+		if q, err := apiresource.ParseQuantity(c.Total); err == nil {
+			return q.Value() >> 30
+		}
+	}
+	return 0
+}
+
+// shares are the pool's shares as its status records them.
+func shares(xr *v1alpha1.XStorageCluster) []pool.Share {
+	ss := make([]pool.Share, 0, len(xr.Status.Shares))
+	for _, s := range xr.Status.Shares {
+		ss = append(ss, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: s.AskedGB, Allocated: s.AllocatedGB})
+	}
+	return ss
+}
+
+// storageShares are decided shares as the status records them.
+func storageShares(d pool.Decision) []v1alpha1.StoragePoolShare {
+	ss := make([]v1alpha1.StoragePoolShare, 0, len(d.Shares))
+	for _, s := range d.Shares {
+		ss = append(ss, v1alpha1.StoragePoolShare{Cloud: s.Cloud, Claim: s.Claim, AskedGB: s.Asked, AllocatedGB: s.Allocated})
+	}
+	return ss
 }
 
 // validate checks what the XRD's schema cannot see or what a render bypasses,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -9,8 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
+	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
@@ -431,12 +434,23 @@ func TestRunFunction(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
 			}
-			want := fntest.ClusterRun(tc.req, tc.want)
+			want := sharesRun(tc.req, fntest.ClusterRun(tc.req, tc.want))
 			if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 				t.Errorf("%s\nf.RunFunction(...): -want rsp, +got rsp:\n%s", tc.reason, diff)
 			}
 		})
 	}
+}
+
+// sharesRun adds what every run of a pool adds that gets past its spec
+// (fntest.SharesRun): it shares out its targetCapacity.
+func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
+	xr := &v1alpha1.XStorageCluster{}
+	if err := function.FromStruct(req.GetObserved().GetComposite().GetResource(), "the XR", xr); err != nil {
+		panic(err)
+	}
+	gb := shareableGB(xr)
+	return fntest.SharesRun(req, rsp, pool.Gigabytes, gb, map[string]float64{"allocatedGB": 0, "shareableGB": float64(gb)})
 }
 
 // TestStretchedPool walks a pool stretched over two zones: once its cluster
@@ -630,4 +644,83 @@ func TestStretchedPool(t *testing.T) {
 			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
 		}
 	})
+}
+
+// storageUsage is a cloud's ClusterUsage of st-pool-a with its share record.
+func storageUsage(cloud string, annotations map[string]string) string {
+	b, err := json.Marshal(map[string]any{
+		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
+		"metadata": map[string]any{"name": cloud + "-usage", "creationTimestamp": "2026-11-20T00:00:00Z", "labels": map[string]any{"c5c3.io/used-pool": "st-pool-a"}, "annotations": annotations},
+		"spec": map[string]any{
+			"of": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XStorageCluster", "resourceRef": map[string]any{"name": "st-pool-a-4hq8z"}},
+			"by": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": cloud}},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// TestShares: a storage pool shares out its raw capacity (targetCapacity)
+// among the volume pool quotas its clouds record, as a hypervisor pool its
+// nodes: what it gave stays, requests are served in their order while they
+// fit, and its status and Allocation condition say who has what and who
+// waits. Records of another kind of pool are not its.
+func TestShares(t *testing.T) {
+	small := fntest.EditSpec(xr, func(s map[string]any) { fntest.Map(s, "ceph")["targetCapacity"] = "10Ti" })
+	x := fntest.Edit(small, func(m map[string]any) {
+		m["status"] = map[string]any{"shares": []any{map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "askedGB": 6144, "allocatedGB": 6144}}}
+	})
+	req := fntest.Request(x, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig})
+	fntest.WithRequired(req, "shares", false,
+		storageUsage("team-b-x1", map[string]string{"c5c3.io/cloud": "team-b/staging", "c5c3.io/asked-gb": "6144", "c5c3.io/allocated-gb": "6144"}),
+		storageUsage("team-c-x1", map[string]string{"c5c3.io/cloud": "team-c/prod", "c5c3.io/asked-gb": "3072", "c5c3.io/allocated-gb": "0", "c5c3.io/asked-since": "2026-11-24T10:00:00Z"}),
+		storageUsage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-gb": "3072", "c5c3.io/allocated-gb": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
+		fntest.Edit(storageUsage("team-a-x1", map[string]string{"c5c3.io/asked-nodes": "4", "c5c3.io/allocated-nodes": "0"}), func(m map[string]any) {
+			fntest.Map(m, "spec", "of")["kind"] = "XHypervisorCluster"
+		}),
+	)
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := fntest.FatalOf(rsp); msg != "" {
+		t.Fatal(msg)
+	}
+	st := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().AsMap()
+	want := []any{
+		map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "askedGB": float64(3072), "allocatedGB": float64(3072)},
+		map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "askedGB": float64(6144), "allocatedGB": float64(6144)},
+		map[string]any{"cloud": "team-c-x1", "claim": "team-c/prod", "askedGB": float64(3072), "allocatedGB": float64(0)},
+	}
+	if diff := cmp.Diff(want, st["shares"]); diff != "" {
+		t.Errorf("status.shares (-want +got):\n%s", diff)
+	}
+	if st["allocatedGB"] != float64(9216) || st["shareableGB"] != float64(10240) {
+		t.Errorf("status.allocatedGB = %v, shareableGB = %v; want 9216 of 10240 (10Ti)", st["allocatedGB"], st["shareableGB"])
+	}
+	var got *fnv1.Condition
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == "Allocation" {
+			got = c
+		}
+	}
+	wantCond := fntest.Condition("Allocation", fnv1.Status_STATUS_CONDITION_FALSE, "RequestsWaiting",
+		"9216 of 10240 GB allocated to 3 cloud(s); waiting for free GB: team-c/prod asks for 3072, has 0")
+	if diff := cmp.Diff(wantCond, got, protocmp.Transform()); diff != "" {
+		t.Errorf("the Allocation condition (-want +got):\n%s", diff)
+	}
+
+	// Without a targetCapacity the pool shares out what Ceph reports.
+	reported := fntest.Edit(fntest.EditSpec(xr, func(s map[string]any) { delete(fntest.Map(s, "ceph"), "targetCapacity") }), func(m map[string]any) {
+		m["status"] = map[string]any{"capacity": map[string]any{"total": "20Ti"}}
+	})
+	xs := &v1alpha1.XStorageCluster{}
+	if err := json.Unmarshal([]byte(reported), xs); err != nil {
+		t.Fatal(err)
+	}
+	if got := shareableGB(xs); got != 20480 {
+		t.Errorf("a pool without targetCapacity shares out %d GB, want the 20480 Ceph reports", got)
+	}
 }

@@ -5,16 +5,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 )
 
 func TestDecide(t *testing.T) {
 	at := func(sec int) time.Time { return time.Date(2026, 11, 25, 0, 0, sec, 0, time.UTC) }
-	share := func(cloud string, asked, allocated int32) v1alpha1.PoolShare {
-		return v1alpha1.PoolShare{Cloud: cloud, Claim: "t/" + cloud, Asked: asked, Allocated: allocated}
+	share := func(cloud string, asked, allocated int64) Share {
+		return Share{Cloud: cloud, Claim: "t/" + cloud, Asked: asked, Allocated: allocated}
 	}
-	rec := func(cloud string, asked, allocated int32, since int) Record {
+	rec := func(cloud string, asked, allocated int64, since int) Record {
 		r := Record{Cloud: cloud, Who: "t/" + cloud, Asked: asked, Allocated: allocated}
 		if asked > allocated {
 			r.Since = at(since)
@@ -22,74 +20,74 @@ func TestDecide(t *testing.T) {
 		return r
 	}
 	cases := map[string]struct {
-		capacity int32
-		before   []v1alpha1.PoolShare
+		capacity int64
+		before   []Share
 		records  []Record
-		want     []v1alpha1.PoolShare
+		want     []Share
 		blocked  bool
 	}{
 		"a share given stays when an earlier request asks for more than is free": {
 			capacity: 50,
-			before:   []v1alpha1.PoolShare{share("me", 30, 30)},
+			before:   []Share{share("me", 30, 30)},
 			records:  []Record{rec("me", 30, 30, 0), rec("older", 40, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("me", 30, 30), share("older", 40, 0)},
+			want:     []Share{share("me", 30, 30), share("older", 40, 0)},
 		},
 		"of two requests the earlier is served, whatever the order of the records": {
 			capacity: 50,
 			records:  []Record{rec("b", 30, 0, 2), rec("a-later", 30, 0, 3), rec("c", 30, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("a-later", 30, 0), share("b", 30, 0), share("c", 30, 30)},
+			want:     []Share{share("a-later", 30, 0), share("b", 30, 0), share("c", 30, 30)},
 		},
 		"a request that does not fit does not stop a later one that does": {
 			capacity: 50,
-			before:   []v1alpha1.PoolShare{share("holder", 30, 30)},
+			before:   []Share{share("holder", 30, 30)},
 			records:  []Record{rec("holder", 30, 30, 0), rec("big", 60, 0, 1), rec("small", 20, 0, 3)},
-			want:     []v1alpha1.PoolShare{share("big", 60, 0), share("holder", 30, 30), share("small", 20, 20)},
+			want:     []Share{share("big", 60, 0), share("holder", 30, 30), share("small", 20, 20)},
 		},
 		"the same time: the name decides": {
 			capacity: 10,
 			records:  []Record{rec("me-b", 6, 0, 1), rec("me-a", 6, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("me-a", 6, 6), share("me-b", 6, 0)},
+			want:     []Share{share("me-a", 6, 6), share("me-b", 6, 0)},
 		},
 		"asking for less is granted at once": {
 			capacity: 10,
-			before:   []v1alpha1.PoolShare{share("me", 8, 8), share("other", 2, 2)},
+			before:   []Share{share("me", 8, 8), share("other", 2, 2)},
 			records:  []Record{rec("me", 4, 8, 0), rec("other", 2, 2, 0)},
-			want:     []v1alpha1.PoolShare{share("me", 4, 4), share("other", 2, 2)},
+			want:     []Share{share("me", 4, 4), share("other", 2, 2)},
 		},
 		"growing takes only what is free": {
 			capacity: 10,
-			before:   []v1alpha1.PoolShare{share("me", 8, 8), share("other", 2, 2)},
+			before:   []Share{share("me", 8, 8), share("other", 2, 2)},
 			records:  []Record{rec("me", 9, 8, 1), rec("other", 2, 2, 0)},
-			want:     []v1alpha1.PoolShare{share("me", 9, 8), share("other", 2, 2)},
+			want:     []Share{share("me", 9, 8), share("other", 2, 2)},
 		},
 		"the pool's share wins over what a record says it has": {
 			capacity: 10,
-			before:   []v1alpha1.PoolShare{share("me", 2, 2)},
+			before:   []Share{share("me", 2, 2)},
 			records:  []Record{rec("me", 9, 9, 0), rec("new", 8, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("me", 9, 2), share("new", 8, 8)},
+			want:     []Share{share("me", 9, 2), share("new", 8, 8)},
 		},
 		"a pool without shares adopts what the records say the clouds have": {
 			capacity: 10,
 			records:  []Record{rec("old", 6, 6, 0), rec("new", 6, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("new", 6, 0), share("old", 6, 6)},
+			want:     []Share{share("new", 6, 0), share("old", 6, 6)},
 		},
 		"a cloud whose record is gone has no share": {
 			capacity: 10,
-			before:   []v1alpha1.PoolShare{share("gone", 8, 8)},
+			before:   []Share{share("gone", 8, 8)},
 			records:  []Record{rec("new", 8, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("new", 8, 8)},
+			want:     []Share{share("new", 8, 8)},
 		},
 		"a record that does not say what its cloud has stops every request": {
 			capacity: 10,
-			records:  []Record{RecordOf(map[string]string{}, "old", at(0)), rec("new", 2, 0, 1), rec("shrinking", 1, 3, 0)},
-			want:     []v1alpha1.PoolShare{share("new", 2, 0), {Cloud: "old", Claim: "old"}, share("shrinking", 1, 1)},
+			records:  []Record{RecordOf(Nodes, map[string]string{}, "old", at(0)), rec("new", 2, 0, 1), rec("shrinking", 1, 3, 0)},
+			want:     []Share{share("new", 2, 0), {Cloud: "old", Claim: "old"}, share("shrinking", 1, 1)},
 			blocked:  true,
 		},
 		"an unreadable record of a cloud the pool has a share of keeps it": {
 			capacity: 10,
-			before:   []v1alpha1.PoolShare{share("old", 6, 6)},
+			before:   []Share{share("old", 6, 6)},
 			records:  []Record{{Cloud: "old", Who: "t/old", Unknown: "unreadable"}, rec("new", 4, 0, 1)},
-			want:     []v1alpha1.PoolShare{share("new", 4, 4), share("old", 6, 6)},
+			want:     []Share{share("new", 4, 4), share("old", 6, 6)},
 		},
 	}
 	for name, tc := range cases {
@@ -98,7 +96,7 @@ func TestDecide(t *testing.T) {
 			if diff := cmp.Diff(tc.want, d.Shares); diff != "" {
 				t.Errorf("shares (-want +got):\n%s", diff)
 			}
-			total := int32(0)
+			total := int64(0)
 			for _, s := range d.Shares {
 				total += s.Allocated
 			}
@@ -117,12 +115,12 @@ func TestDecide(t *testing.T) {
 // to more than the pool (unless the records it adopts already do), and a
 // share given is never taken back while its cloud still asks for it.
 func TestDecideNeverOverCommits(t *testing.T) {
-	var before []v1alpha1.PoolShare
+	var before []Share
 	for round := range 200 {
 		var records []Record
 		for i := range 12 {
-			asked := int32((round*7 + i*13) % 9)
-			held := int32(0)
+			asked := int64((round*7 + i*13) % 9)
+			held := int64(0)
 			for _, s := range before {
 				if s.Cloud == string(rune('a'+i)) {
 					held = s.Allocated
@@ -151,16 +149,16 @@ func TestDecideNeverOverCommits(t *testing.T) {
 func TestRecordRoundTrip(t *testing.T) {
 	since := time.Date(2026, 11, 25, 1, 2, 3, 0, time.UTC)
 	r := Record{Who: "team-a/prod", Asked: 20, Allocated: 8, Since: since}
-	got := RecordOf(r.Annotations(), "prod-x1", time.Time{})
+	got := RecordOf(Nodes, r.Annotations(Nodes), "prod-x1", time.Time{})
 	want := Record{Cloud: "prod-x1", Who: "team-a/prod", Asked: 20, Allocated: 8, Since: since}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("a record read back (-want +got):\n%s", diff)
 	}
 	created := since.Add(-time.Hour)
-	if got := RecordOf(map[string]string{AnnotationAskedNodes: "3", AnnotationAllocatedNodes: "0"}, "c", created); !got.Since.Equal(created) {
+	if got := RecordOf(Nodes, map[string]string{AnnotationAskedNodes: "3", AnnotationAllocatedNodes: "0"}, "c", created); !got.Since.Equal(created) {
 		t.Errorf("a request without its time is ordered at %s, want the usage's creation %s", got.Since, created)
 	}
-	if got := RecordOf(map[string]string{AnnotationAskedNodes: "-3", AnnotationAllocatedNodes: "0"}, "c", created); got.Unknown == "" {
+	if got := RecordOf(Nodes, map[string]string{AnnotationAskedNodes: "-3", AnnotationAllocatedNodes: "0"}, "c", created); got.Unknown == "" {
 		t.Error("a record asking for -3 nodes is read")
 	}
 }

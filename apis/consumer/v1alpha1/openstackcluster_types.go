@@ -31,6 +31,11 @@ type HypervisorPoolShare struct {
 	Nodes int32 `json:"nodes"`
 }
 
+// DefaultVolumeQuotaGB is the volume pool quota of a cloud that sets none
+// (spec.storage.ceph.volumePool.quotaGB 0), by its size, in the shared
+// storage pools it uses.
+var DefaultVolumeQuotaGB = map[Size]int64{SizeSmall: 1024, SizeMedium: 4096, SizeLarge: 16384, SizeXLarge: 65536}
+
 // DefaultNodeShares is what a cloud without a spec.hypervisorShares entry
 // for a shared pool asks of it, by its size: never more than the pool has.
 // A default share the cloud was given stays its share when defaults change.
@@ -126,8 +131,11 @@ type VolumePool struct {
 	// +kubebuilder:default=aggressive
 	// +optional
 	Compression Compression `json:"compression,omitempty"`
-	// QuotaGB caps the pool; 0 means unlimited. At most 2^33-1 GB: the
-	// quota is set in bytes, which must fit an int64.
+	// QuotaGB caps the pool, in GB. A shared storage pool is shared out by
+	// these quotas (times the replication, of its raw capacity): there 0
+	// asks for the default of the cloud's size (DefaultVolumeQuotaGB); on
+	// a dedicated pool 0 means unlimited. The Composition may cap it. At
+	// most 2^33-1 GB: the quota is set in bytes, which must fit an int64.
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=8589934591
@@ -424,6 +432,10 @@ type ConsumedStoragePool struct {
 	// Health of the pool's Ceph cluster.
 	// +optional
 	Health string `json:"health,omitempty"`
+	// AllocatedGB is the cloud's share of the pool's raw capacity, as the
+	// pool gave it: its volume pool quota times the replication.
+	// +optional
+	AllocatedGB int64 `json:"allocatedGB,omitempty"`
 }
 
 // ConsumedPools of the cloud.

@@ -163,6 +163,33 @@ type StorageClusterStatus struct {
 	// Inventory of the pool's bare-metal servers.
 	// +optional
 	Inventory *PoolInventory `json:"inventory,omitempty"`
+	// ShareableGB is the raw capacity the pool shares out among its clouds,
+	// in GB: spec.ceph.targetCapacity, or until it is set the capacity
+	// Ceph reports.
+	// +optional
+	ShareableGB int64 `json:"shareableGB,omitempty"`
+	// Shares of the pool's raw capacity, by cloud, as the pool decided
+	// them (docs/allocation.md). A share never moves once allocated and
+	// their sum never exceeds shareableGB.
+	// +optional
+	Shares []StoragePoolShare `json:"shares,omitempty"`
+	// AllocatedGB is the sum of the shares' allocated GB.
+	// +optional
+	AllocatedGB int64 `json:"allocatedGB,omitempty"`
+}
+
+// StoragePoolShare is a cloud's share of a storage pool's raw capacity:
+// its volume pool's quota times the pool's replication.
+type StoragePoolShare struct {
+	// Cloud is the consuming XOpenStackCluster's name.
+	Cloud string `json:"cloud"`
+	// Claim names the cloud as its tenant knows it (namespace/name).
+	// +optional
+	Claim string `json:"claim,omitempty"`
+	// AskedGB is the raw GB the cloud asks for.
+	AskedGB int64 `json:"askedGB"`
+	// AllocatedGB is the raw GB the pool gives it.
+	AllocatedGB int64 `json:"allocatedGB"`
 }
 
 // XStorageCluster is a pool of Ceph storage nodes on IronCore bare metal, run

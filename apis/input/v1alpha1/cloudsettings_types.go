@@ -34,6 +34,15 @@ type CloudSettings struct {
 	// +optional
 	MaxSize string `json:"maxSize,omitempty"`
 
+	// MaxQuotas caps what the variant's clouds may ask for in spec.quotas
+	// and spec.storage.ceph.volumePool.quotaGB: a claim that asks for more,
+	// or for unlimited (-1; quotaGB 0 on a dedicated storage pool), where
+	// a cap is set is refused, naming the field and the cap. A quota the
+	// claim leaves unset keeps the service's default, which the operator
+	// configures. No caps when unset.
+	// +optional
+	MaxQuotas *QuotaCaps `json:"maxQuotas,omitempty"`
+
 	// SecretNamespace is where the management cluster keeps the clouds'
 	// credentials (the CephX client keys and the admin clouds.yaml that
 	// the provider's ProviderConfigs read); crossplane-system when empty.
@@ -57,6 +66,46 @@ type CloudSettings struct {
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]*$`
 	// +optional
 	AdminCACertKey *string `json:"adminCACertKey,omitempty"`
+}
+
+// QuotaCaps are the largest quotas a cloud may ask for; an unset field caps
+// nothing.
+type QuotaCaps struct {
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Cores *int64 `json:"cores,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	RAMGB *int64 `json:"ramGB,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Instances *int64 `json:"instances,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Gigabytes *int64 `json:"gigabytes,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Volumes *int64 `json:"volumes,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Snapshots *int64 `json:"snapshots,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Networks *int64 `json:"networks,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Ports *int64 `json:"ports,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Routers *int64 `json:"routers,omitempty"`
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	FloatingIPs *int64 `json:"floatingIPs,omitempty"`
+	// VolumePoolGB caps spec.storage.ceph.volumePool.quotaGB, the tenant's
+	// Ceph volume pool in each storage pool.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	VolumePoolGB *int64 `json:"volumePoolGB,omitempty"`
 }
 
 // DefaultAdminCACertKey is where the admin credential's CA is when

@@ -2,10 +2,12 @@ package fntest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -139,5 +141,31 @@ func ClusterRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fn
 	if _, ok := status.GetFields()["zones"]; !ok {
 		status.Fields["zones"] = zones
 	}
+	return rsp
+}
+
+// SharesRun adds to the response a test expects of a pool function what
+// every run that gets past its spec adds: the requirement of the pool's
+// share records and, once it composes, its shares (none, where the test
+// supplies no records), status (the pool's fields with what it shares
+// out, such as allocatedNodes 0) and the Allocation condition.
+func SharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, u pool.Unit, capacity int64, status map[string]float64) *fnv1.RunFunctionResponse {
+	if FatalOf(rsp) != "" {
+		return rsp
+	}
+	name := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["name"].GetStringValue()
+	sel := &fnv1.ResourceSelector{ApiVersion: "protection.crossplane.io/v1beta1", Kind: "ClusterUsage",
+		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{pool.LabelUsedPool: name}}}}
+	rsp.Requirements.Resources[pool.RequirementShares] = sel
+	rsp.Requirements.ExtraResources[pool.RequirementShares] = sel //nolint:staticcheck // Crossplane 1.x
+	st := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue()
+	if st == nil {
+		return rsp
+	}
+	st.Fields["shares"] = structpb.NewListValue(&structpb.ListValue{})
+	for k, v := range status {
+		st.Fields[k] = structpb.NewNumberValue(v)
+	}
+	rsp.Conditions = append(rsp.Conditions, Condition(pool.ConditionAllocation, fnv1.Status_STATUS_CONDITION_TRUE, "Decided", fmt.Sprintf("0 of %d %s allocated to 0 cloud(s)", capacity, u.Noun)))
 	return rsp
 }
