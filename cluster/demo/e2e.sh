@@ -4,6 +4,9 @@
 # functions, the provider and the stand-ins:
 #
 #   1. every example pool and control-plane cluster is Ready (up.sh waited);
+#  1a. Crossplane core runs under its chart's ServiceAccount and RBAC (with
+#      the RBAC manager and CobaltCore's crossplane-rbac.yaml), and
+#      provider-kubernetes' conversion webhook converts Objects;
 #  1b. their Shoots live in the real Gardener API (gardener-apiserver,
 #      aggregated): defaulted by Gardener, their kubeconfigs issued by its
 #      shoots/adminkubeconfig; a Shoot Gardener refuses (a zone the region
@@ -109,6 +112,25 @@ echo "== 1. the example pools and control-plane clusters"
 for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
   if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
 done
+
+echo "== 1a. core as in a cluster: its chart's RBAC, webhooks on"
+# Core runs with its chart's ServiceAccount (the credential its process
+# was given), allowed what the chart's roles, the RBAC manager and
+# crossplane-rbac.yaml give it, and no more.
+core_env=$(tr '\0' '\n' <"/proc/$(cat "$RUN/crossplane.pid")/environ" | grep '^KUBECONFIG=')
+ck() { $K --kubeconfig "${core_env#KUBECONFIG=}" "$@" 2>/dev/null; }
+who=$(ck auth whoami -o jsonpath='{.status.userInfo.username}')
+[ "$who" = system:serviceaccount:crossplane-system:crossplane ] && pass "Crossplane core logs in as $who" || fail "core's credential ($core_env) logs in as '$who'"
+can="$(ck auth can-i create xopenstackclusters.crossplane.c5c3.io) $(ck auth can-i create shoots.core.gardener.cloud -n garden-c5c3) $(ck auth can-i create objects.kubernetes.crossplane.io)"
+cannot="$(ck auth can-i create clusterrolebindings) $(ck auth can-i '*' '*') $(ck auth can-i create pods -n kube-system)"
+[ "$can" = "yes yes yes" ] && [ "$cannot" = "no no no" ] &&
+  pass "... which may manage composites (granted by the RBAC manager), Shoots (crossplane-rbac.yaml) and Objects, and may not bind roles, do anything, or create Pods" ||
+  fail "... core may (composites, Shoots, Objects): $can; (clusterrolebindings, everything, pods): $cannot"
+# provider-kubernetes' conversion webhook serves: an Object read in
+# v1alpha1 (stored as v1alpha2) is converted by it.
+obj=$($K get objects.v1alpha1.kubernetes.crossplane.io -o jsonpath='{.items[0].apiVersion} {.items[0].metadata.name}' 2>&1)
+case $obj in "kubernetes.crossplane.io/v1alpha1 "?*) pass "provider-kubernetes' conversion webhook converts Objects: $obj" ;;
+  *) fail "reading Objects as v1alpha1: $obj" ;; esac
 
 echo "== 1b. the Shoots live in the real Gardener API"
 # gardener-apiserver answers for core.gardener.cloud through the aggregator;

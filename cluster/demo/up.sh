@@ -105,6 +105,39 @@ say "initializing Crossplane core v2.4.0 as its chart's init container does"
 XP_SRC=$(GOFLAGS= go mod download -json github.com/crossplane/crossplane/v2@v2.4.0 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
 WEBHOOK_PORT=19443
 $K create namespace crossplane-system >/dev/null
+say "core's RBAC as its chart (v2.4.0) gives it, the RBAC manager, and what CobaltCore ships"
+# Core and the RBAC manager run under the ServiceAccounts and ClusterRoles of
+# `helm install crossplane -n crossplane-system` with the chart's default
+# values (rendered from the pinned chart: its few template directives are
+# names, the namespace and branches those values take), not as the API
+# server's admin: a permission core lacks in a cluster fails here too. The
+# RBAC manager aggregates each XRD's and provider revision's kinds into
+# core's ClusterRole; examples/clusters/management/crossplane-rbac.yaml adds
+# the Gardener kinds CobaltCore composes.
+chart_rbac() {
+  local t=$XP_SRC/cluster/charts/crossplane/templates f
+  for f in serviceaccount clusterrole clusterrolebinding rbac-manager-serviceaccount rbac-manager-clusterrole \
+    rbac-manager-clusterrolebinding rbac-manager-managed-clusterroles rbac-manager-allowed-provider-permissions; do
+    echo ---
+    sed -e '/{{-* *include "crossplane.labels"/d' \
+      -e '/{{-* *if not \.Values\.serviceAccount\.create *}}/,/{{-* *else *}}/d' \
+      -e '/{{-* *with \.Values\./,/{{-* *end *}}/d' \
+      -e '/^ *{{-* *\(if\|else\|end\)\b[^}]*}}$/d' \
+      -e 's/{{ template "crossplane\.name" \. }}/crossplane/g' -e 's/{{ \.Release\.Namespace }}/crossplane-system/g' "$t/$f.yaml"
+  done
+}
+chart_rbac >"$RUN/crossplane-rbac.yaml"
+! grep -n '{{' "$RUN/crossplane-rbac.yaml" || die "the chart's RBAC has template directives this script does not render (above)"
+$K apply -f "$RUN/crossplane-rbac.yaml" -f examples/clusters/management/crossplane-rbac.yaml -f cluster/demo/provider-kubernetes-rbac.yaml >/dev/null
+sa_kubeconfig() { # SERVICEACCOUNT FILE: the admin's kubeconfig, logging in as the ServiceAccount
+  local token; token=$($K -n crossplane-system create token "$1" --duration=168h) || die "no token for ServiceAccount $1"
+  cp "$KUBECONFIG" "$2"
+  $K --kubeconfig "$2" config set-credentials "$1" --token="$token" >/dev/null
+  $K --kubeconfig "$2" config set-context --current --user="$1" >/dev/null
+}
+sa_kubeconfig crossplane "$RUN/crossplane.kubeconfig"
+sa_kubeconfig rbac-manager "$RUN/rbac-manager.kubeconfig"
+
 # The environment is the one the chart gives its init container. A first
 # run can fail right after it applied the CRDs ("no matches for kind Lock":
 # not discovered yet); in a cluster the pod restarts, here it runs again.
@@ -112,9 +145,12 @@ core_init() {
   CRDS_PATH=$XP_SRC/cluster/crds WEBHOOK_CONFIGS_PATH=$XP_SRC/cluster/webhookconfigurations \
     WEBHOOK_SERVICE_NAME=crossplane-webhooks WEBHOOK_SERVICE_NAMESPACE=crossplane-system WEBHOOK_SERVICE_PORT=$WEBHOOK_PORT \
     TLS_CA_SECRET_NAME=crossplane-root-ca TLS_SERVER_SECRET_NAME=crossplane-tls-server TLS_CLIENT_SECRET_NAME=crossplane-tls-client \
-    "$CROSSPLANE_CORE" core init >>"$RUN/crossplane-init.log" 2>&1
+    KUBECONFIG=$RUN/crossplane.kubeconfig "$CROSSPLANE_CORE" core init >>"$RUN/crossplane-init.log" 2>&1
 }
 for i in 1 2 3 4 5; do core_init && break; [ "$i" = 5 ] && die "crossplane core init failed: $(tail -3 "$RUN/crossplane-init.log")"; sleep 2; done
+# The RBAC manager, as the chart's second Deployment (its init container
+# only waits for the CRDs core init applied).
+KUBECONFIG=$RUN/rbac-manager.kubeconfig bg rbac-manager "$CROSSPLANE_CORE" rbac start --provider-clusterrole=crossplane:allowed-provider-permissions
 $K apply -f - >/dev/null <<Y
 apiVersion: v1
 kind: Service
@@ -125,17 +161,6 @@ say "installing the external schemas"
 # core.gardener.cloud is gardener-apiserver's (aggregated); the metal
 # operator's kinds are CRDs.
 $K apply --server-side -f cluster/crds/metal-operator >/dev/null
-# provider-kubernetes runs as a plain local process, not as a package, so
-# its CRDs are applied here. The cluster-scoped Object CRD converts between
-# v1alpha1 and v1alpha2 through the provider's webhook, which is not reachable
-# as a Service here; the functions write and read only v1alpha2 (storage), so
-# conversion is turned off rather than served.
-[ -x "$PROVIDER_KUBERNETES" ] || die "no provider-kubernetes at $PROVIDER_KUBERNETES: run make tools"
-for f in "$PROVIDER_KUBERNETES_CRDS"/*.yaml; do
-  sed '/^  conversion:/,/^  [a-z]/{/^  conversion:/!{/^  [a-z]/!d}}; s/^  conversion:.*/  conversion: {strategy: None}/' "$f"
-  echo ---
-done >"$RUN/provider-kubernetes-crds.yaml"
-$K apply --server-side -f "$RUN/provider-kubernetes-crds.yaml" >/dev/null
 $K wait --for=condition=Established crd --all --timeout=60s >/dev/null || die "CRDs not established"
 
 say "TLS: core's certificates from the Secrets core init made; the functions' server certificates signed by core's CA"
@@ -159,9 +184,29 @@ cert() { # DIR CN EXTENSIONS
   cp "$c/ca.crt" "$c/$1/"
 }
 cert functions functions "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1')"
-# provider-kubernetes always serves its conversion webhook (on :9443), so it
-# needs a server certificate even though nothing calls it here.
-cert provider-kubernetes provider-kubernetes "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1')"
+# provider-kubernetes serves its conversion webhook on :9443, which the API
+# server calls as the Service provider-kubernetes.crossplane-system.svc.
+cert provider-kubernetes provider-kubernetes "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = DNS:provider-kubernetes.crossplane-system.svc, IP:127.0.0.1')"
+# provider-kubernetes runs as a plain local process, not as a package, so
+# its CRDs are applied here as core's package manager would install them:
+# the Object kinds convert between v1alpha1 and v1alpha2 through the
+# provider's webhook (:9443), reached like core's through an ExternalName
+# Service, its server certificate signed by the CA in the CRDs' caBundle.
+[ -x "$PROVIDER_KUBERNETES" ] || die "no provider-kubernetes at $PROVIDER_KUBERNETES: run make tools"
+ca_bundle=$(base64 -w0 "$c/ca.crt")
+for f in "$PROVIDER_KUBERNETES_CRDS"/*.yaml; do
+  sed -e 's|^          path: /convert$|          name: provider-kubernetes\n          namespace: crossplane-system\n          port: 9443\n          path: /convert|' \
+    -e "s|^      clientConfig:\$|      clientConfig:\n        caBundle: $ca_bundle|" "$f"
+  echo ---
+done >"$RUN/provider-kubernetes-crds.yaml"
+$K apply -f - >/dev/null <<Y
+apiVersion: v1
+kind: Service
+metadata: {name: provider-kubernetes, namespace: crossplane-system}
+spec: {type: ExternalName, externalName: localhost, ports: [{port: 9443}]}
+Y
+$K apply --server-side -f "$RUN/provider-kubernetes-crds.yaml" >/dev/null
+$K wait --for=condition=Established crd --all --timeout=60s >/dev/null || die "CRDs not established"
 $K -n crossplane-system create secret generic functions-tls-server --from-file="$c/functions/tls.crt" --from-file="$c/functions/tls.key" --from-file="$c/ca.crt" >/dev/null
 
 say "seeding Crossplane's package cache from $XPKG"
@@ -186,11 +231,12 @@ say "starting Crossplane core v2.4.0"
 # open, core v2.4.0 kept the breaker open and skipped even the polls, so the
 # pool never saw its agents' reports again. 1,000 at 10/s still stops a
 # runaway loop (docs/installing.md: the same for a real management cluster).
-bg crossplane "$CROSSPLANE_CORE" core start --package-runtime=External --webhook-port=$WEBHOOK_PORT \
+KUBECONFIG=$RUN/crossplane.kubeconfig bg crossplane "$CROSSPLANE_CORE" core start --package-runtime=External --webhook-port=$WEBHOOK_PORT \
   --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
   --circuit-breaker-burst=1000 --circuit-breaker-refill-rate=10
 wait_for 60 "Crossplane core is not healthy ($RUN/crossplane.log)" curl -fs http://127.0.0.1:18081/healthz
 alive crossplane
+alive rbac-manager
 
 say "installing the functions, the provider and the Configuration from the cache"
 install_pkg() { # KIND NAME [EXTRA-SPEC-LINE]
@@ -290,10 +336,9 @@ wait_for 30 "the garden's objects of cluster/garden are refused" $K apply -f clu
 $K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K apply -f cluster/demo/providerconfigs.yaml >/dev/null
-# The policy a landscape applies before any claim: only core may set a
-# composite's claim labels. Core runs here under the API server's admin user.
-core_user=$($K auth whoami -o jsonpath='{.status.userInfo.username}')
-sed "s|^  users: .*|  users: $core_user|" examples/clusters/management/claim-labels-policy.yaml | $K apply -f - >/dev/null
+# The policy a landscape applies before any claim: only core (its chart's
+# ServiceAccount, the policy's default) may set a composite's claim labels.
+$K apply -f examples/clusters/management/claim-labels-policy.yaml >/dev/null
 
 # wait_claims BOUND KINDS: poll until every claim of KINDS (comma-separated)
 # is Ready, saying every 15s how many are; fail after BOUND seconds naming
