@@ -90,9 +90,10 @@ wait_for 120 "kube-apiserver with gardener-apiserver did not start ($RUN/apiserv
 export KUBECONFIG=$RUN/kubeconfig
 [ -x "$KUBE_CONTROLLER_MANAGER" ] || die "no kube-controller-manager at $KUBE_CONTROLLER_MANAGER: run make tools"
 # Only the controllers the plane needs: owner-reference garbage collection
-# (composed resources go with their composite) and namespace deletion.
+# (composed resources go with their composite), namespace deletion, and
+# the aggregation of ClusterRoles (core's role is aggregated, below).
 bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" \
-  --authorization-kubeconfig="$KUBECONFIG" --controllers=garbagecollector,namespace --leader-elect=false \
+  --authorization-kubeconfig="$KUBECONFIG" --controllers=garbagecollector,namespace,clusterrole-aggregation --leader-elect=false \
   --bind-address=127.0.0.1 --secure-port=18257
 
 say "initializing Crossplane core v2.4.0 as its chart's init container does"
@@ -129,6 +130,9 @@ chart_rbac() {
 chart_rbac >"$RUN/crossplane-rbac.yaml"
 ! grep -n '{{' "$RUN/crossplane-rbac.yaml" || die "the chart's RBAC has template directives this script does not render (above)"
 $K apply -f "$RUN/crossplane-rbac.yaml" -f examples/clusters/management/crossplane-rbac.yaml -f cluster/demo/provider-kubernetes-rbac.yaml >/dev/null
+# The aggregation controller fills core's role from the labelled ones.
+wait_for 60 "core's aggregated ClusterRole was not filled (kube-controller-manager's clusterrole-aggregation)" \
+  sh -c "[ \"\$($K auth can-i get secrets -n crossplane-system --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
 sa_kubeconfig() { # SERVICEACCOUNT FILE: the admin's kubeconfig, logging in as the ServiceAccount
   local token; token=$($K -n crossplane-system create token "$1" --duration=168h) || die "no token for ServiceAccount $1"
   cp "$KUBECONFIG" "$2"
