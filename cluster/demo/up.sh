@@ -272,6 +272,14 @@ for p in "${functions[@]/#/function/}" provider/provider-cobaltcore configuratio
     die "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)"
 done
 for fn in "${functions[@]}"; do alive "$fn"; done
+# The RBAC manager has done its part once core may manage every XRD's and
+# the provider's kinds; it stops here, because provider-kubernetes (started
+# next) binds the same metrics port, :8080, and neither has a flag to move
+# it (in a cluster each is its own pod). The roles it made stay.
+wait_for 60 "the RBAC manager did not grant core the XRDs' and the provider's kinds ($RUN/rbac-manager.log)" \
+  sh -c "[ \"\$($K auth can-i create xopenstackclusters.crossplane.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
+    [ \"\$($K auth can-i create shootkubeconfigs.gardener.provider.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
+kill "$(cat "$RUN/rbac-manager.pid")" && rm "$RUN/rbac-manager.pid"
 
 say "starting the providers and the stand-ins"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
