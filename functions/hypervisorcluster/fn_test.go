@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -546,18 +545,7 @@ func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv
 
 // usage is a cloud's ClusterUsage of hv-pool-a with its share record.
 func usage(cloud string, annotations map[string]string) string {
-	b, err := json.Marshal(map[string]any{
-		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
-		"metadata": map[string]any{"name": cloud + "-usage", "creationTimestamp": "2026-11-20T00:00:00Z", "labels": map[string]any{"c5c3.io/used-pool": "hv-pool-a"}, "annotations": annotations},
-		"spec": map[string]any{
-			"of": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XHypervisorCluster", "resourceRef": map[string]any{"name": "hv-pool-a-x7k2p"}},
-			"by": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": cloud}},
-		},
-	})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
+	return fntest.PoolUsage("hv-pool-a", "XHypervisorCluster", "hv-pool-a-x7k2p", cloud, annotations)
 }
 
 // TestShares: the pool decides the shares of the clouds whose usages of it

@@ -648,18 +648,7 @@ func TestStretchedPool(t *testing.T) {
 
 // storageUsage is a cloud's ClusterUsage of st-pool-a with its share record.
 func storageUsage(cloud string, annotations map[string]string) string {
-	b, err := json.Marshal(map[string]any{
-		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
-		"metadata": map[string]any{"name": cloud + "-usage", "creationTimestamp": "2026-11-20T00:00:00Z", "labels": map[string]any{"c5c3.io/used-pool": "st-pool-a"}, "annotations": annotations},
-		"spec": map[string]any{
-			"of": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XStorageCluster", "resourceRef": map[string]any{"name": "st-pool-a-4hq8z"}},
-			"by": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": cloud}},
-		},
-	})
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
+	return fntest.PoolUsage("st-pool-a", "XStorageCluster", "st-pool-a-4hq8z", cloud, annotations)
 }
 
 // TestShares: a storage pool shares out its raw capacity (targetCapacity)

@@ -169,3 +169,17 @@ func SharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, u po
 	rsp.Conditions = append(rsp.Conditions, Condition(pool.ConditionAllocation, fnv1.Status_STATUS_CONDITION_TRUE, "Decided", fmt.Sprintf("0 of %d %s allocated to 0 cloud(s)", capacity, u.Noun)))
 	return rsp
 }
+
+// PoolUsage is a cloud's ClusterUsage of a pool (its composite of kind, the
+// pool named pool) with the share record of annotations, as a cloud's
+// function composes it and Crossplane supplies it to the pool's.
+func PoolUsage(pool, kind, composite, cloud string, annotations map[string]string) string {
+	return mustJSON(map[string]any{
+		"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage",
+		"metadata": map[string]any{"name": cloud + "-usage", "creationTimestamp": "2026-11-20T00:00:00Z", "labels": map[string]any{"c5c3.io/used-pool": pool}, "annotations": annotations},
+		"spec": map[string]any{
+			"of": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": kind, "resourceRef": map[string]any{"name": composite}},
+			"by": map[string]any{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "resourceRef": map[string]any{"name": cloud}},
+		},
+	})
+}
