@@ -243,10 +243,14 @@ alive crossplane
 alive rbac-manager
 
 say "installing the functions, the provider and the Configuration from the cache"
-install_pkg() { # KIND NAME [EXTRA-SPEC-LINE]
+install_pkg() { # KIND NAME PACKAGE [EXTRA-SPEC-LINE]
   printf 'apiVersion: pkg.crossplane.io/v1\nkind: %s\nmetadata:\n  name: %s\nspec:\n  package: %s\n  packagePullPolicy: Never\n%s\n' \
-    "$1" "$2" "${ref[$2]}" "${3:-}" | $K apply -f - >/dev/null
+    "$1" "$2" "${ref[$3]}" "${4:-}" | $K apply -f - >/dev/null
 }
+# A Function gets the name core gives it when it installs it as a
+# dependency of the Configuration (its repository, xpkg.c5c3.io/cobaltcore/
+# function-x, as a DNS label): the Compositions call it by that name.
+installed() { echo "cobaltcore-$1"; }
 # External runtime: core deploys nothing, so the revision's status says
 # where the function listens and that its runtime is healthy.
 external() { # KIND-REVISION NAME [ENDPOINT]
@@ -259,15 +263,15 @@ external() { # KIND-REVISION NAME [ENDPOINT]
 }
 port=9501
 for fn in "${functions[@]}"; do
-  install_pkg Function "$fn"
-  external functionrevision "$fn" "127.0.0.1:$port"
+  install_pkg Function "$(installed "$fn")" "$fn"
+  external functionrevision "$(installed "$fn")" "127.0.0.1:$port"
   TLS_SERVER_CERTS_DIR=$c/functions bg "$fn" "$RUN/bin/$fn" --address="127.0.0.1:$port" --metrics-address=
   port=$((port + 1))
 done
-install_pkg Provider provider-cobaltcore
+install_pkg Provider provider-cobaltcore provider-cobaltcore
 external providerrevision provider-cobaltcore
-install_pkg Configuration configuration-cobaltcore "  skipDependencyResolution: true"
-for p in "${functions[@]/#/function/}" provider/provider-cobaltcore configuration/configuration-cobaltcore; do
+install_pkg Configuration configuration-cobaltcore configuration-cobaltcore "  skipDependencyResolution: true"
+for p in "${functions[@]/#/function/cobaltcore-}" provider/provider-cobaltcore configuration/configuration-cobaltcore; do
   $K wait --for=condition=Healthy "$p" --timeout=120s >/dev/null 2>&1 ||
     die "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)"
 done

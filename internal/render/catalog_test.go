@@ -1,7 +1,9 @@
 package render
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,5 +83,33 @@ func TestSortResults(t *testing.T) {
 	want := "---\nkind: XPool\n---\nkind: Shoot\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\nmessage: a\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\nmessage: b\n"
 	if diff := cmp.Diff(want, string(sortResults([]byte(in)))); diff != "" {
 		t.Errorf("sortResults(...): -want, +got:\n%s", diff)
+	}
+}
+
+// TestCompositionsCallInstalledFunctions: core names a Function it installs
+// as a dependency of the Configuration after its repository
+// (xpkg.c5c3.io/cobaltcore/function-x is cobaltcore-function-x); a
+// Composition whose functionRef names anything else finds no Function once
+// a platform engineer installs the Configuration alone.
+func TestCompositionsCallInstalledFunctions(t *testing.T) {
+	installed, err := dependencyNames(filepath.Join(root, "crossplane.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := installed["function-openstack-cluster"]; got != "cobaltcore-function-openstack-cluster" {
+		t.Errorf("function-openstack-cluster is installed as %q, want cobaltcore-function-openstack-cluster", got)
+	}
+	cat, err := LoadCatalog(filepath.Join(root, "package"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Collect(maps.Values(installed))
+	for _, fn := range cat.FunctionNames() {
+		if !slices.Contains(names, fn) {
+			t.Errorf("a Composition calls function %q; the Configuration's dependencies install %v", fn, names)
+		}
+	}
+	if got := dnsLabel("xpkg.crossplane.io/crossplane-contrib/provider-kubernetes"); got != "xpkg-crossplane-io-crossplane-contrib-provider-kubernetes" {
+		t.Errorf("dnsLabel = %q", got)
 	}
 }

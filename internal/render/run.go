@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,9 +133,17 @@ func (f *Functions) Stop() {
 	_ = os.RemoveAll(f.dir)
 }
 
-// functionPackages maps function names to their package directories.
+// functionPackages maps function names, as the Compositions reference them,
+// to their package directories. A Function Crossplane installs as a
+// dependency of the Configuration (root/crossplane.yaml) is named after its
+// repository (xpkg.c5c3.io/cobaltcore/function-x is cobaltcore-function-x),
+// so a package whose metadata name ends such a repository goes by that name.
 func functionPackages(root string) (map[string]string, error) {
 	metas, err := filepath.Glob(filepath.Join(root, "functions", "*", "package", "crossplane.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	installed, err := dependencyNames(filepath.Join(root, "crossplane.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +157,56 @@ func functionPackages(root string) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[objs[0].GetName()] = rel
+		name := objs[0].GetName()
+		if n, ok := installed[name]; ok {
+			name = n
+		}
+		out[name] = rel
 	}
 	return out, nil
+}
+
+// dependencyNames maps the last path element of each function the
+// Configuration depends on to the name Crossplane gives the Function it
+// installs: its repository (without the registry) as a DNS label.
+func dependencyNames(configuration string) (map[string]string, error) {
+	objs, err := ReadObjects(configuration)
+	if err != nil || len(objs) != 1 {
+		return nil, fmt.Errorf("%s: want one Configuration package metadata object: %v", configuration, err)
+	}
+	deps, _, _ := unstructured.NestedSlice(objs[0].Object, "spec", "dependsOn")
+	out := map[string]string{}
+	for _, d := range deps {
+		fn, _ := d.(map[string]any)["function"].(string)
+		if fn == "" {
+			continue
+		}
+		_, repo, _ := strings.Cut(fn, "/")
+		out[path.Base(repo)] = dnsLabel(repo)
+	}
+	return out, nil
+}
+
+// dnsLabel is crossplane-runtime's xpkg.ToDNSLabel, by which core names a
+// dependency's package (importing that package would bring its image
+// signature verification, sigstore and all, into this module): lower-case
+// letters and digits kept, '.', '/', ':' and '-' made '-' except first and
+// last, at most 63 characters, no '-' at either end.
+func dnsLabel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+		}
+		if (c == '.' || c == '/' || c == ':' || c == '-') && i != 0 && i != 62 && i != len(s)-1 {
+			b.WriteByte('-')
+		}
+		if i == 62 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
 }
 
 func freeLoopbackAddress() (string, error) {
