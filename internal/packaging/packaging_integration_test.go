@@ -126,6 +126,12 @@ func TestPackagesIntegration(t *testing.T) {
 				for _, k := range []string{"function", "provider", "configuration"} {
 					if s, ok := m[k].(string); ok {
 						deps = append(deps, s)
+						// Dependency resolution takes the newest version a
+						// constraint admits: without an upper bound a
+						// breaking release would be installed unasked.
+						if v, _ := m["version"].(string); !strings.Contains(v, "<") {
+							t.Errorf("dependency %s has no upper bound: version %q", s, v)
+						}
 					}
 				}
 			}
