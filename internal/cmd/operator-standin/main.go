@@ -473,6 +473,10 @@ func (s *standin) namespaces(ctx context.Context, c *cluster) error {
 		if err := c.kube.CoreV1().ConfigMaps(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
 			return fmt.Errorf("namespace %s: cannot delete its ConfigMaps: %w", ns.Name, err)
 		}
+		// The arbiter monitor's Deployment (arbiter.go).
+		if err := c.kube.AppsV1().Deployments(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
+			return fmt.Errorf("namespace %s: cannot delete its Deployments: %w", ns.Name, err)
+		}
 		ns.Spec.Finalizers = nil
 		if _, err := c.kube.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("cannot finalize namespace %s: %w", ns.Name, err)
