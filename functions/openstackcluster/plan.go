@@ -57,8 +57,9 @@ type storageUse struct {
 func (s storageUse) quota(c *v1alpha1.XOpenStackCluster) (int64, bool) {
 	switch {
 	case s.pool == nil || s.has == 0 && s.asked > 0:
-		// A pool that is gone, or has not given a share yet.
-		return s.volumeQuota, s.volumes || s.pool == nil
+		// A pool that is gone, or has not given a share yet: what exists
+		// stays as it is.
+		return s.volumeQuota, s.volumes
 	case s.asked == 0:
 		return 0, true
 	default:
