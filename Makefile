@@ -182,6 +182,10 @@ ceph-up: ## Install the local Ceph's Debian packages and librados-dev (as root, 
 agents-deps: ## Install what the agents build and test with (as root, once): libvirtd and libvirt-dev, Open vSwitch's ovsdb-server, librados-dev.
 	cluster/local/agents/install.sh
 
+.PHONY: demo-deps
+demo-deps: ## Install the local OCI registry the demo pushes the packages to (Debian's docker-registry; as root, once).
+	cluster/local/registry/install.sh
+
 .PHONY: ceph-down
 ceph-down: ## Stop the local Ceph (by the PIDs its daemons wrote; its data is in memory and goes).
 	cluster/local/ceph/stop.sh
@@ -193,11 +197,11 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 ##@ Run
 
 .PHONY: xpkg
-xpkg: tools agents-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker) and the Configuration; and the node agents' images into _output/images.
+xpkg: tools agents-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
 	cluster/package/build.sh $(VERSION)
 
 .PHONY: demo
-demo: tools xpkg openstack-up ceph-up ## The main job: a local management plane on real Crossplane core (packages from make xpkg; functions, provider and provider-kubernetes as local processes; Gardener, operator and metal stand-ins; the local OpenStack and Ceph) applying the examples/ GitOps tree until every claim is Ready, then showing what exists. Left running; stop with demo-down.
+demo: tools xpkg demo-deps openstack-up ceph-up ## The main job: a local management plane on real Crossplane core (the packages of make xpkg pushed to a local registry; core installs the Configuration and resolves its dependencies; each package runs from its pulled image; Gardener, operator and metal stand-ins; the local OpenStack and Ceph) applying the examples/ GitOps tree until every claim is Ready, then showing what exists. Left running; stop with demo-down.
 	cluster/demo/up.sh
 
 .PHONY: demo-down
@@ -205,7 +209,7 @@ demo-down: ## Stop everything make demo started, by PID.
 	cluster/demo/down.sh
 
 .PHONY: e2e
-e2e: tools xpkg openstack-up ceph-up ## Start the local management plane, drive it headless (cluster/demo/e2e.sh), stop it.
+e2e: tools xpkg demo-deps openstack-up ceph-up ## Start the local management plane, drive it headless (cluster/demo/e2e.sh), stop it.
 	cluster/demo/down.sh >/dev/null
 	rc=0; cluster/demo/up.sh && cluster/demo/e2e.sh || rc=$$?; cluster/demo/down.sh; exit $$rc
 

@@ -11,6 +11,10 @@
 #      aggregated): defaulted by Gardener, their kubeconfigs issued by its
 #      shoots/adminkubeconfig; a Shoot Gardener refuses (a zone the region
 #      lacks) shows on its claim with Gardener's message;
+#  1c. CobaltCore was installed from the local registry as a platform
+#      engineer installs it (the Configuration; core resolved the functions),
+#      and every package runs the binary of the image core pulled, the
+#      provider as its ServiceAccount;
 #   2. the inventory is watched: Servers that fail show in the claim's
 #      InventorySufficient condition within seconds, and so does their return;
 #   3. a pool the inventory cannot provide gets no Shoot, is not Ready, and
@@ -201,6 +205,42 @@ spec:
   hypervisorClusters: [hv-pool-us]
   storageClusters: [st-pool-us]
 Y
+
+echo "== 1c. installed as a platform engineer installs it, running as shipped"
+# The Configuration came from the local registry and core resolved its
+# dependencies: each package's image is the relocated one, and the
+# functions are packages core created (their only writer is core).
+for p in $($K get configurations,providers,functions -o name); do
+  img=$($K get "$p" -o jsonpath='{.status.resolvedPackage}')
+  case $img in 127.0.0.1:5050/*) pass "$p pulled from the local registry: $img" ;; *) fail "$p was not pulled from the local registry: '$img'" ;; esac
+done
+[ "$($K get configuration configuration-cobaltcore -o jsonpath='{.spec.skipDependencyResolution}')" != true ] &&
+  pass "the Configuration's dependencies are resolved by core (no skipDependencyResolution)" || fail "the Configuration skips dependency resolution"
+for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-cluster; do
+  writers=$($K get function "cobaltcore-function-$fn" --show-managed-fields -o jsonpath='{.metadata.managedFields[*].manager}' 2>/dev/null | tr ' ' '\n' | sort -u | tr '\n' ' ')
+  [ "$writers" = "crossplane " ] && pass "function-$fn was installed by core as a dependency of the Configuration (written by: $writers)" ||
+    fail "function-$fn: written by '$writers', not only by core's dependency resolution"
+done
+# Each package runs the binary of its image: the process is the runtime
+# stand-in's child, chrooted to the image's unpacked filesystem, as core's
+# default user (2000), its binary the one make xpkg put into the image.
+image_bin() { case $1 in provider) echo _output/package-build/bin/provider-cobaltcore ;; provider-kubernetes) echo "$PROVIDER_KUBERNETES" ;; *) echo "_output/package-build/bin/$1" ;; esac; }
+for n in function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster provider provider-kubernetes; do
+  pid=$(pgrep -P "$(cat "$RUN/$n.pid")" | head -1)
+  root=$(readlink "/proc/$pid/root" 2>/dev/null); uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "$(image_bin "$n")" | cut -d' ' -f1)
+  if [[ $root == "$RUN"/runtime/*/rootfs ]] && [ "$uid" = 2000 ] && [ -n "$got" ] && [ "$got" = "$want" ]; then
+    pass "$n runs its image's binary (sha256 ${got:0:12}) in ${root#"$RUN"/}, as user $uid"
+  else
+    fail "$n: pid '$pid' root '$root' uid '$uid' binary ${got:0:12}, want the image's ${want:0:12}"
+  fi
+done
+# The provider logs in as its ServiceAccount (the DeploymentRuntimeConfig's
+# serviceAccountTemplate), with the token mounted where a pod has it.
+tok=$RUN/runtime/cobaltcore-provider-cobaltcore/rootfs/var/run/secrets/kubernetes.io/serviceaccount/token
+who=$($K --token="$(cat "$tok" 2>/dev/null)" --kubeconfig=/dev/null --server="$($K config view --minify -o jsonpath='{.clusters[0].cluster.server}')" \
+  --certificate-authority="$RUN/runtime/cobaltcore-provider-cobaltcore/rootfs/var/run/secrets/kubernetes.io/serviceaccount/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
+[ "$who" = system:serviceaccount:crossplane-system:provider-cobaltcore ] && pass "the provider logs in as $who" || fail "the provider's token logs in as '$who'"
 
 echo "== 2. Server changes reach the claim through the watches"
 # hv-pool-a: 62 servers for 50 to 60 workers. 5 failing leave 57: enough

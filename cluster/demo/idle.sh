@@ -27,6 +27,7 @@ parts() {
       apiserver) for c in $(pgrep -P "$p"); do echo "$(basename "$(readlink "/proc/$c/exe")") $c"; done ;;
       gardener-standin) for c in $(pgrep -P "$p"); do echo "shoot-clusters $c"; done ;;
       operator-standin) for c in $(pgrep -P "$p"); do echo "node-agents $c"; done ;;
+      function-*|provider|provider-kubernetes) for c in $(pgrep -P "$p"); do echo "$n $c"; done ;;  # the package, its runtime stand-in's child
     esac
   done
   for n in keystone nova placement; do

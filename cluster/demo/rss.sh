@@ -28,6 +28,11 @@ for f in "$RUN"/*.pid; do
         "$(( $(cat $(printf '/proc/%s/status ' $kids) 2>/dev/null | awk '/VmRSS/{s+=$2} END{print s+0}') / 1024 ))"
     fi
   fi
+  # A package runs as the runtime stand-in's child (its image's binary).
+  if grep -q runtime-standin "/proc/$p/cmdline" 2>/dev/null; then
+    c=$(pgrep -P "$p" | head -1)
+    [ -n "$c" ] && { row "$n" "$c"; continue; }
+  fi
   row "$n" "$p"
   if [ "$n" = operator-standin ]; then
     # The node agents it runs, one node per pool: agent and pool.

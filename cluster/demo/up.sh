@@ -9,11 +9,16 @@
 #   would), Crossplane core v2.4.0
 #   (--package-runtime=External; initialized by `crossplane core init` as
 #   its chart's init container does: CRDs, TLS secrets and the usage
-#   webhook, which the API server reaches through an ExternalName Service), our
-#   packages from `make xpkg` installed from core's package cache with
-#   packagePullPolicy Never, the four functions as local processes serving
-#   core over mTLS, our provider and provider-kubernetes v1.0.0 (pinned,
-#   built by cluster/tools/build.sh) as local processes, the local OpenStack
+#   webhook, which the API server reaches through an ExternalName Service),
+#   a local OCI registry (Debian's docker-registry, TLS) holding every
+#   package of `make xpkg` (ours and provider-kubernetes v1.0.0, pinned),
+#   relocated to by an ImageConfig; CobaltCore installed as a landscape
+#   installs it (examples/clusters/management: the providers with their
+#   DeploymentRuntimeConfigs, then the Configuration, whose dependencies
+#   core resolves), each package running from the image core pulled under
+#   internal/cmd/runtime-standin (a package's Deployment and pod: the
+#   image's entrypoint under chroot as core's default user, with its
+#   ServiceAccount's token and TLS Secret), the local OpenStack
 #   and Ceph (make openstack-up ceph-up, started before this script), and
 #   three stand-ins, each saying in its doc what it does not simulate:
 #     internal/cmd/gardener-standin  gardenlet's part: Shoots become ready,
@@ -43,7 +48,7 @@
 # prints what exists. Every wait is bounded; a failure names the component
 # or claim and its conditions. cluster/demo/down.sh stops everything by PID.
 #
-# Usage: cluster/demo/up.sh   (after `make xpkg openstack-up ceph-up`; run dir $COBALTCORE_DEMO, default /tmp/cobaltcore-demo)
+# Usage: cluster/demo/up.sh   (after `make xpkg demo-deps openstack-up ceph-up`; run dir $COBALTCORE_DEMO, default /tmp/cobaltcore-demo)
 set -euo pipefail
 # One compound command: bash reads all of it before running any, so editing
 # this file while it runs cannot derail it.
@@ -67,17 +72,16 @@ wait_for() {
 
 functions=(function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster)
 [ -e "$RUN/apiserver.pid" ] && die "a demo already runs in $RUN: stop it with cluster/demo/down.sh"
-for p in "${functions[@]}" provider-cobaltcore configuration-cobaltcore; do
+for p in "${functions[@]}" provider-cobaltcore provider-kubernetes configuration-cobaltcore; do
   [ -f "$XPKG/$p.xpkg" ] || die "no package $XPKG/$p.xpkg: run make xpkg"
 done
-rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs"
+[ -s "$XPKG/VERSION" ] || die "no $XPKG/VERSION: run make xpkg"
+VERSION=$(cat "$XPKG/VERSION")
+command -v docker-registry >/dev/null || die "no docker-registry (the local OCI registry): run make demo-deps"
+rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs" "$RUN/runtime"
 
-say "building the local binaries"
-for c in apiserver gardener-standin metal-standin operator-standin; do go build -o "$RUN/bin/$c" "./internal/cmd/$c"; done
-tags=""; [ -f /usr/include/rados/librados.h ] && tags="-tags ceph,pacific"
-# shellcheck disable=SC2086 # tags is a word list
-go build $tags -o "$RUN/bin/provider" ./provider/cmd/provider
-cp _output/package-build/bin/function-* "$RUN/bin/"
+say "building the local binaries (the plane and the stand-ins; the packages run from their images)"
+for c in apiserver gardener-standin metal-standin operator-standin runtime-standin; do go build -o "$RUN/bin/$c" "./internal/cmd/$c"; done
 
 # bg NAME COMMAND...: start a process, its log in RUN/NAME.log, its PID in RUN/NAME.pid.
 bg() { local n=$1; shift; "$@" >"$RUN/$n.log" 2>&1 & echo $! >"$RUN/$n.pid"; }
@@ -129,7 +133,7 @@ chart_rbac() {
 }
 chart_rbac >"$RUN/crossplane-rbac.yaml"
 ! grep -n '{{' "$RUN/crossplane-rbac.yaml" || die "the chart's RBAC has template directives this script does not render (above)"
-$K apply -f "$RUN/crossplane-rbac.yaml" -f examples/clusters/management/crossplane-rbac.yaml -f cluster/demo/provider-kubernetes-rbac.yaml >/dev/null
+$K apply -f "$RUN/crossplane-rbac.yaml" -f examples/clusters/management/crossplane-rbac.yaml >/dev/null
 # The aggregation controller fills core's role from the labelled ones.
 wait_for 60 "core's aggregated ClusterRole was not filled (kube-controller-manager's clusterrole-aggregation)" \
   sh -c "[ \"\$($K auth can-i get secrets -n crossplane-system --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
@@ -167,10 +171,11 @@ say "installing the external schemas"
 $K apply --server-side -f cluster/crds/metal-operator >/dev/null
 $K wait --for=condition=Established crd --all --timeout=60s >/dev/null || die "CRDs not established"
 
-say "TLS: core's certificates from the Secrets core init made; the functions' server certificates signed by core's CA"
+say "TLS: core's certificates from the Secrets core init made"
 c=$RUN/certs
-# In a cluster these Secrets are mounted into core's pod; core signs each
-# function's server certificate with the same CA (crossplane-root-ca).
+# In a cluster these Secrets are mounted into core's pod; core's runtime
+# signs each package's server certificate with the same CA
+# (crossplane-root-ca), as the runtime stand-in does here.
 secret_files() { # SECRET DIR
   mkdir -p "$2"
   for k in tls.crt tls.key ca.crt; do
@@ -179,54 +184,47 @@ secret_files() { # SECRET DIR
 }
 secret_files crossplane-tls-server "$c/core-server"
 secret_files crossplane-tls-client "$c/core"
-$K -n crossplane-system get secret crossplane-root-ca -o jsonpath='{.data.tls\.crt}' | base64 -d >"$c/ca.crt"
-$K -n crossplane-system get secret crossplane-root-ca -o jsonpath='{.data.tls\.key}' | base64 -d >"$c/ca.key"
-cert() { # DIR CN EXTENSIONS
-  mkdir -p "$c/$1" && printf '%s\n' "$3" >"$c/$1.ext"
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=$2" -keyout "$c/$1/tls.key" -out "$c/$1.csr" 2>/dev/null
-  openssl x509 -req -in "$c/$1.csr" -CA "$c/ca.crt" -CAkey "$c/ca.key" -CAcreateserial -days 7 -extfile "$c/$1.ext" -out "$c/$1/tls.crt" 2>/dev/null
-  cp "$c/ca.crt" "$c/$1/"
-}
-cert functions functions "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1')"
-# provider-kubernetes serves its conversion webhook on :9443, which the API
-# server calls as the Service provider-kubernetes.crossplane-system.svc.
-cert provider-kubernetes provider-kubernetes "$(printf 'extendedKeyUsage = serverAuth\nsubjectAltName = DNS:provider-kubernetes.crossplane-system.svc, IP:127.0.0.1')"
-# provider-kubernetes runs as a plain local process, not as a package, so
-# its CRDs are applied here as core's package manager would install them:
-# the Object kinds convert between v1alpha1 and v1alpha2 through the
-# provider's webhook (:9443), reached like core's through an ExternalName
-# Service, its server certificate signed by the CA in the CRDs' caBundle.
-[ -x "$PROVIDER_KUBERNETES" ] || die "no provider-kubernetes at $PROVIDER_KUBERNETES: run make tools"
-ca_bundle=$(base64 -w0 "$c/ca.crt")
-for f in "$PROVIDER_KUBERNETES_CRDS"/*.yaml; do
-  sed -e 's|^          path: /convert$|          name: provider-kubernetes\n          namespace: crossplane-system\n          port: 9443\n          path: /convert|' \
-    -e "s|^      clientConfig:\$|      clientConfig:\n        caBundle: $ca_bundle|" "$f"
-  echo ---
-done >"$RUN/provider-kubernetes-crds.yaml"
+# provider-kubernetes serves its conversion webhook on :9443. Core, as it
+# installs the provider's CRDs, points their conversion at the Service named
+# after the package in crossplane-system with the CA of the package's TLS
+# server Secret (written by the runtime stand-in): in a cluster the Service
+# selects the provider's pod, here it is an ExternalName for localhost.
 $K apply -f - >/dev/null <<Y
 apiVersion: v1
 kind: Service
-metadata: {name: provider-kubernetes, namespace: crossplane-system}
+metadata: {name: crossplane-contrib-provider-kubernetes, namespace: crossplane-system}
 spec: {type: ExternalName, externalName: localhost, ports: [{port: 9443}]}
 Y
-$K apply --server-side -f "$RUN/provider-kubernetes-crds.yaml" >/dev/null
-$K wait --for=condition=Established crd --all --timeout=60s >/dev/null || die "CRDs not established"
-$K -n crossplane-system create secret generic functions-tls-server --from-file="$c/functions/tls.crt" --from-file="$c/functions/tls.key" --from-file="$c/ca.crt" >/dev/null
 
-say "seeding Crossplane's package cache from $XPKG"
-# Core finds a package in its cache by a digest reference (no registry is
-# asked) under a name derived from the reference (crossplane-runtime's
-# xpkg.FriendlyID); the file is the package's gzipped package.yaml.
-friendly() { # SOURCE DIGEST
-  local id; id=$(printf '%s-%s' "${1:0:50}" "${2:0:12}" | tr -c 'a-z0-9\n' '-' | cut -c1-63 | sed 's/^-*//; s/-*$//')
-  echo "$id.gz"
+say "a local OCI registry on 127.0.0.1:5050 (TLS, local CA), and every package pushed to it"
+# Debian's docker-registry (the CNCF distribution registry), as a landscape's
+# registry or mirror. Core trusts its CA through --ca-bundle-path, the
+# crossplane CLI (which pushes) through SSL_CERT_FILE.
+r=$c/registry && mkdir -p "$r" "$RUN/registry"
+openssl req -x509 -newkey rsa:2048 -nodes -days 7 -subj "/CN=cobaltcore demo registry CA" -keyout "$r/ca.key" -out "$r/ca.crt" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$r/tls.key" -out "$r/tls.csr" 2>/dev/null
+printf 'extendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1, DNS:localhost\n' >"$r/tls.ext"
+openssl x509 -req -in "$r/tls.csr" -CA "$r/ca.crt" -CAkey "$r/ca.key" -CAcreateserial -days 7 -extfile "$r/tls.ext" -out "$r/tls.crt" 2>/dev/null
+cat >"$r/config.yml" <<Y
+version: 0.1
+log: {level: warn}
+storage: {filesystem: {rootdirectory: $RUN/registry}, delete: {enabled: true}}
+http: {addr: 127.0.0.1:5050, tls: {certificate: $r/tls.crt, key: $r/tls.key}}
+Y
+bg registry docker-registry serve "$r/config.yml"
+wait_for 30 "the local registry does not answer on https://127.0.0.1:5050 ($RUN/registry.log)" curl -fs --cacert "$r/ca.crt" https://127.0.0.1:5050/v2/
+# Each package under the repository its references name, relocated by the
+# ImageConfigs of cluster/demo/image-config.yaml: ours as
+# xpkg.c5c3.io/cobaltcore/<package>:<VERSION>, provider-kubernetes as
+# xpkg.crossplane.io/crossplane-contrib/provider-kubernetes:<its version>.
+push() { # XPKG REPOSITORY:TAG
+  SSL_CERT_FILE=$r/ca.crt "$CROSSPLANE" xpkg push -f "$1" "127.0.0.1:5050/$2" >>"$RUN/push.log" 2>&1 ||
+    die "crossplane xpkg push $1 127.0.0.1:5050/$2: $(tail -3 "$RUN/push.log")"
 }
-declare -A ref
-for f in "$XPKG"/*.xpkg; do
-  n=$(basename "$f" .xpkg); d=sha256:$(sha256sum "$f" | cut -d' ' -f1)
-  ref[$n]=xpkg.c5c3.io/cobaltcore/$n@$d
-  "$CROSSPLANE" xpkg extract --from-xpkg "$f" -o "$RUN/cache/$(friendly "xpkg.c5c3.io/cobaltcore/$n" "$d")" >/dev/null
-done
+for p in "${functions[@]}" provider-cobaltcore configuration-cobaltcore; do push "$XPKG/$p.xpkg" "cobaltcore/$p:$VERSION"; done
+# shellcheck source=../tools/versions.env
+pk_version=$(. cluster/tools/versions.env && echo "$PROVIDER_KUBERNETES_VERSION")
+push "$XPKG/provider-kubernetes.xpkg" "crossplane-contrib/provider-kubernetes:$pk_version"
 
 say "starting Crossplane core v2.4.0"
 # The circuit breaker's bucket (default 100 events, 1/s) is too small for a
@@ -236,56 +234,67 @@ say "starting Crossplane core v2.4.0"
 # pool never saw its agents' reports again. 1,000 at 10/s still stops a
 # runaway loop (docs/installing.md: the same for a real management cluster).
 KUBECONFIG=$RUN/crossplane.kubeconfig bg crossplane "$CROSSPLANE_CORE" core start --package-runtime=External --webhook-port=$WEBHOOK_PORT \
-  --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
+  --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --ca-bundle-path="$r/ca.crt" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
   --circuit-breaker-burst=1000 --circuit-breaker-refill-rate=10
 wait_for 60 "Crossplane core is not healthy ($RUN/crossplane.log)" curl -fs http://127.0.0.1:18081/healthz
 alive crossplane
 alive rbac-manager
 
-say "installing the functions, the provider and the Configuration from the cache"
-install_pkg() { # KIND NAME PACKAGE [EXTRA-SPEC-LINE]
-  printf 'apiVersion: pkg.crossplane.io/v1\nkind: %s\nmetadata:\n  name: %s\nspec:\n  package: %s\n  packagePullPolicy: Never\n%s\n' \
-    "$1" "$2" "${ref[$3]}" "${4:-}" | $K apply -f - >/dev/null
+say "installing CobaltCore as a landscape does: the install layer and the Configuration, from the registry"
+# The relocation to the local registry, then examples/clusters/management's
+# install layer as a landscape applies it: the two providers with their
+# DeploymentRuntimeConfigs (and provider-cobaltcore's RBAC), then the
+# Configuration. Only the package versions change: the examples pin
+# releases, the demo installs what make xpkg built ($VERSION). Core
+# resolves the Configuration's dependencies: it checks the providers'
+# versions against its constraints and installs the four functions, each at
+# the newest version in the registry within the constraint.
+$K apply -f cluster/demo/image-config.yaml >/dev/null
+pin() { # FILE: the file with the versions make xpkg built
+  sed -e "s|\(xpkg\.c5c3\.io/cobaltcore/[a-z-]*\):v[0-9][^ ]*|\1:$VERSION|" \
+    -e "s|\(crossplane-contrib/provider-kubernetes\):v[0-9][^ ]*|\1:$pk_version|" "$1" | $K apply -f - >/dev/null
 }
-# A Function gets the name core gives it when it installs it as a
-# dependency of the Configuration (its repository, xpkg.c5c3.io/cobaltcore/
-# function-x, as a DNS label): the Compositions call it by that name.
-installed() { echo "cobaltcore-$1"; }
-# External runtime: core deploys nothing, so the revision's status says
-# where the function listens and that its runtime is healthy.
-external() { # KIND-REVISION NAME [ENDPOINT]
-  local rev
-  wait_for 60 "no $1 for package $2" sh -c "$K get $1 -l pkg.crossplane.io/package=$2 -o name | grep -q ."
-  rev=$($K get "$1" -l "pkg.crossplane.io/package=$2" -o jsonpath='{.items[0].metadata.name}')
-  local ep=""; [ -n "${3:-}" ] && ep="\"endpoint\":\"dns:///$3\","
-  $K patch "$1" "$rev" --subresource=status --type=merge -p "{\"status\":{$ep\"tlsServerSecretName\":\"functions-tls-server\",
-    \"conditions\":[{\"type\":\"RuntimeHealthy\",\"status\":\"True\",\"reason\":\"ExternalRuntime\",\"message\":\"runs as a local process (cluster/demo)\",\"lastTransitionTime\":\"$(date -u +%FT%TZ)\"}]}}" >/dev/null
+for f in provider-kubernetes provider-cobaltcore configuration; do pin "examples/clusters/management/$f.yaml"; done
+
+# External runtime: core deploys nothing. The runtime stand-in does for each
+# package what core's Deployment runtime and a kubelet would: it waits for
+# the revision core installed, pulls the image core resolved from the
+# registry, and runs its entrypoint from the unpacked image as the runtime
+# config says (internal/cmd/runtime-standin). The processes share this
+# machine's network, so listen addresses move with extra arguments.
+runtime() { # LOG PACKAGE ARGS...
+  local n=$1 p=$2; shift 2
+  bg "$n" "$RUN/bin/runtime-standin" -kubeconfig "$KUBECONFIG" -package "$p" -dir "$RUN/runtime/${p#*/}" -registry-ca "$r/ca.crt" "$@"
 }
 port=9501
 for fn in "${functions[@]}"; do
-  install_pkg Function "$(installed "$fn")" "$fn"
-  external functionrevision "$(installed "$fn")" "127.0.0.1:$port"
-  TLS_SERVER_CERTS_DIR=$c/functions bg "$fn" "$RUN/bin/$fn" --address="127.0.0.1:$port" --metrics-address=
+  runtime "$fn" "function/cobaltcore-$fn" -endpoint "127.0.0.1:$port" -arg "--address=127.0.0.1:$port" -arg --metrics-address=
   port=$((port + 1))
 done
-install_pkg Provider provider-cobaltcore provider-cobaltcore
-external providerrevision provider-cobaltcore
-install_pkg Configuration configuration-cobaltcore configuration-cobaltcore "  skipDependencyResolution: true"
-for p in "${functions[@]/#/function/cobaltcore-}" provider/provider-cobaltcore configuration/configuration-cobaltcore; do
-  $K wait --for=condition=Healthy "$p" --timeout=120s >/dev/null 2>&1 ||
+# Metrics over HTTPS to callers allowed to get /metrics, as shipped.
+runtime provider provider/cobaltcore-provider-cobaltcore -arg -metrics-bind-address=127.0.0.1:18090 -arg -health-probe-bind-address=127.0.0.1:18091 -arg -poll=30s
+# provider-kubernetes binds the RBAC manager's metrics port, :8080, and
+# neither has a flag to move it (in a cluster each is its own pod): its
+# stand-in prepares what core's runtime would at once (its revision's CRDs
+# need the TLS Secret) and starts the process once the port is free. The
+# RBAC manager has done its part once core may manage every XRD's and the
+# providers' kinds and each provider revision has its system role; it stops
+# then. The roles it made stay.
+runtime provider-kubernetes provider/crossplane-contrib-provider-kubernetes -start-when-free :8080
+wait_for 180 "the RBAC manager did not grant core the XRDs' and the providers' kinds ($RUN/rbac-manager.log)" \
+  sh -c "[ \"\$($K auth can-i create xopenstackclusters.crossplane.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
+    [ \"\$($K auth can-i create shootkubeconfigs.gardener.provider.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
+    [ \"\$($K auth can-i create objects.kubernetes.crossplane.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
+    $K get clusterrole \"crossplane:provider:\$($K get providerrevision -l pkg.crossplane.io/package=crossplane-contrib-provider-kubernetes -o jsonpath='{.items[0].metadata.name}'):system\""
+kill "$(cat "$RUN/rbac-manager.pid")" && rm "$RUN/rbac-manager.pid"
+for p in "${functions[@]/#/function/cobaltcore-}" provider/cobaltcore-provider-cobaltcore provider/crossplane-contrib-provider-kubernetes configuration/configuration-cobaltcore; do
+  $K wait --for=condition=Healthy "$p" --timeout=180s >/dev/null 2>&1 ||
     die "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)"
 done
-for fn in "${functions[@]}"; do alive "$fn"; done
-# The RBAC manager has done its part once core may manage every XRD's and
-# the provider's kinds; it stops here, because provider-kubernetes (started
-# next) binds the same metrics port, :8080, and neither has a flag to move
-# it (in a cluster each is its own pod). The roles it made stay.
-wait_for 60 "the RBAC manager did not grant core the XRDs' and the provider's kinds ($RUN/rbac-manager.log)" \
-  sh -c "[ \"\$($K auth can-i create xopenstackclusters.crossplane.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
-    [ \"\$($K auth can-i create shootkubeconfigs.gardener.provider.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
-kill "$(cat "$RUN/rbac-manager.pid")" && rm "$RUN/rbac-manager.pid"
+for fn in "${functions[@]}" provider provider-kubernetes; do alive "$fn"; done
+wait_for 60 "the provider is not healthy ($RUN/provider.log)" curl -fs http://127.0.0.1:18091/healthz
 
-say "starting the providers and the stand-ins"
+say "starting the stand-ins"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
 curl -fs --cacert "$OS_RUN/tls/ca.crt" https://127.0.0.1:5000/v3 >/dev/null || die "the local OpenStack does not answer on https://127.0.0.1:5000: run make openstack-up"
@@ -301,23 +310,9 @@ done
 for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls 2>/dev/null | grep -E "$demo_names"); do
   timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth del "$e" >/dev/null 2>&1
 done
-# The RBAC of examples/clusters/management/provider-cobaltcore.yaml (its
-# Provider and DeploymentRuntimeConfig stand for the process started here)
-# and the NetworkPolicies a landscape applies (accepted by the API server;
+# The NetworkPolicies a landscape applies (accepted by the API server;
 # nothing enforces them without a CNI).
-$K apply -f <(awk 'BEGIN { RS = "---\n" } /\nkind: ClusterRole(Binding)?\n/ { printf "---\n%s", $0 }' examples/clusters/management/provider-cobaltcore.yaml) >/dev/null
 $K apply -f examples/clusters/management/network-policies.yaml >/dev/null
-# Metrics over HTTPS to callers allowed to get /metrics, as shipped.
-bg provider "$RUN/bin/provider" -kubeconfig "$KUBECONFIG" -metrics-bind-address 127.0.0.1:18090 -health-probe-bind-address 127.0.0.1:18091 -poll 30s
-wait_for 60 "the provider is not healthy ($RUN/provider.log)" curl -fs http://127.0.0.1:18091/healthz
-# provider-kubernetes runs with the arguments of the DeploymentRuntimeConfig
-# a landscape applies (examples/clusters/management/provider-kubernetes.yaml:
-# --sanitize-secrets, --enable-watches, --poll=5m), applied here and read
-# back; its Provider is not applied, as the process stands in for it.
-$K apply -f <(sed '/^---$/,$d' examples/clusters/management/provider-kubernetes.yaml) >/dev/null
-read -ra pk_args <<<"$($K get deploymentruntimeconfig provider-kubernetes -o jsonpath='{.spec.deploymentTemplate.spec.template.spec.containers[0].args[*]}')"
-[[ " ${pk_args[*]} " == *" --sanitize-secrets "* ]] || die "the DeploymentRuntimeConfig of provider-kubernetes lacks --sanitize-secrets: ${pk_args[*]}"
-TLS_SERVER_CERTS_DIR=$c/provider-kubernetes bg provider-kubernetes "$PROVIDER_KUBERNETES" "${pk_args[@]}"
 mkdir -p "$RUN/shoots"
 # The stand-ins run at a lower CPU priority (nice 10, inherited by the
 # Shoots' kube-apiservers and the node agents they start): in a landscape
@@ -337,7 +332,6 @@ mkdir -p "$RUN/agents"
 bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
   -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -agents-bin _output/package-build/bin -agent-logs "$RUN/agents" \
   -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
-alive provider-kubernetes
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
 

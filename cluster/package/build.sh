@@ -25,6 +25,8 @@ VERSION=${1:-v0.1.0-dev}
 OUT=${OUT:-_output/xpkg}
 REGISTRY=${REGISTRY:-xpkg.c5c3.io/cobaltcore}
 eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
+# shellcheck source=../tools/versions.env
+source cluster/tools/versions.env
 [ -x "$CROSSPLANE" ] || { echo "no crossplane CLI at $CROSSPLANE: run make tools" >&2; exit 1; }
 
 work=_output/package-build
@@ -62,6 +64,22 @@ CGO_ENABLED=1 go build -tags ceph,pacific -trimpath -ldflags "-s -w" -o "$work/b
 "$CROSSPLANE" xpkg build --package-root=provider/package --embed-runtime-image-tarball="$work/provider-cobaltcore.tar" \
   -o "$OUT/provider-cobaltcore.xpkg"
 
+# provider-kubernetes, the Configuration's dependency, packaged from its
+# pinned module (make tools builds the binary; its metadata and CRDs come
+# from the same module version) as upstream's image lays it out
+# (/usr/local/bin/crossplane-kubernetes-provider): the local registry of
+# cluster/demo serves it where the demo's ImageConfig relocates
+# xpkg.crossplane.io/crossplane-contrib to.
+[ -x "$PROVIDER_KUBERNETES" ] || { echo "no provider-kubernetes at $PROVIDER_KUBERNETES: run make tools" >&2; exit 1; }
+pk_root="$work/provider-kubernetes" && mkdir -p "$pk_root"
+pk_mod=$(GOFLAGS= go mod download -json "github.com/crossplane-contrib/provider-kubernetes@$PROVIDER_KUBERNETES_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+cp "$pk_mod/package/crossplane.yaml" "$pk_root/" && cp -r "$pk_mod/package/crds" "$pk_root/" && chmod -R u+w "$pk_root"
+"$work/imgbuild" -bin "$PROVIDER_KUBERNETES" -entrypoint /usr/local/bin/crossplane-kubernetes-provider \
+  -tag "xpkg.crossplane.io/crossplane-contrib/provider-kubernetes:$PROVIDER_KUBERNETES_VERSION" -ports 8080/tcp \
+  -ca-bundle "$CA_BUNDLE" -out "$work/provider-kubernetes.tar" >/dev/null
+"$CROSSPLANE" xpkg build --package-root="$pk_root" --embed-runtime-image-tarball="$work/provider-kubernetes.tar" \
+  -o "$OUT/provider-kubernetes.xpkg"
+
 # The Configuration: the XRDs and Compositions (its dependencies are the
 # packages above and provider-kubernetes).
 root="$work/configuration" && mkdir -p "$root"
@@ -80,4 +98,6 @@ for agent in hypervisor-agent ha-agent storage-agent; do
     -ca-bundle "$CA_BUNDLE" -libs -out "$images/$agent.tar" >/dev/null
 done
 
+# The version the packages were built as, for the demo to push them under.
+echo "$VERSION" >"$OUT/VERSION"
 ls -l "$OUT" "$images"

@@ -127,8 +127,9 @@ crossplane() {
 
 # provider-kubernetes pins crossplane-runtime v2.0.0-rc.1 and controller-runtime
 # v0.19, which do not build beside the project's v2.4.0/v0.24, so it has its own
-# throwaway module. Its CRDs come from the same module version; the demo applies
-# them itself instead of installing the provider as a package (see cluster/demo).
+# throwaway module. Its CRDs come from the same module version; make xpkg
+# packages the binary with them (cluster/package/build.sh), and the demo
+# installs that package from its local registry.
 provider_kubernetes() {
   local moddir
   [[ -x $PK_DIR/provider ]] ||

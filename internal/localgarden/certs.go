@@ -124,3 +124,32 @@ func (p Pair) write(dir, name string) (crt, key string, err error) {
 	}
 	return crt, key, nil
 }
+
+// ParseCA reads a CA from its PEM certificate and RSA key (PKCS#1 or
+// PKCS#8), such as the crossplane-root-ca Secret core init writes.
+func ParseCA(certPEM, keyPEM []byte) (*CA, error) {
+	cb, _ := pem.Decode(certPEM)
+	if cb == nil {
+		return nil, fmt.Errorf("no PEM certificate")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	kb, _ := pem.Decode(keyPEM)
+	if kb == nil {
+		return nil, fmt.Errorf("no PEM key")
+	}
+	if k, err := x509.ParsePKCS1PrivateKey(kb.Bytes); err == nil {
+		return &CA{Cert: cert, Key: k}, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("the CA's key is neither PKCS#1 nor PKCS#8 RSA: %w", err)
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("the CA's key is a %T, not RSA", k)
+	}
+	return &CA{Cert: cert, Key: rk}, nil
+}
