@@ -309,7 +309,7 @@ for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[?(@.spe
   case $u in *"stretched storage pool $p runs its arbiter monitor in control-plane cluster $a"*) pass "... and a ClusterUsage keeps $a while $p needs it" ;; *) fail "no ClusterUsage of $a by $p: $u" ;; esac
 done
 # The provider serves metrics over HTTPS to callers allowed to get /metrics
-# (examples/clusters/management/provider-cobaltcore.yaml).
+# (examples/crossplane/provider-cobaltcore.yaml).
 $K create namespace e2e-monitoring >/dev/null 2>&1 || true
 $K -n e2e-monitoring create serviceaccount prometheus >/dev/null 2>&1 || true
 $K create clusterrolebinding e2e-prometheus --clusterrole=cobaltcore:metrics-reader --serviceaccount=e2e-monitoring:prometheus >/dev/null 2>&1 || true
@@ -321,7 +321,7 @@ $K delete clusterrolebinding e2e-prometheus >/dev/null
 $K delete namespace e2e-monitoring --wait=false >/dev/null
 
 # The registry relocation a landscape applies is admitted by core's ImageConfig kind.
-if out=$($K apply --dry-run=server -f examples/clusters/management/image-config.yaml 2>&1); then pass "the ImageConfig relocating the packages is admitted ($out)"; else fail "examples/clusters/management/image-config.yaml: $out"; fi
+if out=$($K apply --dry-run=server -f examples/crossplane/image-config.yaml 2>&1); then pass "the ImageConfig relocating the packages is admitted ($out)"; else fail "examples/crossplane/image-config.yaml: $out"; fi
 
 echo "== 3. an under-provisioned pool"
 for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done

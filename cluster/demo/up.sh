@@ -13,7 +13,7 @@
 #   a local OCI registry (Debian's docker-registry, TLS) holding every
 #   package of `make xpkg` (ours and provider-kubernetes v1.0.0, pinned),
 #   relocated to by an ImageConfig; CobaltCore installed as a landscape
-#   installs it (examples/clusters/management: the providers with their
+#   installs it (examples/crossplane: the providers with their
 #   DeploymentRuntimeConfigs, then the Configuration, whose dependencies
 #   core resolves), each package running from the image core pulled under
 #   internal/cmd/runtime-standin (a package's Deployment and pod: the
@@ -117,7 +117,7 @@ say "core's RBAC as its chart (v2.4.0) gives it, the RBAC manager, and what Coba
 # names, the namespace and branches those values take), not as the API
 # server's admin: a permission core lacks in a cluster fails here too. The
 # RBAC manager aggregates each XRD's and provider revision's kinds into
-# core's ClusterRole; examples/clusters/management/crossplane-rbac.yaml adds
+# core's ClusterRole; examples/crossplane/crossplane-rbac.yaml adds
 # the Gardener kinds CobaltCore composes.
 chart_rbac() {
   local t=$XP_SRC/cluster/charts/crossplane/templates f
@@ -133,7 +133,7 @@ chart_rbac() {
 }
 chart_rbac >"$RUN/crossplane-rbac.yaml"
 ! grep -n '{{' "$RUN/crossplane-rbac.yaml" || die "the chart's RBAC has template directives this script does not render (above)"
-$K apply -f "$RUN/crossplane-rbac.yaml" -f examples/clusters/management/crossplane-rbac.yaml >/dev/null
+$K apply -f "$RUN/crossplane-rbac.yaml" -f examples/crossplane/crossplane-rbac.yaml >/dev/null
 # The aggregation controller fills core's role from the labelled ones.
 wait_for 60 "core's aggregated ClusterRole was not filled (kube-controller-manager's clusterrole-aggregation)" \
   sh -c "[ \"\$($K auth can-i get secrets -n crossplane-system --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
@@ -241,7 +241,7 @@ alive crossplane
 alive rbac-manager
 
 say "installing CobaltCore as a landscape does: the install layer and the Configuration, from the registry"
-# The relocation to the local registry, then examples/clusters/management's
+# The relocation to the local registry, then examples/crossplane's
 # install layer as a landscape applies it: the two providers with their
 # DeploymentRuntimeConfigs (and provider-cobaltcore's RBAC), then the
 # Configuration. Only the package versions change: the examples pin
@@ -254,7 +254,7 @@ pin() { # FILE: the file with the versions make xpkg built
   sed -e "s|\(xpkg\.c5c3\.io/cobaltcore/[a-z-]*\):v[0-9][^ ]*|\1:$VERSION|" \
     -e "s|\(crossplane-contrib/provider-kubernetes\):v[0-9][^ ]*|\1:$pk_version|" "$1" | $K apply -f - >/dev/null
 }
-for f in provider-kubernetes provider-cobaltcore configuration; do pin "examples/clusters/management/$f.yaml"; done
+for f in provider-kubernetes provider-cobaltcore configuration; do pin "examples/crossplane/$f.yaml"; done
 
 # External runtime: core deploys nothing. The runtime stand-in does for each
 # package what core's Deployment runtime and a kubelet would: it waits for
@@ -312,7 +312,7 @@ for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls
 done
 # The NetworkPolicies a landscape applies (accepted by the API server;
 # nothing enforces them without a CNI).
-$K apply -f examples/clusters/management/network-policies.yaml >/dev/null
+$K apply -f examples/crossplane/network-policies.yaml >/dev/null
 mkdir -p "$RUN/shoots"
 # The stand-ins run at a lower CPU priority (nice 10, inherited by the
 # Shoots' kube-apiservers and the node agents they start): in a landscape
@@ -348,7 +348,7 @@ $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-f
 $K apply -f cluster/demo/providerconfigs.yaml >/dev/null
 # The policy a landscape applies before any claim: only core (its chart's
 # ServiceAccount, the policy's default) may set a composite's claim labels.
-$K apply -f examples/clusters/management/claim-labels-policy.yaml >/dev/null
+$K apply -f examples/crossplane/claim-labels-policy.yaml >/dev/null
 
 # wait_claims BOUND KINDS: poll until every claim of KINDS (comma-separated)
 # is Ready, saying every 15s how many are; fail after BOUND seconds naming

@@ -19,7 +19,7 @@ import (
 	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
 
-const claimLabelsPolicy = "clusters/management/claim-labels-policy.yaml"
+const claimLabelsPolicy = "crossplane/claim-labels-policy.yaml"
 
 // TestOnlyCrossplaneSetsClaimLabelsIntegration: with the shipped
 // ValidatingAdmissionPolicy, the real kube-apiserver lets Crossplane core's
