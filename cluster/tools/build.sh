@@ -8,7 +8,7 @@
 #   $TOOLS_DIR/crossplane-cli-v2.5.0/crossplane
 #   $TOOLS_DIR/crossplane-core-v2.4.0/crossplane
 #   $TOOLS_DIR/validate-cache-core-v2.4.0/   (Crossplane's own CRDs for offline `resource validate`)
-#   $TOOLS_DIR/provider-kubernetes-v1.0.0/{provider,crds/}   (the local management plane, cluster/demo)
+#   $TOOLS_DIR/provider-kubernetes-v1.0.0/provider   (packaged by make xpkg for the local management plane)
 #   $TOOLS_DIR/gardener-v1.138.0/gardener-apiserver   (serves core.gardener.cloud in the local garden)
 #
 # Each tool is built from a committed throwaway module beside this script
@@ -48,7 +48,6 @@ CROSSPLANE=$XP_CLI_DIR/crossplane
 CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
 CROSSPLANE_VALIDATE_CACHE=$VALIDATE_CACHE
 PROVIDER_KUBERNETES=$PK_DIR/provider
-PROVIDER_KUBERNETES_CRDS=$PK_DIR/crds
 GARDENER_APISERVER=$GARDENER_DIR/gardener-apiserver
 EOF
   exit 0
@@ -127,20 +126,12 @@ crossplane() {
 
 # provider-kubernetes pins crossplane-runtime v2.0.0-rc.1 and controller-runtime
 # v0.19, which do not build beside the project's v2.4.0/v0.24, so it has its own
-# throwaway module. Its CRDs come from the same module version; make xpkg
-# packages the binary with them (cluster/package/build.sh), and the demo
+# throwaway module. make xpkg packages the binary with the metadata and CRDs
+# of the same module version (cluster/package/build.sh), and the demo
 # installs that package from its local registry.
 provider_kubernetes() {
-  local moddir
   [[ -x $PK_DIR/provider ]] ||
     build provider-kubernetes "$PK_DIR/provider" github.com/crossplane-contrib/provider-kubernetes/cmd/provider "-s -w"
-  if [[ ! -e $PK_DIR/crds/.complete ]]; then
-    moddir=$(cd "$here/provider-kubernetes" && GOFLAGS= GOTOOLCHAIN=local go list -m -f '{{.Dir}}' github.com/crossplane-contrib/provider-kubernetes)
-    mkdir -p "$PK_DIR/crds"
-    cp "$moddir"/package/crds/*.yaml "$PK_DIR/crds/"
-    chmod u+w "$PK_DIR"/crds/*.yaml
-    touch "$PK_DIR/crds/.complete"
-  fi
 }
 
 # The real gardener-apiserver serves core.gardener.cloud (Shoots, CloudProfiles,

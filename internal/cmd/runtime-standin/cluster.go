@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/c5c3/consumer-plane/internal/localgarden"
 )
@@ -332,14 +333,8 @@ func (c *cluster) tlsServerSecret(ctx context.Context, rev *revision) (*corev1.S
 	chain := append(append([]byte{}, pair.Cert...), ca.CertPEM()...)
 	data := map[string][]byte{corev1.TLSCertKey: chain, corev1.TLSPrivateKeyKey: pair.Key, "ca.crt": ca.CertPEM()}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := c.kube.Get(ctx, client.ObjectKeyFromObject(s), s); kerrors.IsNotFound(err) {
-			s.Data = data
-			return c.kube.Create(ctx, s)
-		} else if err != nil {
-			return err
-		}
-		s.Data = data
-		return c.kube.Update(ctx, s)
+		_, err := controllerutil.CreateOrUpdate(ctx, c.kube, s, func() error { s.Data = data; return nil })
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("TLS server Secret %s: %w", name, err)
