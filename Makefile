@@ -183,8 +183,9 @@ agents-deps: ## Install what the agents build and test with (as root, once): lib
 	cluster/local/agents/install.sh
 
 .PHONY: demo-deps
-demo-deps: ## Install the local OCI registry the demo pushes the packages to (Debian's docker-registry; as root, once).
+demo-deps: ## Install the local OCI registry the demo pushes the packages to (Debian's docker-registry) and what its node runs on (containerd, runc, CNI plugins, iptables, conntrack); as root, once.
 	cluster/local/registry/install.sh
+	cluster/local/node/install.sh
 
 .PHONY: ceph-down
 ceph-down: ## Stop the local Ceph (by the PIDs its daemons wrote; its data is in memory and goes).

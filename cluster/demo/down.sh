@@ -31,6 +31,10 @@ if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev
     [ -n "$left" ] && echo "left in the local services (not deleted within 180s): $left"
   fi
 fi
+# The local node: its pods (the packages) first, while the API server
+# still answers kubelet.
+eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
+NODE_DIR=$RUN/node cluster/local/node/stop.sh
 # The Shoots' kube-apiservers and etcd are the Gardener stand-in's
 # children, the node agents the operator stand-in's; each stops its own on
 # SIGTERM. Noted first, so that none outlives a parent that has to be killed.

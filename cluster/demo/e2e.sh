@@ -13,8 +13,9 @@
 #      lacks) shows on its claim with Gardener's message;
 #  1c. CobaltCore was installed from the local registry as a platform
 #      engineer installs it (the Configuration; core resolved the functions),
-#      and every package runs the binary of the image core pulled, the
-#      provider as its ServiceAccount;
+#      and every package runs as core's Deployment runtime made it: a pod on
+#      the local node, from the image pulled from the registry, its image's
+#      binary, the provider as its ServiceAccount;
 #   2. the inventory is watched: Servers that fail show in the claim's
 #      InventorySufficient condition within seconds, and so does their return;
 #   3. a pool the inventory cannot provide gets no Shoot, is not Ready, and
@@ -221,26 +222,43 @@ for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-clus
   [ "$writers" = "crossplane " ] && pass "function-$fn was installed by core as a dependency of the Configuration (written by: $writers)" ||
     fail "function-$fn: written by '$writers', not only by core's dependency resolution"
 done
-# Each package runs the binary of its image: the process is the runtime
-# stand-in's child, chrooted to the image's unpacked filesystem, as core's
-# default user (2000), its binary the one make xpkg put into the image.
-image_bin() { case $1 in provider) echo _output/package-build/bin/provider-cobaltcore ;; provider-kubernetes) echo "$PROVIDER_KUBERNETES" ;; *) echo "_output/package-build/bin/$1" ;; esac; }
-for n in function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster provider provider-kubernetes; do
-  pid=$(pgrep -P "$(cat "$RUN/$n.pid")" | head -1)
-  root=$(readlink "/proc/$pid/root" 2>/dev/null); uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
-  got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "$(image_bin "$n")" | cut -d' ' -f1)
-  if [[ $root == "$RUN"/runtime/*/rootfs ]] && [ "$uid" = 2000 ] && [ -n "$got" ] && [ "$got" = "$want" ]; then
-    pass "$n runs its image's binary (sha256 ${got:0:12}) in ${root#"$RUN"/}, as user $uid"
+# Each package runs as core's Deployment runtime made it: a pod on the
+# local node (kubelet, containerd), from the image containerd pulled from the
+# registry, as core's default user (2000); its process runs the binary
+# make xpkg put into the image. Functions have a network of their own, the
+# provider the node's (cluster/demo/install says why).
+image_bin() { case $1 in cobaltcore-provider-cobaltcore) echo _output/package-build/bin/provider-cobaltcore ;;
+  crossplane-contrib-provider-kubernetes) echo "$PROVIDER_KUBERNETES" ;; *) echo "_output/package-build/bin/${1#cobaltcore-}" ;; esac; }
+ctr_pid() { ctr --address "$RUN/node/containerd.sock" -n k8s.io tasks ls 2>/dev/null | awk -v id="$1" '$1 == id {print $2}'; }
+for d in cobaltcore-function-controlplane-cluster cobaltcore-function-hypervisor-cluster cobaltcore-function-storage-cluster \
+  cobaltcore-function-openstack-cluster cobaltcore-provider-cobaltcore crossplane-contrib-provider-kubernetes; do
+  kind=$([[ $d == *-function-* ]] && echo function || echo provider)
+  read -r node img imgid cid hostnet < <($K -n crossplane-system get pods -l "pkg.crossplane.io/$kind=$d" --field-selector=status.phase=Running \
+    -o jsonpath='{range .items[0]}{.spec.nodeName} {.status.containerStatuses[0].image} {.status.containerStatuses[0].imageID} {.status.containerStatuses[0].containerID} {.spec.hostNetwork}{end}' 2>/dev/null)
+  pid=$(ctr_pid "${cid#containerd://}")
+  uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "$(image_bin "$d")" | cut -d' ' -f1)
+  netns=$([ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" = "$(readlink /proc/self/ns/net)" ] && echo "node's" || echo "pod's own")
+  want_net=$([ "$hostnet" = true ] && echo "node's" || echo "pod's own")
+  if [ "$node" = node-1 ] && [[ $img == 127.0.0.1:5050/* ]] && [[ $imgid == 127.0.0.1:5050/*@sha256:* ]] && [ "$uid" = 2000 ] &&
+    [ -n "$got" ] && [ "$got" = "$want" ] && [ "$netns" = "$want_net" ] && [[ $kind = provider || $netns = "pod's own" ]]; then
+    pass "$d runs as a pod on $node from ${imgid#127.0.0.1:5050/} (pulled by containerd), its image's binary (sha256 ${got:0:12}) as user $uid, in the $netns network"
   else
-    fail "$n: pid '$pid' root '$root' uid '$uid' binary ${got:0:12}, want the image's ${want:0:12}"
+    fail "$d: node '$node' image '$img' ($imgid) pid '$pid' uid '$uid' binary ${got:0:12} (want the image's ${want:0:12}), the $netns network (want the $want_net)"
   fi
+  [ "$d" = cobaltcore-provider-cobaltcore ] && provider_pid=$pid
 done
 # The provider logs in as its ServiceAccount (the DeploymentRuntimeConfig's
-# serviceAccountTemplate), with the token mounted where a pod has it.
-tok=$RUN/runtime/cobaltcore-provider-cobaltcore/rootfs/var/run/secrets/kubernetes.io/serviceaccount/token
-who=$($K --token="$(cat "$tok" 2>/dev/null)" --kubeconfig=/dev/null --server="$($K config view --minify -o jsonpath='{.clusters[0].cluster.server}')" \
-  --certificate-authority="$RUN/runtime/cobaltcore-provider-cobaltcore/rootfs/var/run/secrets/kubernetes.io/serviceaccount/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
+# serviceAccountTemplate), with the token kubelet projected into its pod.
+sa=/proc/${provider_pid:-0}/root/var/run/secrets/kubernetes.io/serviceaccount
+who=$($K --token="$(cat "$sa/token" 2>/dev/null)" --kubeconfig=/dev/null --server="$($K config view --minify -o jsonpath='{.clusters[0].cluster.server}')" \
+  --certificate-authority="$sa/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
 [ "$who" = system:serviceaccount:crossplane-system:provider-cobaltcore ] && pass "the provider logs in as $who" || fail "the provider's token logs in as '$who'"
+# Core reaches the functions through their Services, as in a cluster.
+for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-cluster; do
+  ep=$($K get functionrevisions -l pkg.crossplane.io/package=cobaltcore-function-$fn -o jsonpath='{.items[?(@.spec.desiredState=="Active")].status.endpoint}')
+  [ "$ep" = "dns:///cobaltcore-function-$fn.crossplane-system:9443" ] && pass "core dials function-$fn at its Service: $ep" || fail "function-$fn's endpoint is '$ep'"
+done
 
 echo "== 2. Server changes reach the claim through the watches"
 # hv-pool-a: 62 servers for 50 to 60 workers. 5 failing leave 57: enough

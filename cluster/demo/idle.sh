@@ -9,12 +9,17 @@
 # Parts: the processes cluster/demo/up.sh started (by their PID files; the
 # Shoots' etcd and kube-apiservers, children of the Gardener stand-in, are
 # summed, as are the node agents the operator stand-in runs), the local
+# node (its daemons, and each package's pod process by package), the local
 # OpenStack (by service) and the local Ceph. Figures: docs/benchmarks.md.
 set -uo pipefail
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 SECONDS_IDLE=${1:-300}
 [ -d "$RUN" ] || { echo "no local management plane in $RUN: run make demo first" >&2; exit 1; }
 HZ=$(getconf CLK_TCK)
+cd "$(dirname "$0")/../.."
+eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
+# shellcheck source=node-processes.sh
+. cluster/demo/node-processes.sh
 
 # parts prints "PART PID" for every process of the plane.
 parts() {
@@ -27,9 +32,9 @@ parts() {
       apiserver) for c in $(pgrep -P "$p"); do echo "$(basename "$(readlink "/proc/$c/exe")") $c"; done ;;
       gardener-standin) for c in $(pgrep -P "$p"); do echo "shoot-clusters $c"; done ;;
       operator-standin) for c in $(pgrep -P "$p"); do echo "node-agents $c"; done ;;
-      function-*|provider|provider-kubernetes) for c in $(pgrep -P "$p"); do echo "$n $c"; done ;;  # the package, its runtime stand-in's child
     esac
   done
+  node_processes
   for n in keystone nova placement; do
     for p in $(pgrep -f "uwsgi .*127.0.0.1:.* --chdir [^ ]*/$n "); do echo "openstack-$n $p"; done
   done

@@ -3,15 +3,20 @@
 # cluster/demo/up.sh started. etcd, kube-apiserver and gardener-apiserver are children of the
 # apiserver launcher and are listed by name; the Shoots' etcd and
 # kube-apiservers, children of the Gardener stand-in, are summed; the node
-# agents, children of the operator stand-in, are listed by agent and pool.
+# agents, children of the operator stand-in, are listed by agent and pool;
+# the local node's daemons and each package's pod process by name.
 set -uo pipefail
 RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
+cd "$(dirname "$0")/../.."
+eval "$(cluster/tools/build.sh --env | sed 's/^/export /')"
+# shellcheck source=node-processes.sh
+. cluster/demo/node-processes.sh
 row() { # NAME PID
   local s=/proc/$2/status
   [ -r "$s" ] || return 0
-  printf '%-32s %8s MiB %8s MiB\n' "$1" "$(( $(awk '/VmHWM/{print $2}' "$s") / 1024 ))" "$(( $(awk '/VmRSS/{print $2}' "$s") / 1024 ))"
+  printf '%-40s %8s MiB %8s MiB\n' "$1" "$(( $(awk '/VmHWM/{print $2}' "$s") / 1024 ))" "$(( $(awk '/VmRSS/{print $2}' "$s") / 1024 ))"
 }
-printf '%-32s %12s %12s\n' process "peak RSS" "RSS"
+printf '%-40s %12s %12s\n' process "peak RSS" "RSS"
 shopt -s nullglob
 for f in "$RUN"/*.pid; do
   n=$(basename "$f" .pid); p=$(cat "$f")
@@ -28,11 +33,6 @@ for f in "$RUN"/*.pid; do
         "$(( $(cat $(printf '/proc/%s/status ' $kids) 2>/dev/null | awk '/VmRSS/{s+=$2} END{print s+0}') / 1024 ))"
     fi
   fi
-  # A package runs as the runtime stand-in's child (its image's binary).
-  if grep -q runtime-standin "/proc/$p/cmdline" 2>/dev/null; then
-    c=$(pgrep -P "$p" | head -1)
-    [ -n "$c" ] && { row "$n" "$c"; continue; }
-  fi
   row "$n" "$p"
   if [ "$n" = operator-standin ]; then
     # The node agents it runs, one node per pool: agent and pool.
@@ -43,3 +43,4 @@ for f in "$RUN"/*.pid; do
     done
   fi
 done
+node_processes | while read -r n p; do row "$n" "$p"; done

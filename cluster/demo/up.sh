@@ -78,27 +78,40 @@ done
 [ -s "$XPKG/VERSION" ] || die "no $XPKG/VERSION: run make xpkg"
 VERSION=$(cat "$XPKG/VERSION")
 command -v docker-registry >/dev/null || die "no docker-registry (the local OCI registry): run make demo-deps"
+# A node that was killed rather than stopped leaves its pods' mounts.
+NODE_DIR=$RUN/node cluster/local/node/stop.sh
 rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs" "$RUN/runtime"
 
 say "building the local binaries (the plane and the stand-ins; the packages run from their images)"
-for c in apiserver gardener-standin metal-standin operator-standin runtime-standin; do go build -o "$RUN/bin/$c" "./internal/cmd/$c"; done
+for c in apiserver dns-standin gardener-standin metal-standin operator-standin imgbuild pause; do go build -o "$RUN/bin/$c" "./internal/cmd/$c"; done
 
 # bg NAME COMMAND...: start a process, its log in RUN/NAME.log, its PID in RUN/NAME.pid.
 bg() { local n=$1; shift; "$@" >"$RUN/$n.log" 2>&1 & echo $! >"$RUN/$n.pid"; }
 alive() { kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null || die "$1 exited: $(tail -3 "$RUN/$1.log")"; }
 
+# The local node: its bridge holds the node's address, which the API
+# server advertises (cluster/local/node).
+export NODE=node-1 NODE_IP=10.244.0.1 POD_CIDR=10.244.0.0/24 NODE_DIR=$RUN/node
+for b in "$KUBELET" "$KUBE_PROXY" "$KUBE_SCHEDULER" "$KUBE_CONTROLLER_MANAGER"; do [ -x "$b" ] || die "no $b: run make tools"; done
+command -v containerd >/dev/null && command -v runc >/dev/null && [ -x /usr/lib/cni/bridge ] ||
+  die "no containerd, runc or CNI plugins (the local node): run make demo-deps"
+cluster/local/node/start.sh bridge || die "cannot create the node's bridge cni0"
+
 say "starting etcd, kube-apiserver and gardener-apiserver"
 [ -x "${GARDENER_APISERVER:-}" ] || die "no gardener-apiserver at ${GARDENER_APISERVER:-}: run make tools"
-bg apiserver "$RUN/bin/apiserver" -dir "$RUN" -garden
+bg apiserver "$RUN/bin/apiserver" -dir "$RUN" -garden -node-ip "$NODE_IP" -node "$NODE"
 wait_for 120 "kube-apiserver with gardener-apiserver did not start ($RUN/apiserver.log, $RUN/garden/gardener-apiserver.log)" test -s "$RUN/kubeconfig"
 export KUBECONFIG=$RUN/kubeconfig
-[ -x "$KUBE_CONTROLLER_MANAGER" ] || die "no kube-controller-manager at $KUBE_CONTROLLER_MANAGER: run make tools"
-# Only the controllers the plane needs: owner-reference garbage collection
-# (composed resources go with their composite), namespace deletion, and
-# the aggregation of ClusterRoles (core's role is aggregated, below).
-bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" \
-  --authorization-kubeconfig="$KUBECONFIG" --controllers=garbagecollector,namespace,clusterrole-aggregation --leader-elect=false \
-  --bind-address=127.0.0.1 --secure-port=18257
+# The control plane's controllers, each under its own identity as in a
+# cluster: every controller of kube-controller-manager (Deployments,
+# ReplicaSets, EndpointSlices, ServiceAccount tokens' CA, garbage
+# collection, namespace deletion, ClusterRole aggregation) and the scheduler.
+bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$RUN/kube-controller-manager.kubeconfig" \
+  --authentication-kubeconfig="$RUN/kube-controller-manager.kubeconfig" --authorization-kubeconfig="$RUN/kube-controller-manager.kubeconfig" \
+  --use-service-account-credentials --service-account-private-key-file="$RUN/pki/sa-signer.key" --root-ca-file="$RUN/pki/ca.crt" \
+  --leader-elect=false --bind-address=127.0.0.1 --secure-port=18257
+bg kube-scheduler "$KUBE_SCHEDULER" --kubeconfig="$RUN/kube-scheduler.kubeconfig" --authentication-kubeconfig="$RUN/kube-scheduler.kubeconfig" \
+  --authorization-kubeconfig="$RUN/kube-scheduler.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 --secure-port=18259
 
 say "initializing Crossplane core v2.4.0 as its chart's init container does"
 # `core init`: Crossplane's CRDs, its CA, server and client certificates in
@@ -184,17 +197,6 @@ secret_files() { # SECRET DIR
 }
 secret_files crossplane-tls-server "$c/core-server"
 secret_files crossplane-tls-client "$c/core"
-# provider-kubernetes serves its conversion webhook on :9443. Core, as it
-# installs the provider's CRDs, points their conversion at the Service named
-# after the package in crossplane-system with the CA of the package's TLS
-# server Secret (written by the runtime stand-in): in a cluster the Service
-# selects the provider's pod, here it is an ExternalName for localhost.
-$K apply -f - >/dev/null <<Y
-apiVersion: v1
-kind: Service
-metadata: {name: crossplane-contrib-provider-kubernetes, namespace: crossplane-system}
-spec: {type: ExternalName, externalName: localhost, ports: [{port: 9443}]}
-Y
 
 say "a local OCI registry on 127.0.0.1:5050 (TLS, local CA), and every package pushed to it"
 # Debian's docker-registry (the CNCF distribution registry), as a landscape's
@@ -226,14 +228,29 @@ for p in "${functions[@]}" provider-cobaltcore configuration-cobaltcore; do push
 pk_version=$(. cluster/tools/versions.env && echo "$PROVIDER_KUBERNETES_VERSION")
 push "$XPKG/provider-kubernetes.xpkg" "crossplane-contrib/provider-kubernetes:$pk_version"
 
+say "starting the local node (containerd, kubelet, kube-proxy), which pulls from the registry"
+"$RUN/bin/imgbuild" -bin "$RUN/bin/pause" -entrypoint /pause -tag registry.k8s.io/pause:3.10 -out "$RUN/pause.tar" >/dev/null
+KUBECONFIGS=$RUN CLIENT_CA=$RUN/pki/ca.crt PAUSE_TAR=$RUN/pause.tar REGISTRY=127.0.0.1:5050 REGISTRY_CA=$r/ca.crt KUBECTL=$K \
+  cluster/local/node/start.sh >"$RUN/node-start.log" 2>&1 || die "the local node did not start: $(tail -3 "$RUN/node-start.log")"
+
 say "starting Crossplane core v2.4.0"
+# Core dials each function at its Service's cluster DNS name. In a cluster
+# core is a pod and asks CoreDNS; here it is a process, in a mount
+# namespace of its own whose /etc/hosts the DNS stand-in keeps with the
+# Services' ClusterIPs (internal/cmd/dns-standin), which kube-proxy routes
+# to the functions' pods.
+cp /etc/hosts "$RUN/hosts"
+bg dns-standin "$RUN/bin/dns-standin" -kubeconfig "$KUBECONFIG" -hosts "$RUN/hosts"
+wait_for 30 "the DNS stand-in does not run ($RUN/dns-standin.log)" grep -q "keeping" "$RUN/dns-standin.log"
 # The circuit breaker's bucket (default 100 events, 1/s) is too small for a
 # hypervisor pool: its ~25 composed resources (17 of them the node agents'
 # Objects) send well over 100 watch events while they are created, and once
 # open, core v2.4.0 kept the breaker open and skipped even the polls, so the
 # pool never saw its agents' reports again. 1,000 at 10/s still stops a
 # runaway loop (docs/installing.md: the same for a real management cluster).
-KUBECONFIG=$RUN/crossplane.kubeconfig bg crossplane "$CROSSPLANE_CORE" core start --package-runtime=External --webhook-port=$WEBHOOK_PORT \
+KUBECONFIG=$RUN/crossplane.kubeconfig bg crossplane unshare --mount --propagation private \
+  sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$RUN/hosts" \
+  "$CROSSPLANE_CORE" core start --package-runtime=Deployment --webhook-port=$WEBHOOK_PORT \
   --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --ca-bundle-path="$r/ca.crt" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \
   --circuit-breaker-burst=1000 --circuit-breaker-refill-rate=10
 wait_for 60 "Crossplane core is not healthy ($RUN/crossplane.log)" curl -fs http://127.0.0.1:18081/healthz
@@ -254,45 +271,27 @@ pin() { # FILE: the file with the versions make xpkg built
   sed -e "s|\(xpkg\.c5c3\.io/cobaltcore/[a-z-]*\):v[0-9][^ ]*|\1:$VERSION|" \
     -e "s|\(crossplane-contrib/provider-kubernetes\):v[0-9][^ ]*|\1:$pk_version|" "$1" | $K apply -f - >/dev/null
 }
-for f in provider-kubernetes provider-cobaltcore configuration; do pin "examples/crossplane/$f.yaml"; done
+pin examples/crossplane/provider-kubernetes.yaml
+# The demo's one change of the install layer (cluster/demo/install says why).
+$K kustomize --load-restrictor=LoadRestrictionsNone cluster/demo/install >"$RUN/provider-cobaltcore.yaml"
+pin "$RUN/provider-cobaltcore.yaml"
+pin examples/crossplane/configuration.yaml
 
-# External runtime: core deploys nothing. The runtime stand-in does for each
-# package what core's Deployment runtime and a kubelet would: it waits for
-# the revision core installed, pulls the image core resolved from the
-# registry, and runs its entrypoint from the unpacked image as the runtime
-# config says (internal/cmd/runtime-standin). The processes share this
-# machine's network, so listen addresses move with extra arguments.
-runtime() { # LOG PACKAGE ARGS...
-  local n=$1 p=$2; shift 2
-  bg "$n" "$RUN/bin/runtime-standin" -kubeconfig "$KUBECONFIG" -package "$p" -dir "$RUN/runtime/${p#*/}" -registry-ca "$r/ca.crt" "$@"
-}
-port=9501
-for fn in "${functions[@]}"; do
-  runtime "$fn" "function/cobaltcore-$fn" -endpoint "127.0.0.1:$port" -arg "--address=127.0.0.1:$port" -arg --metrics-address=
-  port=$((port + 1))
-done
-# Metrics over HTTPS to callers allowed to get /metrics, as shipped.
-runtime provider provider/cobaltcore-provider-cobaltcore -arg -metrics-bind-address=127.0.0.1:18090 -arg -health-probe-bind-address=127.0.0.1:18091 -arg -poll=30s
-# provider-kubernetes binds the RBAC manager's metrics port, :8080, and
-# neither has a flag to move it (in a cluster each is its own pod): its
-# stand-in prepares what core's runtime would at once (its revision's CRDs
-# need the TLS Secret) and starts the process once the port is free. The
-# RBAC manager has done its part once core may manage every XRD's and the
-# providers' kinds and each provider revision has its system role; it stops
-# then. The roles it made stay.
-runtime provider-kubernetes provider/crossplane-contrib-provider-kubernetes -start-when-free :8080
+# Core's Deployment runtime creates each package's ServiceAccount, TLS
+# Secrets, Service and Deployment, as in a cluster; kube-controller-manager,
+# the scheduler and the node's kubelet run its pod from the image core
+# resolved, pulled from the registry. The RBAC manager (a process here, the
+# chart's second Deployment in a cluster) grants core each XRD's and
+# provider's kinds and each provider revision its system role.
 wait_for 180 "the RBAC manager did not grant core the XRDs' and the providers' kinds ($RUN/rbac-manager.log)" \
   sh -c "[ \"\$($K auth can-i create xopenstackclusters.crossplane.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
     [ \"\$($K auth can-i create shootkubeconfigs.gardener.provider.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
-    [ \"\$($K auth can-i create objects.kubernetes.crossplane.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
-    $K get clusterrole \"crossplane:provider:\$($K get providerrevision -l pkg.crossplane.io/package=crossplane-contrib-provider-kubernetes -o jsonpath='{.items[0].metadata.name}'):system\""
-kill "$(cat "$RUN/rbac-manager.pid")" && rm "$RUN/rbac-manager.pid"
+    [ \"\$($K auth can-i create objects.kubernetes.crossplane.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
 for p in "${functions[@]/#/function/cobaltcore-}" provider/cobaltcore-provider-cobaltcore provider/crossplane-contrib-provider-kubernetes configuration/configuration-cobaltcore; do
   $K wait --for=condition=Healthy "$p" --timeout=180s >/dev/null 2>&1 ||
     die "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)"
 done
-for fn in "${functions[@]}" provider provider-kubernetes; do alive "$fn"; done
-wait_for 60 "the provider is not healthy ($RUN/provider.log)" curl -fs http://127.0.0.1:18091/healthz
+wait_for 60 "the provider is not healthy ($K -n crossplane-system logs deploy/cobaltcore-provider-cobaltcore)" curl -fs http://127.0.0.1:18091/healthz
 
 say "starting the stand-ins"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
@@ -319,7 +318,9 @@ mkdir -p "$RUN/shoots"
 # those clusters and nodes are other machines, and on 2 cores their dozen API
 # servers starved the management plane and the local OpenStack (Keystone
 # answered in 7-38 s and the provider's calls timed out).
-bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" \
+# The Shoots' API servers listen on the node's address: provider-kubernetes'
+# pod reaches them there.
+bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
   -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-crds cluster/crds/hypervisor-operator \
   -shoot-namespaces rook-ceph,arbiter-operator
 wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
@@ -359,6 +360,7 @@ wait_claims() {
   t0=$(date +%s)
   while :; do
     for f in "$RUN"/*.pid; do alive "$(basename "$f" .pid)"; done
+    for f in "$NODE_DIR"/*.pid; do kill -0 "$(cat "$f")" 2>/dev/null || die "the node's $(basename "$f" .pid) exited ($NODE_DIR/logs)"; done
     read -r ready total < <($K get "$kinds" -A -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
       awk '{n++; if ($1 == "True") r++} END {print r + 0, n + 0}')
     [ "$total" -gt 0 ] && [ "$ready" = "$total" ] && return 0

@@ -3,7 +3,7 @@
 # the Go module proxy only, and caches them outside the repository under a
 # directory named by version:
 #
-#   $TOOLS_DIR/k8s-v1.35.8/{kube-apiserver,kubectl,kube-controller-manager}
+#   $TOOLS_DIR/k8s-v1.35.8/{kube-apiserver,kubectl,kube-controller-manager,kube-scheduler,kube-proxy,kubelet}
 #   $TOOLS_DIR/etcd-v3.6.16/etcd
 #   $TOOLS_DIR/crossplane-cli-v2.5.0/crossplane
 #   $TOOLS_DIR/crossplane-core-v2.4.0/crossplane
@@ -43,6 +43,9 @@ KUBEBUILDER_ASSETS=$TOOLS_DIR/envtest-$K8S_VERSION
 KUBE_APISERVER=$K8S_DIR/kube-apiserver
 KUBECTL=$K8S_DIR/kubectl
 KUBE_CONTROLLER_MANAGER=$K8S_DIR/kube-controller-manager
+KUBE_SCHEDULER=$K8S_DIR/kube-scheduler
+KUBE_PROXY=$K8S_DIR/kube-proxy
+KUBELET=$K8S_DIR/kubelet
 ETCD=$ETCD_DIR/etcd
 CROSSPLANE=$XP_CLI_DIR/crossplane
 CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
@@ -110,6 +113,12 @@ k8s() {
   # garbage collection and namespace deletion.
   [[ -x $K8S_DIR/kube-controller-manager ]] ||
     build k8s "$K8S_DIR/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager "$ldflags"
+  # The local node (cluster/local/node): Crossplane core's Deployment runtime
+  # runs the packages as pods, scheduled, started and given their Services as
+  # in a cluster.
+  [[ -x $K8S_DIR/kube-scheduler ]] || build k8s "$K8S_DIR/kube-scheduler" k8s.io/kubernetes/cmd/kube-scheduler "$ldflags"
+  [[ -x $K8S_DIR/kube-proxy ]] || build k8s "$K8S_DIR/kube-proxy" k8s.io/kubernetes/cmd/kube-proxy "$ldflags"
+  [[ -x $K8S_DIR/kubelet ]] || build k8s "$K8S_DIR/kubelet" k8s.io/kubernetes/cmd/kubelet "$ldflags"
 }
 
 etcd() {

@@ -3,8 +3,10 @@ package gardenerstandin
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,6 +26,11 @@ import (
 // the operators that run there); it has no nodes, so nothing in it ever
 // runs — see cmd/operator-standin for who reports the operators' state.
 type Clusters struct {
+	// Address is where the Shoots' kube-apiservers listen and what they
+	// advertise; empty is 127.0.0.1. On a plane with a node, its address:
+	// pods on the node's bridge (provider-kubernetes) reach the Shoots there.
+	Address string
+
 	dir        string
 	crds       []string
 	namespaces []string
@@ -121,6 +128,15 @@ func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) 
 		return Cluster{}, nil, err
 	}
 	api := &envtest.APIServer{EtcdURL: c.etcd.URL}
+	if c.Address != "" {
+		// envtest picks a port on 127.0.0.1 unless given both; its serving
+		// certificate names the address.
+		port, err := freePort(c.Address)
+		if err != nil {
+			return Cluster{}, nil, err
+		}
+		api.SecureServing.Address, api.SecureServing.Port = c.Address, strconv.Itoa(port)
+	}
 	api.SecureServing.Authn = &clientCAAuthn{ca: ca}
 	api.Configure().Set("etcd-prefix", "/shoots/"+uid)
 	plane := &envtest.ControlPlane{APIServer: api, Etcd: c.etcd}
@@ -258,3 +274,13 @@ func (a *clientCAAuthn) AddUser(u envtest.User, base *rest.Config) (*rest.Config
 }
 
 func (a *clientCAAuthn) Stop() error { return nil }
+
+// freePort is a port on host that nothing listens on now.
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("no free port on %s: %w", host, err)
+	}
+	defer l.Close() //nolint:errcheck // only its port was wanted
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -6,9 +6,14 @@
 // With -garden it also serves Gardener's API as a garden cluster does: the
 // real gardener-apiserver ($GARDENER_APISERVER, `make tools`) on the same
 // etcd, aggregated into the kube-apiserver (internal/localgarden); the
-// kubeconfig is written once Shoots are served.
+// kubeconfig is written once Shoots are served. With -node-ip it serves a
+// real node on this machine (internal/localnode): bound on every address,
+// advertised at the node's, ServiceAccount admission and the Node
+// authorizer on; the PKI the node's components need goes to <dir>/pki and a
+// kubeconfig per component (kubelet, kube-proxy, kube-scheduler,
+// kube-controller-manager) to <dir>.
 //
-// Usage: apiserver -dir /tmp/cobaltcore-demo [-garden] [-crds DIR]...
+// Usage: apiserver -dir /tmp/cobaltcore-demo [-garden] [-node-ip 10.244.0.1 -node node-1] [-crds DIR]...
 package main
 
 import (
@@ -24,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/c5c3/consumer-plane/internal/localgarden"
+	"github.com/c5c3/consumer-plane/internal/localnode"
 )
 
 type dirs []string
@@ -36,19 +42,26 @@ func main() {
 	var crds dirs
 	flag.Var(&crds, "crds", "a directory of CRDs to install (repeatable)")
 	garden := flag.Bool("garden", false, "serve Gardener's API from the real gardener-apiserver ($"+localgarden.EnvBinary+"), aggregated")
+	nodeIP := flag.String("node-ip", "", "serve a node at this address (the pods' bridge address of this machine)")
+	node := flag.String("node", "node-1", "the node's name (its kubelet's identity)")
 	flag.Parse()
 	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintln(os.Stderr, "apiserver: -dir and KUBEBUILDER_ASSETS (kube-apiserver, etcd; see cluster/tools/build.sh --env) are required")
 		os.Exit(2)
 	}
-	if err := run(*dir, crds, *garden); err != nil {
+	if err := run(*dir, crds, *garden, *nodeIP, *node); err != nil {
 		fmt.Fprintln(os.Stderr, "apiserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, crds []string, withGarden bool) error {
+func run(dir string, crds []string, withGarden bool, nodeIP, node string) error {
 	env := &envtest.Environment{CRDDirectoryPaths: crds, ErrorIfCRDPathMissing: true}
+	if nodeIP != "" {
+		if _, err := localnode.Prepare(env.ControlPlane.GetAPIServer(), filepath.Join(dir, "pki"), nodeIP); err != nil {
+			return fmt.Errorf("cannot prepare the API server for a node: %w", err)
+		}
+	}
 	var garden *localgarden.Garden
 	if withGarden {
 		bin, err := localgarden.Binary()
@@ -59,8 +72,8 @@ func run(dir string, crds []string, withGarden bool) error {
 			return err
 		}
 	}
-	// Owner-reference garbage collection and namespace deletion need
-	// kube-controller-manager, which is not part of this plane.
+	// kube-controller-manager, kube-scheduler and the node are started by
+	// the caller (cluster/demo/up.sh).
 	if _, err := env.Start(); err != nil {
 		return fmt.Errorf("cannot start etcd and kube-apiserver: %w", err)
 	}
@@ -80,6 +93,12 @@ func run(dir string, crds []string, withGarden bool) error {
 	if err != nil {
 		return err
 	}
+	if nodeIP != "" {
+		if err := localnode.WriteKubeconfigs(env, dir, localnode.Components(node)); err != nil {
+			return err
+		}
+	}
+	// Last: the kubeconfig is the sign that everything is ready.
 	if err := os.WriteFile(filepath.Join(dir, "kubeconfig"), kc, 0o600); err != nil {
 		return err
 	}

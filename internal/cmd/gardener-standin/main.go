@@ -20,7 +20,7 @@
 // nodes (a Shoot's cluster has none, so nothing scheduled there runs),
 // reconciliation of changes, hibernation or deletion flows.
 //
-// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-crds DIR]... [-shoot-namespaces a,b]
+// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds DIR]... [-shoot-namespaces a,b]
 package main
 
 import (
@@ -55,6 +55,7 @@ func main() {
 	var crds list
 	flag.Var(&crds, "shoot-crds", "a directory of CRDs every Shoot cluster has (repeatable)")
 	namespaces := flag.String("shoot-namespaces", "", "comma-separated namespaces every Shoot cluster has")
+	address := flag.String("shoot-address", "", "the address the Shoots' kube-apiservers listen on and advertise (default 127.0.0.1; a local node's address to reach them from its pods)")
 	delay := flag.Duration("delay", 3*time.Second, "the least time a new Shoot takes to become ready")
 	_ = flag.Parse(os.Args[1:]) //nolint:errcheck // ExitOnError
 	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -65,13 +66,13 @@ func main() {
 	if *namespaces != "" {
 		ns = strings.Split(*namespaces, ",")
 	}
-	if err := run(*kubeconfig, *dir, crds, ns, *delay); err != nil {
+	if err := run(*kubeconfig, *dir, *address, crds, ns, *delay); err != nil {
 		fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, dir string, crds, namespaces []string, delay time.Duration) error {
+func run(kubeconfig, dir, address string, crds, namespaces []string, delay time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -81,6 +82,7 @@ func run(kubeconfig, dir string, crds, namespaces []string, delay time.Duration)
 		return err
 	}
 	defer clusters.Stop()
+	clusters.Address = address
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
