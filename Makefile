@@ -202,7 +202,7 @@ xpkg: tools agents-deps ## Build every package offline into _output/xpkg: the fo
 	cluster/package/build.sh $(VERSION)
 
 .PHONY: demo
-demo: tools xpkg demo-deps openstack-up ceph-up ## The main job: a local management plane on real Crossplane core (the packages of make xpkg pushed to a local registry; core installs the Configuration and resolves its dependencies; each package runs from its pulled image; Gardener, operator and metal stand-ins; the local OpenStack and Ceph) applying the examples/ GitOps tree until every claim is Ready, then showing what exists. Left running; stop with demo-down.
+demo: tools xpkg demo-deps openstack-up ceph-up ## The main job: a local management plane on real Crossplane core (the packages of make xpkg pushed to a local registry; core installs the Configuration and resolves its dependencies; core's Deployment runtime runs each package as a pod on a real local node (kubelet, containerd), pulled from the registry; Gardener, operator and metal stand-ins; the local OpenStack and Ceph) applying the examples/ GitOps tree until every claim is Ready, then showing what exists. Left running; stop with demo-down.
 	cluster/demo/up.sh
 
 .PHONY: demo-down

@@ -15,7 +15,8 @@
 #      engineer installs it (the Configuration; core resolved the functions),
 #      and every package runs as core's Deployment runtime made it: a pod on
 #      the local node, from the image pulled from the registry, its image's
-#      binary, the provider as its ServiceAccount;
+#      binary, the provider as its ServiceAccount; the node agents run the
+#      images their DaemonSets name, pulled through the node's mirror;
 #   2. the inventory is watched: Servers that fail show in the claim's
 #      InventorySufficient condition within seconds, and so does their return;
 #   3. a pool the inventory cannot provide gets no Shoot, is not Ready, and
@@ -254,6 +255,28 @@ sa=/proc/${provider_pid:-0}/root/var/run/secrets/kubernetes.io/serviceaccount
 who=$($K --token="$(cat "$sa/token" 2>/dev/null)" --kubeconfig=/dev/null --server="$($K config view --minify -o jsonpath='{.clusters[0].cluster.server}')" \
   --certificate-authority="$sa/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
 [ "$who" = system:serviceaccount:crossplane-system:provider-cobaltcore ] && pass "the provider logs in as $who" || fail "the provider's token logs in as '$who'"
+# The node agents in the pools' clusters run the images their DaemonSets
+# name, which the node's containerd pulled through its mirror of
+# xpkg.c5c3.io (the registry): each process is its image's binary, as the
+# image's user.
+VERSION=$(cat _output/xpkg/VERSION)
+agents=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING" {print $1, $2}')
+[ "$(wc -l <<<"$agents")" -ge 6 ] && pass "$(wc -l <<<"$agents") node agents run as containers of the node's containerd" || fail "node agents running in containerd: '$agents'"
+while read -r id pid; do
+  [ -n "$id" ] || continue
+  a=${id#*_}
+  img=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes containers info "$id" 2>/dev/null | awk -F'"' '/"Image":/ {print $4; exit}')
+  digest=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes images ls 2>/dev/null | awk -v r="$img" '$1 == r {print $3}')
+  reg=$(curl -fsI --cacert "$RUN/certs/registry/ca.crt" -H 'Accept: application/vnd.oci.image.manifest.v1+json' -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
+    "https://127.0.0.1:5050/v2/cobaltcore/$a/manifests/$VERSION" | tr -d '\r' | awk -F': ' 'tolower($1) == "docker-content-digest" {print $2}')
+  uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "_output/package-build/bin/$a" | cut -d' ' -f1)
+  if [ "$img" = "xpkg.c5c3.io/cobaltcore/$a:$VERSION" ] && [ -n "$digest" ] && [ "$digest" = "$reg" ] && [ "$uid" = 65532 ] && [ "$got" = "$want" ]; then
+    pass "${id%_*}'s $a runs $img ($digest, the registry's), its image's binary, as user $uid"
+  else
+    fail "$id: image '$img' ($digest; the registry has '$reg') uid '$uid' binary ${got:0:12} (want ${want:0:12})"
+  fi
+done <<<"$agents"
 # Core reaches the functions through their Services, as in a cluster.
 for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-cluster; do
   ep=$($K get functionrevisions -l pkg.crossplane.io/package=cobaltcore-function-$fn -o jsonpath='{.items[?(@.spec.desiredState=="Active")].status.endpoint}')

@@ -31,10 +31,9 @@ parts() {
     case "$n" in
       apiserver) for c in $(pgrep -P "$p"); do echo "$(basename "$(readlink "/proc/$c/exe")") $c"; done ;;
       gardener-standin) for c in $(pgrep -P "$p"); do echo "shoot-clusters $c"; done ;;
-      operator-standin) for c in $(pgrep -P "$p"); do echo "node-agents $c"; done ;;
     esac
   done
-  node_processes
+  node_processes | sed 's/^node-agent-[^ ]* /node-agents /'
   for n in keystone nova placement; do
     for p in $(pgrep -f "uwsgi .*127.0.0.1:.* --chdir [^ ]*/$n "); do echo "openstack-$n $p"; done
   done

@@ -1,7 +1,9 @@
 # Sourced by rss.sh and idle.sh: the local node's processes, as "NAME PID"
 # lines. The node's daemons (containerd, kubelet, kube-proxy; containerd's
-# per-pod shims summed as containerd-shims) and each package's process, the
-# main process of its pod's container, named after the package.
+# per-pod shims listed as node-containerd-shims), each package's process,
+# the main process of its pod's container, named after the package, and the
+# node agents the operator stand-in runs in the same containerd (namespace
+# shoot-nodes), named node-agent <pool cluster>_<agent>.
 node_processes() {
   local dir=$RUN/node f p pkg cid
   [ -d "$dir" ] || return 0
@@ -15,4 +17,6 @@ node_processes() {
       p=$(ctr --address "$dir/containerd.sock" -n k8s.io tasks ls 2>/dev/null | awk -v id="${cid#containerd://}" '$1 == id {print $2}')
       [ -n "$p" ] && echo "$pkg $p"
     done
+  ctr --address "$dir/containerd.sock" -n shoot-nodes tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING" {print "node-agent", $1, $2}' |
+    while read -r _ id p; do echo "node-agent-${id#garden-c5c3.} $p"; done
 }

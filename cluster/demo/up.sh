@@ -2,23 +2,23 @@
 # Starts a local management plane that runs the product on real Crossplane
 # core, with no outside cluster, and applies the example GitOps tree:
 #
-#   etcd + kube-apiserver (internal/cmd/apiserver) and kube-controller-manager
-#   (garbage collection), the real gardener-apiserver v1.138.0 aggregated
+#   etcd + kube-apiserver (internal/cmd/apiserver), kube-controller-manager
+#   and kube-scheduler, the real gardener-apiserver v1.138.0 aggregated
 #   into it as in a garden cluster (Shoots, CloudProfiles, Projects: the
 #   garden's objects of cluster/garden applied as Gardener's operator
-#   would), Crossplane core v2.4.0
-#   (--package-runtime=External; initialized by `crossplane core init` as
-#   its chart's init container does: CRDs, TLS secrets and the usage
-#   webhook, which the API server reaches through an ExternalName Service),
-#   a local OCI registry (Debian's docker-registry, TLS) holding every
-#   package of `make xpkg` (ours and provider-kubernetes v1.0.0, pinned),
-#   relocated to by an ImageConfig; CobaltCore installed as a landscape
-#   installs it (examples/crossplane: the providers with their
-#   DeploymentRuntimeConfigs, then the Configuration, whose dependencies
-#   core resolves), each package running from the image core pulled under
-#   internal/cmd/runtime-standin (a package's Deployment and pod: the
-#   image's entrypoint under chroot as core's default user, with its
-#   ServiceAccount's token and TLS Secret), the local OpenStack
+#   would), a real node (cluster/local/node: containerd, kubelet,
+#   kube-proxy), Crossplane core v2.4.0 with its Deployment runtime
+#   (initialized by `crossplane core init` as its chart's init container
+#   does: CRDs, TLS secrets and the usage webhook, which the API server
+#   reaches through an ExternalName Service; the functions' Service names
+#   resolved by internal/cmd/dns-standin), a local OCI registry (Debian's
+#   docker-registry, TLS) holding every package of `make xpkg` (ours and
+#   provider-kubernetes v1.0.0, pinned) and the node agents' images,
+#   relocated to by an ImageConfig (core) and a mirror (the node);
+#   CobaltCore installed as a landscape installs it (examples/crossplane:
+#   the providers with their DeploymentRuntimeConfigs, then the
+#   Configuration, whose dependencies core resolves), each package a pod on
+#   the node from the image containerd pulled, the local OpenStack
 #   and Ceph (make openstack-up ceph-up, started before this script), and
 #   three stand-ins, each saying in its doc what it does not simulate:
 #     internal/cmd/gardener-standin  gardenlet's part: Shoots become ready,
@@ -231,7 +231,17 @@ push "$XPKG/provider-kubernetes.xpkg" "crossplane-contrib/provider-kubernetes:$p
 say "starting the local node (containerd, kubelet, kube-proxy), which pulls from the registry"
 "$RUN/bin/imgbuild" -bin "$RUN/bin/pause" -entrypoint /pause -tag registry.k8s.io/pause:3.10 -out "$RUN/pause.tar" >/dev/null
 KUBECONFIGS=$RUN CLIENT_CA=$RUN/pki/ca.crt PAUSE_TAR=$RUN/pause.tar REGISTRY=127.0.0.1:5050 REGISTRY_CA=$r/ca.crt KUBECTL=$K \
-  cluster/local/node/start.sh >"$RUN/node-start.log" 2>&1 || die "the local node did not start: $(tail -3 "$RUN/node-start.log")"
+  MIRRORED=xpkg.c5c3.io cluster/local/node/start.sh >"$RUN/node-start.log" 2>&1 || die "the local node did not start: $(tail -3 "$RUN/node-start.log")"
+# The node agents' images (make xpkg: images, not packages) go to the
+# registry too, under the names the pool functions give them
+# (xpkg.c5c3.io/cobaltcore/<agent>:<VERSION>), which the node's mirror
+# configuration pulls from there.
+for a in hypervisor-agent storage-agent ha-agent ovs-agent; do
+  ctr --address "$NODE_DIR/containerd.sock" -n push images import "_output/images/$a.tar" >>"$RUN/push.log" 2>&1 &&
+    ctr --address "$NODE_DIR/containerd.sock" -n push images push --hosts-dir "$NODE_DIR/certs.d" \
+      "127.0.0.1:5050/cobaltcore/$a:$VERSION" "xpkg.c5c3.io/cobaltcore/$a:$VERSION" >>"$RUN/push.log" 2>&1 ||
+    die "cannot push the image of $a to the registry: $(tail -3 "$RUN/push.log")"
+done
 
 say "starting Crossplane core v2.4.0"
 # Core dials each function at its Service's cluster DNS name. In a cluster
@@ -324,14 +334,15 @@ bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECON
   -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-crds cluster/crds/hypervisor-operator \
   -shoot-namespaces rook-ceph,arbiter-operator
 wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
-# It also runs one node's hypervisor and storage agents per pool (the binaries
-# of their images, from make xpkg) where the pool functions placed them.
+# It also runs one node's hypervisor and storage agents per pool where the
+# pool functions placed them: the images their DaemonSets name, pulled from
+# the registry by the node's containerd.
 mkdir -p "$RUN/agents"
 # -compute-regions: the real ControlPlane deploys no Nova, Cinder or Neutron
 # yet; here eu-de-1 stands in for a landscape whose operator deploys them
 # (every example cloud), us-east-1 for one that does not (e2e's team-c-us).
 bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
-  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -agents-bin _output/package-build/bin -agent-logs "$RUN/agents" \
+  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
   -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
@@ -381,7 +392,7 @@ cps=(examples/infrastructure/*/control-plane/*.yaml)
 hvs=(examples/infrastructure/*/hypervisor-pools/*.yaml)
 sts=(examples/infrastructure/*/storage-pools/*.yaml)
 for f in "${cps[@]}" "${hvs[@]}" "${sts[@]}"; do $K apply -f "$f" >/dev/null; done
-wait_claims 300 controlplaneclusters,hypervisorclusters,storageclusters
+wait_claims 480 controlplaneclusters,hypervisorclusters,storageclusters
 infra_ready=$(( $(date +%s) - applied ))
 say "every pool and control-plane cluster is Ready, ${infra_ready}s after kubectl apply"
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -127,7 +128,12 @@ func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) 
 	if err != nil {
 		return Cluster{}, nil, err
 	}
-	api := &envtest.APIServer{EtcdURL: c.etcd.URL}
+	// envtest gives up on a kube-apiserver that is not healthy within 20 s
+	// and the stand-in starts it again from nothing; on a loaded 2-core
+	// machine (a dozen Shoots starting beside the management plane) a start
+	// took longer, and every retry threw its work away: the pools' Shoots
+	// were ready minutes late. A start that takes long is let finish.
+	api := &envtest.APIServer{EtcdURL: c.etcd.URL, StartTimeout: 3 * time.Minute}
 	if c.Address != "" {
 		// envtest picks a port on 127.0.0.1 unless given both; its serving
 		// certificate names the address.

@@ -11,7 +11,7 @@
 #
 #   NODE_DIR=... KUBECONFIGS=dir-with-{kubelet,kube-proxy}.kubeconfig CLIENT_CA=the-API-server's-client-CA \
 #   NODE=node-1 NODE_IP=10.244.0.1 \
-#   POD_CIDR=10.244.0.0/24 PAUSE_TAR=pause.tar REGISTRY=127.0.0.1:5050 REGISTRY_CA=ca.crt \
+#   POD_CIDR=10.244.0.0/24 PAUSE_TAR=pause.tar REGISTRY=127.0.0.1:5050 REGISTRY_CA=ca.crt [MIRRORED=xpkg.c5c3.io] \
 #   KUBELET=... KUBE_PROXY=... cluster/local/node/start.sh
 #
 # The bridge (cni0, holding NODE_IP) must exist before the API server starts,
@@ -45,9 +45,16 @@ sock=$NODE_DIR/containerd.sock
 # without it no pod starts ("can't get final child's PID from pipe").
 sed -e "s|@NODE_DIR@|$NODE_DIR|g" "$here/containerd.toml" >"$NODE_DIR/containerd.toml"
 sed -e "s|@POD_CIDR@|$POD_CIDR|g" -e "s|@NODE_DIR@|$NODE_DIR|g" "$here/10-bridge.conflist" >"$NODE_DIR/cni/net.d/10-bridge.conflist"
-# The registry's CA, as a landscape's nodes trust their registry's.
-printf 'server = "https://%s"\n[host."https://%s"]\n  capabilities = ["pull", "resolve"]\n  ca = "%s"\n' \
+# The registry's CA, as a landscape's nodes trust their registry's. The
+# registries of MIRRORED (space-separated hosts) are pulled from REGISTRY
+# instead, as a landscape's nodes mirror the public registries to its own.
+printf 'server = "https://%s"\n[host."https://%s"]\n  capabilities = ["pull", "resolve", "push"]\n  ca = "%s"\n' \
   "$REGISTRY" "$REGISTRY" "$REGISTRY_CA" >"$NODE_DIR/certs.d/$REGISTRY/hosts.toml"
+for m in ${MIRRORED:-}; do
+  mkdir -p "$NODE_DIR/certs.d/$m"
+  printf 'server = "https://%s"\n[host."https://%s"]\n  capabilities = ["pull", "resolve"]\n  ca = "%s"\n' \
+    "$m" "$REGISTRY" "$REGISTRY_CA" >"$NODE_DIR/certs.d/$m/hosts.toml"
+done
 bg containerd containerd --config "$NODE_DIR/containerd.toml"
 wait_for 30 "containerd does not answer on $sock" ctr --address "$sock" version
 # The sandbox image: no registry.k8s.io here.

@@ -22,8 +22,12 @@ stop kubelet
 stop kube-proxy
 sock=$NODE_DIR/containerd.sock
 if [ -S "$sock" ] && ctr --address "$sock" version >/dev/null 2>&1; then
-  for t in $(ctr --address "$sock" -n k8s.io tasks ls -q 2>/dev/null); do
-    ctr --address "$sock" -n k8s.io tasks kill -s KILL "$t" >/dev/null 2>&1
+  # The pods' (k8s.io) and any other namespace's (the operator stand-in's
+  # node agents).
+  for ns in $(ctr --address "$sock" namespaces ls -q 2>/dev/null); do
+    for t in $(ctr --address "$sock" -n "$ns" tasks ls -q 2>/dev/null); do
+      ctr --address "$sock" -n "$ns" tasks kill -s KILL "$t" >/dev/null 2>&1
+    done
   done
   sleep 1
 fi

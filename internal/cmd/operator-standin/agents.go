@@ -18,17 +18,28 @@ import (
 	"github.com/c5c3/consumer-plane/internal/cephcaps"
 )
 
-// The node agents run as local processes, one node's worth per Shoot
-// cluster: the demo's Shoot clusters have no nodes, so the DaemonSets the
-// pool functions place there schedule nothing. For a DaemonSet of the
-// agents' bundle (cluster/agents) the stand-in does what a kubelet on one
-// node would — run that agent, the very binary of its image, against the
-// cluster's API server — and, for the hypervisor agent, what the hypervisor
-// operator does first: create the node's Hypervisor. The hypervisor agent
-// reads libvirt's test driver (-libvirt-uri); the storage agent reads the
-// local Ceph. What it does not simulate: more than one node, the HA and OVS
-// agents (no libvirtd or Open vSwitch per node), or the DaemonSet's pod
-// spec (probes, limits, restarts with back-off).
+// The node agents run as containers, one node's worth per Shoot cluster:
+// the demo's Shoot clusters have no nodes, so the DaemonSets the pool
+// functions place there schedule nothing. For a DaemonSet of the agents'
+// bundle (cluster/agents) the stand-in does what a kubelet on one node would:
+// containerd (the local node's, -containerd) pulls the image the DaemonSet
+// names, through the node's registry configuration (-containerd-hosts: a
+// landscape's nodes mirror xpkg.c5c3.io to its registry), and runs it as the
+// image's user in the node's network, with the cluster's kubeconfig mounted
+// and the pod's environment; and, for the hypervisor agent, what the
+// hypervisor operator does first: create the node's Hypervisor. The
+// hypervisor agent reads libvirt's test driver (-libvirt-uri); the storage
+// agent reads the local Ceph. What it does not simulate: more than one node,
+// the HA and OVS agents (no libvirtd or Open vSwitch per node), or the rest
+// of the DaemonSet's pod spec (probes, limits, restarts with back-off).
+
+// containerdNamespace holds the agents' images and containers, apart from
+// the local node's pods (k8s.io).
+const containerdNamespace = "shoot-nodes"
+
+// agentUID is the user the agents' images run as (cluster/package/build.sh);
+// it must read the mounted kubeconfig.
+const agentUID = 65532
 
 var hypervisors = schema.GroupVersionResource{Group: "kvm.cloud.sap", Version: "v1", Resource: "hypervisors"}
 
@@ -79,7 +90,7 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 	} else if !apierrors.IsNotFound(err) {
 		return err
 	}
-	if s.agentsBin == "" {
+	if s.containerd == "" {
 		return nil
 	}
 	for _, a := range nodeAgents {
@@ -87,7 +98,7 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 		if p, ok := s.procs[key]; ok && p.ProcessState == nil {
 			continue // running
 		}
-		_, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{})
+		ds, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			continue
 		} else if err != nil {
@@ -106,7 +117,10 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 				return err
 			}
 		}
-		if err := s.start(ctx, key, c, a, node, env); err != nil {
+		if len(ds.Spec.Template.Spec.Containers) == 0 {
+			return fmt.Errorf("DaemonSet %s/%s of cluster %s has no container", a.namespace, a.daemonSet, c.name)
+		}
+		if err := s.start(ctx, key, c, a, node, ds.Spec.Template.Spec.Containers[0].Image, env); err != nil {
 			return err
 		}
 	}
@@ -132,18 +146,54 @@ func createHypervisor(ctx context.Context, c *cluster, node string) error {
 	return err
 }
 
-// start runs an agent for node against the cluster, logging to
-// -agent-logs. The process ends with the stand-in (parent-death signal)
-// and when its cluster goes (stopAgents).
-func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node string, env []string) error {
+// start runs an agent's image for node against the cluster, as a
+// container of the local node's containerd, logging to -agent-logs. The
+// ctr client stays attached and passes signals on: the container ends with
+// the stand-in (parent-death signal) and when its cluster goes (stopAgents).
+func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node, image string, env []string) error {
+	if err := s.pull(ctx, image); err != nil {
+		return err
+	}
+	id := strings.NewReplacer("/", "_").Replace(key)
+	// A container of an earlier run of this agent (it ended, or the
+	// stand-in was killed): gone before the new one.
+	_ = s.ctr(ctx, "tasks", "kill", "-s", "SIGKILL", id) //nolint:errcheck // there may be none
+	_ = s.ctr(ctx, "containers", "delete", id)           //nolint:errcheck // there may be none
+	files := filepath.Join(s.agentLogs, id)
+	if err := os.MkdirAll(files, 0o755); err != nil {
+		return err
+	}
+	// What the pod would mount and read: the cluster's kubeconfig, readable
+	// by the image's user, and the environment, in a file (not on ctr's
+	// command line, where every process could read a key).
+	kc, err := os.ReadFile(c.file)
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(files, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o400); err != nil {
+		return err
+	}
+	if err := os.Chown(kubeconfig, agentUID, agentUID); err != nil {
+		return err
+	}
+	envFile := filepath.Join(files, "env")
+	podEnv := append([]string{"KUBECONFIG=/var/run/shoot/kubeconfig", "POD_NAMESPACE=" + a.namespace}, env...)
+	if err := os.WriteFile(envFile, []byte(strings.Join(podEnv, "\n")+"\n"), 0o600); err != nil {
+		return err
+	}
 	log, err := os.OpenFile(filepath.Join(s.agentLogs, c.name+"."+a.daemonSet+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
-	args := append([]string{"-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, node)...)
-	cmd := exec.CommandContext(ctx, filepath.Join(s.agentsBin, a.daemonSet), args...) //nolint:gosec // the stand-in's own flags name the binaries.
-	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.file, "POD_NAMESPACE="+a.namespace), env...)
+	args := append([]string{"--address", s.containerd, "-n", containerdNamespace, "run", "--rm", "--net-host",
+		"--env-file", envFile, "--mount", "type=bind,src=" + kubeconfig + ",dst=/var/run/shoot/kubeconfig,options=rbind:ro",
+		image, id,
+		// The image's entrypoint (cluster/package/build.sh) and the pod's arguments.
+		"/" + a.daemonSet, "-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, node)...)
+	cmd := exec.CommandContext(ctx, "ctr", args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
@@ -151,7 +201,29 @@ func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent
 	}
 	s.procs[key] = cmd
 	go func() { _ = cmd.Wait() }() //nolint:errcheck // the exit shows in its log; the next sweep starts it again.
-	fmt.Printf("operator-standin: cluster %s: runs %s for node %s (pid %d)\n", c.name, a.daemonSet, node, cmd.Process.Pid)
+	fmt.Printf("operator-standin: cluster %s: runs %s (%s) for node %s\n", c.name, a.daemonSet, image, node)
+	return nil
+}
+
+// pull has containerd pull image once, as a kubelet with pull policy
+// IfNotPresent would.
+func (s *standin) pull(ctx context.Context, image string) error {
+	if s.pulled[image] {
+		return nil
+	}
+	if err := s.ctr(ctx, "images", "pull", "--hosts-dir", s.containerdHosts, image); err != nil {
+		return fmt.Errorf("cannot pull the node agent's image %s: %w", image, err)
+	}
+	s.pulled[image] = true
+	return nil
+}
+
+// ctr runs a ctr command against the node's containerd.
+func (s *standin) ctr(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, "ctr", append([]string{"--address", s.containerd, "-n", containerdNamespace}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
 	return nil
 }
 

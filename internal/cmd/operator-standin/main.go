@@ -25,8 +25,8 @@
 //     (zero-replica) Deployment exist there;
 //   - a kubelet and the hypervisor operator, for one node per Shoot: where
 //     the pool functions placed the hypervisor or storage agent's DaemonSet,
-//     that agent's binary runs as a local process against the Shoot's API
-//     server (-agents-bin), the hypervisor agent on libvirt's test driver
+//     that agent's image runs as a container of the local node's containerd
+//     against the Shoot's API server (-containerd), the hypervisor agent on libvirt's test driver
 //     with the node's Hypervisor created first (agents.go); and that node's
 //     ovn-controller, for the OVS agent's DaemonSet: the node registered as a
 //     chassis of its pool's availability zone in the local OVN (ovn.go);
@@ -41,7 +41,7 @@
 //
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
 //
-//	[-agents-bin DIR -libvirt-uri test:///default -agent-logs DIR]
+//	[-containerd SOCKET -containerd-hosts DIR -libvirt-uri test:///default -agent-logs DIR]
 //	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642 | -ovn-nb ssl:... -ovn-sb ssl:... -ovn-ca-cert FILE -ovn-ca-key FILE]
 //	[-compute-regions eu-de-1,...]
 package main
@@ -89,8 +89,9 @@ var (
 
 type config struct {
 	dir, cloudsYAML, cephConf, cephKeyFile, cephMon string
-	// The node agents (agents.go): their binaries, libvirt URI and logs.
-	agentsBin, libvirtURI, agentLogs string
+	// The node agents (agents.go): the node's containerd and its registry
+	// configuration, libvirt URI and logs.
+	containerd, containerdHosts, libvirtURI, agentLogs string
 	// The local OVN databases every cloud gets (ovn.go).
 	ovnNB, ovnSB string
 	// ovnCACert and ovnCAKey sign the clouds' OVN client certificates
@@ -107,7 +108,8 @@ func main() {
 	flag.StringVar(&c.cephConf, "ceph-conf", "", "the local Ceph's ceph.conf (cluster/local/ceph)")
 	flag.StringVar(&c.cephKeyFile, "ceph-key", "", "file holding the local Ceph's client.admin key")
 	flag.StringVar(&c.cephMon, "ceph-mon", "a=127.0.0.1:6789", "the local Ceph's monitors as Rook lists them (name=host:port,...)")
-	flag.StringVar(&c.agentsBin, "agents-bin", "", "directory of the node agents' binaries (hypervisor-agent, storage-agent); empty: run no agents")
+	flag.StringVar(&c.containerd, "containerd", "", "socket of the containerd that runs the node agents' images (cluster/local/node); empty: run no agents")
+	flag.StringVar(&c.containerdHosts, "containerd-hosts", "", "that node's registry configuration (containerd's certs.d directory), through which the agents' images are pulled")
 	flag.StringVar(&c.libvirtURI, "libvirt-uri", "test:///default", "libvirt URI the hypervisor agents read")
 	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs")
 	flag.StringVar(&c.ovnNB, "ovn-nb", "tcp:127.0.0.1:6641", "the local OVN Northbound every cloud's ConfigMap ovn-databases names")
@@ -155,7 +157,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, chassis: map[string]string{},
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{},
 		ovnCA: oca, sbctlTLS: sbctlTLS}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
@@ -185,6 +187,8 @@ type standin struct {
 	regions                map[string]bool
 	// procs are the node agents running, by cluster/daemonset.
 	procs map[string]*exec.Cmd
+	// pulled are the agents' images containerd has.
+	pulled map[string]bool
 	// ovnCA signs the clouds' OVN client certificates and sbctlTLS are
 	// ovn-sbctl's flags, for ssl: endpoints.
 	ovnCA    *ovnCA
