@@ -2,9 +2,11 @@ package localnode
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/c5c3/consumer-plane/internal/kubetest"
 )
 
 // TestIntegrationAPIServerServesANode starts the real kube-apiserver as
@@ -55,23 +59,34 @@ func TestIntegrationAPIServerServesANode(t *testing.T) {
 	inCluster := rest.CopyConfig(cfg)
 	inCluster.CAData, inCluster.ServerName = ca, KubernetesServiceIP
 	kube := kubernetes.NewForConfigOrDie(inCluster)
-	slices, err := kube.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
-	if err != nil {
+	if _, err := kube.Discovery().ServerVersion(); err != nil {
 		t.Fatalf("a client verifying the serving certificate for %s: %v", KubernetesServiceIP, err)
 	}
-	var addrs []string
-	for _, s := range slices.Items {
-		for _, e := range s.Endpoints {
-			addrs = append(addrs, e.Addresses...)
+	// The API server's bootstrap controller makes the kubernetes Service
+	// and its endpoints shortly after it serves.
+	kubetest.Until(t, "the kubernetes Service at "+KubernetesServiceIP+" pointing at "+nodeIP, time.Minute, func() error {
+		svc, err := kube.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			return err
 		}
-	}
-	if len(addrs) != 1 || addrs[0] != nodeIP {
-		t.Errorf("the kubernetes Service's endpoints: %v, want [%s]", addrs, nodeIP)
-	}
-	svc, err := kube.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
-	if err != nil || svc.Spec.ClusterIP != KubernetesServiceIP {
-		t.Errorf("the kubernetes Service's ClusterIP: %v (%v), want %s", svc.Spec.ClusterIP, err, KubernetesServiceIP)
-	}
+		if svc.Spec.ClusterIP != KubernetesServiceIP {
+			return fmt.Errorf("its ClusterIP is %s", svc.Spec.ClusterIP)
+		}
+		slices, err := kube.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+		if err != nil {
+			return err
+		}
+		var addrs []string
+		for _, s := range slices.Items {
+			for _, e := range s.Endpoints {
+				addrs = append(addrs, e.Addresses...)
+			}
+		}
+		if len(addrs) != 1 || addrs[0] != nodeIP {
+			return fmt.Errorf("its endpoints are %v", addrs)
+		}
+		return nil
+	})
 
 	// ServiceAccount admission mounts the token.
 	if _, err := kube.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
