@@ -3,7 +3,6 @@ package gardenerstandin
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -137,7 +136,7 @@ func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) 
 	if c.Address != "" {
 		// envtest picks a port on 127.0.0.1 unless given both; its serving
 		// certificate names the address.
-		port, err := freePort(c.Address)
+		port, err := localgarden.FreePort(c.Address)
 		if err != nil {
 			return Cluster{}, nil, err
 		}
@@ -280,13 +279,3 @@ func (a *clientCAAuthn) AddUser(u envtest.User, base *rest.Config) (*rest.Config
 }
 
 func (a *clientCAAuthn) Stop() error { return nil }
-
-// freePort is a port on host that nothing listens on now.
-func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("no free port on %s: %w", host, err)
-	}
-	defer l.Close() //nolint:errcheck // only its port was wanted
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -105,7 +105,7 @@ func Prepare(env *envtest.Environment, binary, dir string) (*Garden, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := FreePort("127.0.0.1")
 	if err != nil {
 		return nil, err
 	}
@@ -281,10 +281,11 @@ func writeKubeconfig(file string, c *rest.Config) error {
 	return clientcmd.WriteToFile(*kc, file)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// FreePort is a port on host that nothing listens on now.
+func FreePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("no free port on %s: %w", host, err)
 	}
 	defer l.Close() //nolint:errcheck // only its port was wanted
 	return l.Addr().(*net.TCPAddr).Port, nil
