@@ -2,9 +2,13 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +20,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -52,7 +60,8 @@ func BenchmarkConverge500(b *testing.B) {
 		plain, plainCalls, plainTokens := plainLoop(b, run)
 
 		// The provider.
-		reconcilesBefore := benchReconciles(b)
+		reconcilesBefore, requestsBefore := benchReconciles(b), apiserverRequests(b, h)
+		profiled := profileAPIServer(b, h)
 		start, before := time.Now(), openstack.ReadCounts()
 		var mrs []resource.Managed
 		for _, m := range benchMix {
@@ -68,6 +77,9 @@ func BenchmarkConverge500(b *testing.B) {
 		waitAllReady(b, h, mrs)
 		converge, created := time.Since(start), openstack.ReadCounts().Sub(before)
 		reconciles := benchReconciles(b) - reconcilesBefore
+		requests := apiserverRequests(b, h).sub(requestsBefore)
+		<-profiled
+		b.Logf("API server requests while converging, by verb and resource (the benchmark's own watch and creates included): %s", requests)
 		lastCreate := lastCreateRecorded(b, h, mrs).Sub(start)
 
 		// Steady state: several poll intervals with nothing to do.
@@ -82,6 +94,7 @@ func BenchmarkConverge500(b *testing.B) {
 		b.ReportMetric(float64(created.Tokens), "provider-converge-tokens")
 		b.ReportMetric(float64(reconciles)/float64(len(mrs)), "provider-reconciles/resource")
 		b.ReportMetric(lastCreate.Seconds(), "provider-last-create-s")
+		b.ReportMetric(requests.total()/float64(len(mrs)), "apiserver-requests/resource")
 		b.ReportMetric(float64(steady.Tokens)/polls, "provider-tokens/poll")
 		b.ReportMetric(float64(steady.Requests)/polls, "provider-calls/poll")
 		b.ReportMetric(rss, "process-rss-MB")
@@ -217,11 +230,25 @@ func kindByName(name string) kindCase {
 	panic("no kind " + name)
 }
 
+// waitAllReady waits until every one of mrs is Ready, reading them from a
+// watch of their kinds, as kubectl wait does. (Reading each object with a
+// GET every 20 ms, as it did before, sent the API server 50 requests a
+// second that competed for the same two cores as the provider measured.)
 func waitAllReady(b *testing.B, h *harness, mrs []resource.Managed) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := cache.New(h.config, cache.Options{Scheme: h.kube.Scheme()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }() //nolint:errcheck // ends with ctx
+	if !c.WaitForCacheSync(ctx) {
+		b.Fatal("the watch of the benchmark's kinds did not sync")
+	}
 	deadline := time.Now().Add(20 * time.Minute)
 	for i := 0; i < len(mrs); {
 		mg := mrs[i]
-		if err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(mg), mg); err == nil &&
+		if err := c.Get(ctx, client.ObjectKeyFromObject(mg), mg); err == nil &&
 			mg.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
 			i++ // the next; one not Ready yet is read again after a pause
 			continue
@@ -231,6 +258,99 @@ func waitAllReady(b *testing.B, h *harness, mrs []resource.Managed) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// profileAPIServer records, when COBALTCORE_BENCH_APISERVER_PROFILE names
+// a file, a CPU profile of the API server over the next 40 s into it (go
+// tool pprof reads it). The returned channel closes when it is written.
+func profileAPIServer(b *testing.B, h *harness) <-chan struct{} {
+	done := make(chan struct{})
+	file := os.Getenv("COBALTCORE_BENCH_APISERVER_PROFILE")
+	if file == "" {
+		close(done)
+		return done
+	}
+	cs, err := kubernetes.NewForConfig(h.config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() {
+		defer close(done)
+		raw, err := cs.RESTClient().Get().AbsPath("/debug/pprof/profile").Param("seconds", "40").Timeout(time.Minute).DoRaw(context.Background())
+		if err == nil {
+			err = os.WriteFile(file, raw, 0o600)
+		}
+		if err != nil {
+			b.Errorf("profiling the API server: %v", err)
+		}
+	}()
+	return done
+}
+
+// requestCounts is the API server's apiserver_request_total, summed by verb
+// and resource (with its subresource).
+type requestCounts map[string]float64
+
+// apiserverRequests reads the API server's request counters from /metrics.
+func apiserverRequests(b *testing.B, h *harness) requestCounts {
+	cs, err := kubernetes.NewForConfig(h.config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := p.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		b.Fatal(err)
+	}
+	counts := requestCounts{}
+	for _, m := range families["apiserver_request_total"].GetMetric() {
+		l := map[string]string{}
+		for _, p := range m.GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		key := l["verb"] + " " + l["resource"]
+		if l["subresource"] != "" {
+			key += "/" + l["subresource"]
+		}
+		counts[key] += m.GetCounter().GetValue()
+	}
+	return counts
+}
+
+func (c requestCounts) sub(before requestCounts) requestCounts {
+	d := requestCounts{}
+	for k, v := range c {
+		if n := v - before[k]; n > 0 {
+			d[k] = n
+		}
+	}
+	return d
+}
+
+func (c requestCounts) total() float64 {
+	var n float64
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// String lists the counts, the largest first.
+func (c requestCounts) String() string {
+	keys := slices.Collect(maps.Keys(c))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(c[b], c[a]) })
+	var s strings.Builder
+	for _, k := range keys {
+		if s.Len() > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(&s, "%.0f %s", c[k], k)
+	}
+	return s.String()
 }
 
 // benchReconciles is how many reconciles the benchmark's kinds have run in
