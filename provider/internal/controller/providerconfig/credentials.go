@@ -15,10 +15,13 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -68,22 +71,41 @@ func (g CredentialsGuard) guardFinalizer(pc string) string {
 }
 
 // Reconcile protects or releases the Secret of one ProviderConfig.
+//
+// It reads the ProviderConfig and its usages as the scheme's typed kinds,
+// so both come from the manager's cache (the usages are watched anyway):
+// it runs on every new user, and listing a ProviderConfig's usages from
+// the API server each time cost the API server and the provider work that
+// grew with the square of the users (#24 §5).
 func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	pc := &unstructured.Unstructured{}
-	pc.SetGroupVersionKind(g.Config)
+	pc, err := g.object(g.Config)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	if err := g.Kube.Get(ctx, req.NamespacedName, pc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	fin := g.guardFinalizer(pc.GetName())
-	usages := &unstructured.UnstructuredList{}
-	usages.SetGroupVersionKind(g.UsageList)
-	if err := g.Kube.List(ctx, usages, client.MatchingLabels{xpv2.LabelKeyProviderName: pc.GetName()}); err != nil {
+	l, err := g.Kube.Scheme().New(g.UsageList)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	usages, ok := l.(client.ObjectList)
+	if !ok {
+		return reconcile.Result{}, fmt.Errorf("%s is not a list", g.UsageList)
+	}
+	// Only counted: the cache's objects need not be copied.
+	if err := g.Kube.List(ctx, usages, client.MatchingLabels{xpv2.LabelKeyProviderName: pc.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 		return reconcile.Result{}, fmt.Errorf("cannot count the users of ProviderConfig %s: %w", pc.GetName(), err)
 	}
-	users := len(usages.Items)
+	users := apimeta.LenList(usages)
+	fields, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pc)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	path := g.secretRefPath()
-	ns, _, _ := unstructured.NestedString(pc.Object, append(slices.Clone(path), "namespace")...)
-	name, _, _ := unstructured.NestedString(pc.Object, append(slices.Clone(path), "name")...)
+	ns, _, _ := unstructured.NestedString(fields, append(slices.Clone(path), "namespace")...)
+	name, _, _ := unstructured.NestedString(fields, append(slices.Clone(path), "name")...)
 	current := ""
 	if name != "" {
 		current = ns + "/" + name
@@ -124,10 +146,23 @@ func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) 
 	return reconcile.Result{}, nil
 }
 
+// object is an empty object of the scheme's type for gvk.
+func (g CredentialsGuard) object(gvk schema.GroupVersionKind) (client.Object, error) {
+	o, err := g.Kube.Scheme().New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object", gvk)
+	}
+	return obj, nil
+}
+
 // mark gives the ProviderConfig finalizer fin (or takes it away) and the
 // annotation ann naming the guarded Secret (none when empty), updating it
 // only when something differs.
-func (g CredentialsGuard) mark(ctx context.Context, pc *unstructured.Unstructured, fin string, keep bool, ann, guarded string) error {
+func (g CredentialsGuard) mark(ctx context.Context, pc client.Object, fin string, keep bool, ann, guarded string) error {
 	changed := keep != meta.FinalizerExists(pc, fin)
 	if keep {
 		meta.AddFinalizer(pc, fin)
@@ -193,13 +228,14 @@ func (g CredentialsGuard) secret(ctx context.Context, key types.NamespacedName, 
 
 // SetupCredentialsGuard adds a CredentialsGuard for a ProviderConfig kind
 // that names its Secret at secretRef (nil: spec.credentials.secretRef). It
-// runs on every change of a ProviderConfig and of its usages.
+// runs on every change of a ProviderConfig but its status, and of its
+// usages (at most once per UsersCountedEvery).
 func SetupCredentialsGuard(mgr ctrl.Manager, o controller.Options, of resource.ProviderConfigKinds, config, usage client.Object, secretRef []string) error {
 	name := "credentials-guard/" + of.Config.Group
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(config).
-		Watches(usage, &resource.EnqueueRequestForProviderConfig{}).
+		For(config, builder.WithPredicates(NotOnlyStatus())).
+		Watches(usage, UsersChanged(UsersCountedEvery)).
 		Complete(ratelimiter.NewReconciler(name, CredentialsGuard{Kube: mgr.GetClient(), Config: of.Config, UsageList: of.UsageList, SecretRef: secretRef}, o.GlobalRateLimiter))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
@@ -46,8 +47,8 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(name).
 			WithOptions(o.ForControllerRuntime()).
-			For(k.config).
-			Watches(k.used, &resource.EnqueueRequestForProviderConfig{}).
+			For(k.config, builder.WithPredicates(NotOnlyStatus())).
+			Watches(k.used, UsersChanged(UsersCountedEvery)).
 			Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
 		if err != nil {
 			return err

@@ -1,0 +1,78 @@
+package providerconfig
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// UsersCountedEvery is how often, at most, a ProviderConfig's users are
+// counted again while they change (see UsersChanged).
+const UsersCountedEvery = time.Second
+
+// UsersChanged enqueues the ProviderConfig a usage names, at most once per
+// interval: every usage created or deleted within it is counted by one
+// reconcile when it ends. A ProviderConfig gains hundreds of users at once
+// when a landscape is applied, and crossplane-runtime's usage reconciler
+// writes the ProviderConfig and its status on every reconcile: enqueued
+// once per user, as crossplane-runtime's EnqueueRequestForProviderConfig
+// does, that made more than 1,000 writes to one object while 500 resources
+// converged, each a conflict waiting to happen with the others (#24 §5).
+// Users are counted at most this much later; deletion stays blocked while
+// any remain, since a ProviderConfig being deleted counts them again.
+func UsersChanged(interval time.Duration) handler.EventHandler {
+	add := func(o client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if u, ok := o.(resource.LegacyProviderConfigUsage); ok {
+			// The delaying queue keeps the earlier of two times for the
+			// same request: a burst makes one reconcile.
+			q.AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Name: u.GetProviderConfigReference().Name}}, interval)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.ObjectOld, q)
+			add(e.ObjectNew, q)
+		},
+		DeleteFunc: func(_ context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			add(e.Object, q)
+		},
+	}
+}
+
+// NotOnlyStatus passes every event but an update that changed nothing
+// but an object's status. The reconcilers of a ProviderConfig (usage
+// counting, the credentials guard, the catalog reader) each write its
+// status, and none reads another's: without it, each status write made
+// all three reconcile again, to find nothing to do at the cost of two
+// more writes by crossplane-runtime's usage reconciler, which updates the
+// ProviderConfig and its status even when neither changes.
+func NotOnlyStatus() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
+			return true
+		}
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() ||
+			!equality.Semantic.DeepEqual(o.GetDeletionTimestamp(), n.GetDeletionTimestamp()) ||
+			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
+			!equality.Semantic.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+			!equality.Semantic.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
+			!equality.Semantic.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences())
+	}}
+}

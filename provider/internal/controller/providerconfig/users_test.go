@@ -1,0 +1,81 @@
+package providerconfig
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+)
+
+func TestUsersChangedCountsABurstOnce(t *testing.T) {
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	usage := func(name, pc string) *openstackv1alpha1.ProviderConfigUsage {
+		u := &openstackv1alpha1.ProviderConfigUsage{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		u.SetProviderConfigReference(xpv2.Reference{Name: pc})
+		return u
+	}
+	const interval = 300 * time.Millisecond
+	h := UsersChanged(interval)
+	ctx := context.Background()
+	start := time.Now()
+	for _, u := range []*openstackv1alpha1.ProviderConfigUsage{usage("u1", "cloud-a"), usage("u2", "cloud-a"), usage("u3", "cloud-b")} {
+		h.Create(ctx, event.CreateEvent{Object: u}, q)
+	}
+	h.Delete(ctx, event.DeleteEvent{Object: usage("u4", "cloud-a")}, q)
+	if n := q.Len(); n != 0 {
+		t.Fatalf("%d reconciles queued at once, want none before the interval", n)
+	}
+	got := map[string]int{}
+	for range 2 {
+		req, _ := q.Get()
+		got[req.Name]++
+		q.Done(req)
+	}
+	if waited := time.Since(start); waited < interval {
+		t.Errorf("a ProviderConfig was reconciled %s after its users changed, want at least %s", waited, interval)
+	}
+	if got["cloud-a"] != 1 || got["cloud-b"] != 1 {
+		t.Errorf("reconciles: %v, want one for each ProviderConfig", got)
+	}
+	time.Sleep(interval)
+	if n := q.Len(); n != 0 {
+		t.Errorf("%d more reconciles queued after the burst, want none", n)
+	}
+}
+
+func TestNotOnlyStatus(t *testing.T) {
+	pc := func(mutate func(*openstackv1alpha1.ProviderConfig)) *openstackv1alpha1.ProviderConfig {
+		p := &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "cloud-a", Generation: 1, ResourceVersion: "1",
+			Finalizers: []string{"in-use.crossplane.io"}}}
+		mutate(p)
+		return p
+	}
+	now := metav1.Now()
+	cases := map[string]struct {
+		mutate func(*openstackv1alpha1.ProviderConfig)
+		want   bool
+	}{
+		"status only": {func(p *openstackv1alpha1.ProviderConfig) { p.ResourceVersion = "2"; p.Status.Users = 7 }, false},
+		"spec":        {func(p *openstackv1alpha1.ProviderConfig) { p.Generation = 2; p.Spec.Region = "RegionTwo" }, true},
+		"deleted":     {func(p *openstackv1alpha1.ProviderConfig) { p.DeletionTimestamp = &now }, true},
+		"finalizers":  {func(p *openstackv1alpha1.ProviderConfig) { p.Finalizers = nil }, true},
+		"annotations": {func(p *openstackv1alpha1.ProviderConfig) { p.Annotations = map[string]string{"a": "b"} }, true},
+		"labels":      {func(p *openstackv1alpha1.ProviderConfig) { p.Labels = map[string]string{"a": "b"} }, true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			old := pc(func(*openstackv1alpha1.ProviderConfig) {})
+			if got := NotOnlyStatus().Update(event.UpdateEvent{ObjectOld: old, ObjectNew: pc(c.mutate)}); got != c.want {
+				t.Errorf("passed: %v, want %v", got, c.want)
+			}
+		})
+	}
+}
