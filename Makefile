@@ -7,7 +7,7 @@ export GOTOOLCHAIN := local
 
 # Where the pinned real binaries live (built by `make tools`, cached outside
 # the repository by version): KUBEBUILDER_ASSETS, CROSSPLANE, CROSSPLANE_CORE…
-TOOLS_ENV := $(shell cluster/tools/build.sh --env)
+TOOLS_ENV := $(shell tools/upstream/build.sh --env)
 $(foreach v,$(TOOLS_ENV),$(eval export $(v)))
 
 GO_PACKAGES := ./...
@@ -53,7 +53,7 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# need those methods.
 	$(foreach g,$(PROVIDER_API_GROUPS),go tool angryjet generate-methodsets ./apis/$(g)/... &&) true
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/consumer/... output:crd:dir=$(GENERATED_CRDS)
-	go run ./internal/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds
+	go run ./tools/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds
 	rm -rf $(GENERATED_CRDS)
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/input/... output:crd:dir=package/input
 	@# The provider's managed resources and ProviderConfigs. (apis/controlplane
@@ -71,7 +71,7 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# Gardener serves Shoots from an aggregated API, not a CRD. A CRD derived
 	@# from the pinned Go types lets render output be validated offline
 	@# (crossplane resource validate); the demo and the tests serve Shoots
-	@# from the real gardener-apiserver (internal/localgarden).
+	@# from the real gardener-apiserver (local/garden).
 	go tool controller-gen crd:crdVersions=v1,allowDangerousTypes=true paths=github.com/gardener/gardener/pkg/apis/core/v1beta1 output:crd:dir=$(GARDENER_CRDS)
 	mkdir -p cluster/crds/gardener && cp $(GARDENER_CRDS)/core.gardener.cloud_shoots.yaml $(GARDENER_CRDS)/core.gardener.cloud_cloudprofiles.yaml cluster/crds/gardener/
 	@# Gardener marks CloudProfile cluster-scoped with +genclient:nonNamespaced,
@@ -114,24 +114,25 @@ check-generate: generate ## Fail when generated files differ from the committed 
 	  git status --porcelain -- $(GENERATED_PATHS); git --no-pager diff --stat -- $(GENERATED_PATHS); exit 1; fi
 
 .PHONY: build
-build: ## Build every binary into bin/ (functions, the provider, internal tools).
-	go build -o bin/ ./functions/... ./internal/cmd/...
+build: ## Build every binary into bin/ (functions, the provider, the agents, the local landscape's and the build tooling's commands).
+	go build -o bin/ ./functions/... ./local/cmd/... ./tools/cmd/...
 	@# With librados' headers the provider gets its Ceph support.
 	go build $(if $(wildcard /usr/include/rados/librados.h),-tags $(CEPH_TAGS)) -o bin/ ./provider/cmd/...
 	@# The agents: the OVS agent always; the libvirt and Ceph ones with their headers.
 	cd agents && go build -tags '$(AGENT_TAGS)' -o ../bin/ ./cmd/...
 
 .PHONY: lint
-lint: ## gofmt, go vet and the shell scripts' syntax.
+lint: ## gofmt, go vet, the shell scripts' syntax, and the layout checks (no shipped binary links local/, tools/ or test/; every documentation link resolves; README ≤ 200 lines).
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
 	go vet -tags $(CEPH_TAGS) ./provider/...
 	cd agents && go vet ./... && go vet -tags '$(AGENT_TAGS)' ./...
 	@for f in $$(git ls-files '*.sh' .ci/run); do bash -n "$$f"; done
+	go test -count=1 ./test/layout/
 
 .PHONY: tools
 tools: ## Build the pinned crossplane CLI, Crossplane core, kube-apiserver, etcd, kubectl and gardener-apiserver (cached by version).
-	cluster/tools/build.sh all
+	tools/upstream/build.sh all
 
 ##@ Test
 
@@ -165,55 +166,55 @@ bench-agents: tools ceph-up agents-deps ## The agents' benchmarks: one introspec
 
 .PHONY: openstack-up
 openstack-up: ## Install its Debian packages (as root, once) and start it, unless it already runs. Left running; stop with openstack-down.
-	cluster/local/openstack/install.sh
+	local/openstack/install.sh
 	@ca=$${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}/tls/ca.crt; \
 	if curl -sf --cacert $$ca https://127.0.0.1:5000/v3 >/dev/null 2>&1 && timeout 5 bash -c '</dev/tcp/127.0.0.1/6643' 2>/dev/null; then echo "local OpenStack: already running"; \
 	elif curl -sfk https://127.0.0.1:5000/v3 >/dev/null 2>&1 || curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: an earlier one runs without TLS everywhere (plain HTTP, or OVN without ssl:); restarting it"; \
-	  cluster/local/openstack/stop.sh && cluster/local/openstack/start.sh; \
-	else cluster/local/openstack/start.sh; fi
+	  local/openstack/stop.sh && local/openstack/start.sh; \
+	else local/openstack/start.sh; fi
 
 .PHONY: ceph-up
 ceph-up: ## Install the local Ceph's Debian packages and librados-dev (as root, once) and start it (1 mon, 1 mgr, 1 memstore OSD), unless it runs.
-	cluster/local/ceph/install.sh
+	local/ceph/install.sh
 	@if timeout 10 ceph -c $${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf status >/dev/null 2>&1; then echo "local Ceph: already running"; \
-	  else cluster/local/ceph/start.sh; fi
+	  else local/ceph/start.sh; fi
 
 .PHONY: agents-deps
 agents-deps: ## Install what the agents build and test with (as root, once): libvirtd and libvirt-dev, Open vSwitch's ovsdb-server, librados-dev.
-	cluster/local/agents/install.sh
+	local/agents/install.sh
 
 .PHONY: demo-deps
 demo-deps: ## Install the local OCI registry the demo pushes the packages to (Debian's docker-registry) and what its node runs on (containerd, runc, CNI plugins, iptables, conntrack); as root, once.
-	cluster/local/registry/install.sh
-	cluster/local/node/install.sh
+	local/registry/install.sh
+	local/node/install.sh
 
 .PHONY: ceph-down
 ceph-down: ## Stop the local Ceph (by the PIDs its daemons wrote; its data is in memory and goes).
-	cluster/local/ceph/stop.sh
+	local/ceph/stop.sh
 
 .PHONY: openstack-down
 openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
-	cluster/local/openstack/stop.sh
+	local/openstack/stop.sh
 
 ##@ Run
 
 .PHONY: xpkg
 xpkg: tools agents-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
-	cluster/package/build.sh $(VERSION)
+	tools/packaging/build.sh $(VERSION)
 
 .PHONY: demo
 demo: tools xpkg demo-deps openstack-up ceph-up ## The main job: a local management plane on real Crossplane core (the packages of make xpkg pushed to a local registry; core installs the Configuration and resolves its dependencies; core's Deployment runtime runs each package as a pod on a real local node (kubelet, containerd), pulled from the registry; Gardener, operator and metal stand-ins; the local OpenStack and Ceph) applying the examples/ GitOps tree until every claim is Ready, then showing what exists. Left running; stop with demo-down.
-	cluster/demo/up.sh
+	local/demo/up.sh
 
 .PHONY: demo-down
 demo-down: ## Stop everything make demo started, by PID.
-	cluster/demo/down.sh
+	local/demo/down.sh
 
 .PHONY: e2e
-e2e: tools xpkg demo-deps openstack-up ceph-up ## Start the local management plane, drive it headless (cluster/demo/e2e.sh), stop it.
-	cluster/demo/down.sh >/dev/null
-	rc=0; cluster/demo/up.sh && cluster/demo/e2e.sh || rc=$$?; cluster/demo/down.sh; exit $$rc
+e2e: tools xpkg demo-deps openstack-up ceph-up ## Start the local management plane, drive it headless (test/e2e/e2e.sh), stop it.
+	local/demo/down.sh >/dev/null
+	rc=0; local/demo/up.sh && test/e2e/e2e.sh || rc=$$?; local/demo/down.sh; exit $$rc
 
 .PHONY: render
 render: tools ## Render every example claim through the functions with the real CLI and validate the output offline.
-	go run ./internal/cmd/render --examples examples --out _output/render
+	go run ./tools/cmd/render --examples examples --out _output/render

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 func TestMain(m *testing.M) {

@@ -18,7 +18,7 @@ import (
 //go:embed manifests/*.yaml
 var manifests embed.FS
 
-// Version is the release the functions were built as (cluster/package/build.sh
+// Version is the release the functions were built as (tools/packaging/build.sh
 // sets it with -ldflags -X); the agents' images are tagged with it.
 var Version = "v0.1.0-dev"
 

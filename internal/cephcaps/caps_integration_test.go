@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// cephRun is where cluster/local/ceph/start.sh keeps the local Ceph.
+// cephRun is where local/ceph/start.sh keeps the local Ceph.
 func cephRun() string {
 	if d := os.Getenv("COBALTCORE_CEPH_RUN"); d != "" {
 		return d

@@ -23,7 +23,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
 )
 
-// cephRun is where cluster/local/ceph/start.sh keeps the local Ceph.
+// cephRun is where local/ceph/start.sh keeps the local Ceph.
 func cephRun() string {
 	if d := os.Getenv("COBALTCORE_CEPH_RUN"); d != "" {
 		return d
@@ -48,7 +48,7 @@ func cephProviderConfig(t testing.TB, h *harness) string {
 		_, err = cephCLI("status")
 	}
 	if err != nil {
-		msg := fmt.Sprintf("needs the local Ceph (%v): run `make ceph-up` (cluster/local/ceph/install.sh as root, then start.sh)", err)
+		msg := fmt.Sprintf("needs the local Ceph (%v): run `make ceph-up` (local/ceph/install.sh as root, then start.sh)", err)
 		if os.Getenv("REQUIRE_INTEGRATION") != "" {
 			t.Fatal(msg)
 		}

@@ -1,6 +1,6 @@
 // Package integration drives the provider's controllers, in a real
 // kube-apiserver, against the real local OpenStack (Keystone, Nova, Cinder,
-// Neutron) that cluster/local/openstack/start.sh runs.
+// Neutron) that local/openstack/start.sh runs.
 package integration
 
 import (
@@ -30,7 +30,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
@@ -40,16 +39,17 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 // The API server serves Gardener's API from the real gardener-apiserver,
-// with the garden's objects a landscape has (cluster/garden).
+// with the garden's objects a landscape has (local/garden).
 func TestMain(m *testing.M) {
-	garden := []string{"../../cluster/garden/project.yaml", "../../cluster/garden/cloudprofile.yaml", "../../cluster/garden/controllerregistrations.yaml", "../../cluster/garden/seeds.yaml"}
+	garden := []string{"../../local/garden/project.yaml", "../../local/garden/cloudprofile.yaml", "../../local/garden/controllerregistrations.yaml", "../../local/garden/seeds.yaml"}
 	os.Exit(kubetest.MainWithGarden(m, garden, "../package/crds"))
 }
 
-// The local OpenStack's admin credential (cluster/local/openstack/start.sh).
+// The local OpenStack's admin credential (local/openstack/start.sh).
 const (
 	keystoneURL = "https://127.0.0.1:5000/v3"
 	cloudsYAML  = `clouds:
@@ -118,7 +118,7 @@ func withOpenStack(t testing.TB) *harness {
 	t.Helper()
 	h := start(t)
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:5000", time.Second); err != nil {
-		msg := "needs the local OpenStack on 127.0.0.1: run cluster/local/openstack/install.sh (as root), then cluster/local/openstack/start.sh"
+		msg := "needs the local OpenStack on 127.0.0.1: run local/openstack/install.sh (as root), then local/openstack/start.sh"
 		if os.Getenv("REQUIRE_INTEGRATION") != "" {
 			t.Fatal(msg)
 		}
@@ -218,7 +218,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 }
 
 // openstackCA is the CA of the local OpenStack's HTTPS endpoints
-// (cluster/local/openstack/start.sh writes it to $COBALTCORE_OPENSTACK_RUN/tls).
+// (local/openstack/start.sh writes it to $COBALTCORE_OPENSTACK_RUN/tls).
 var openstackCA = func() []byte {
 	run := os.Getenv("COBALTCORE_OPENSTACK_RUN")
 	if run == "" {

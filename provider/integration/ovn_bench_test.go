@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/ovntest"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/nbdb"
+	"github.com/c5c3/consumer-plane/test/ovntest"
 )
 
 // BenchmarkConvergeOVN200 declares 200 OVN rows (100 logical switches, 50

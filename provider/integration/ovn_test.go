@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/ovntest"
+	"github.com/c5c3/consumer-plane/test/ovntest"
 )
 
 // withOVN starts OVN (one Northbound server, or a 3-member Raft cluster)

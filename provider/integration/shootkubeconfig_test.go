@@ -24,8 +24,8 @@ import (
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/gardener"
-	"github.com/c5c3/consumer-plane/internal/gardenerstandin"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/local/gardenerstandin"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 // TestIntegrationShootKubeconfig: the provider requests an admin kubeconfig

@@ -21,7 +21,7 @@ import (
 	ovsv1alpha1 "github.com/c5c3/consumer-plane/agents/apis/ovs/v1alpha1"
 	storagev1alpha1 "github.com/c5c3/consumer-plane/agents/apis/storage/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 func TestMain(m *testing.M) {

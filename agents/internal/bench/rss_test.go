@@ -28,7 +28,7 @@ import (
 	storagev1alpha1 "github.com/c5c3/consumer-plane/agents/apis/storage/v1alpha1"
 	"github.com/c5c3/consumer-plane/agents/internal/ovstest"
 	"github.com/c5c3/consumer-plane/agents/internal/virttest"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 func TestMain(m *testing.M) {

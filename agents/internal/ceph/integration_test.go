@@ -23,7 +23,7 @@ import (
 	storagev1alpha1 "github.com/c5c3/consumer-plane/agents/apis/storage/v1alpha1"
 	"github.com/c5c3/consumer-plane/agents/internal/ceph"
 	"github.com/c5c3/consumer-plane/internal/cephcaps"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 func TestMain(m *testing.M) {
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 	os.Exit(kubetest.Main(m, "../../../cluster/crds/agents"))
 }
 
-// cephConf is the local Ceph of `make ceph-up` (cluster/local/ceph).
+// cephConf is the local Ceph of `make ceph-up` (local/ceph).
 func cephConf(t *testing.T) string {
 	dir := os.Getenv("COBALTCORE_CEPH_RUN")
 	if dir == "" {

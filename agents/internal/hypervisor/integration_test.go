@@ -20,7 +20,7 @@ import (
 	"github.com/c5c3/consumer-plane/agents/internal/hypervisor"
 	"github.com/c5c3/consumer-plane/agents/internal/virt"
 	"github.com/c5c3/consumer-plane/agents/internal/virttest"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 func TestMain(m *testing.M) {

@@ -21,8 +21,8 @@ import (
 	"github.com/c5c3/consumer-plane/agents/internal/agent"
 	"github.com/c5c3/consumer-plane/agents/internal/ovs"
 	"github.com/c5c3/consumer-plane/agents/internal/ovstest"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
 	"github.com/c5c3/consumer-plane/internal/securemetrics"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 func TestMain(m *testing.M) {

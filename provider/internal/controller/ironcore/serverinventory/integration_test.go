@@ -26,9 +26,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/kubetest"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 // One API server plays both parts: the management cluster the provider

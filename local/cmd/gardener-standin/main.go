@@ -1,0 +1,139 @@
+// Command gardener-standin does, on a local management plane whose
+// Gardener API is the real gardener-apiserver (local/garden),
+// gardenlet's part for the pool functions' Shoots — and nothing more:
+//
+//   - every Shoot gets a cluster of its own: a local kube-apiserver (on one
+//     etcd shared by all Shoots) with the CRDs of -shoot-crds and the
+//     namespaces of -shoot-namespaces, which the landscape's Shoots would
+//     have, trusting a client CA of its own;
+//   - once that cluster serves, and not before -delay, it publishes in the
+//     garden what gardenlet does (the cluster's CA, its client CA, its
+//     advertised address) and reports the Shoot created and healthy, so the
+//     real shoots/adminkubeconfig subresource issues kubeconfigs for it;
+//   - each cluster's admin kubeconfig is written to -shoot-clusters as
+//     <namespace>.<shoot>.kubeconfig, for the stand-in of the operators
+//     inside Shoots (cmd/operator-standin);
+//   - a deleted Shoot's cluster is stopped (what it published goes with the
+//     Shoot, by owner reference).
+//
+// What it does not simulate: machines, ServerClaims, the worker pools'
+// nodes (a Shoot's cluster has none, so nothing scheduled there runs),
+// reconciliation of changes, hibernation or deletion flows.
+//
+// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds DIR]... [-shoot-namespaces a,b]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/c5c3/consumer-plane/local/garden"
+	"github.com/c5c3/consumer-plane/local/gardenerstandin"
+)
+
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	// Its own flag set: controller-runtime (through envtest) registers
+	// -kubeconfig on the global one.
+	flag := flag.NewFlagSet("gardener-standin", flag.ExitOnError)
+	kubeconfig := flag.String("kubeconfig", "", "the garden cluster, whose Gardener API holds the Shoots")
+	dir := flag.String("shoot-clusters", "", "directory the Shoot clusters' admin kubeconfigs are written to, as <namespace>.<shoot>.kubeconfig")
+	var crds list
+	flag.Var(&crds, "shoot-crds", "a directory of CRDs every Shoot cluster has (repeatable)")
+	namespaces := flag.String("shoot-namespaces", "", "comma-separated namespaces every Shoot cluster has")
+	address := flag.String("shoot-address", "", "the address the Shoots' kube-apiservers listen on and advertise (default 127.0.0.1; a local node's address to reach them from its pods)")
+	delay := flag.Duration("delay", 3*time.Second, "the least time a new Shoot takes to become ready")
+	_ = flag.Parse(os.Args[1:]) //nolint:errcheck // ExitOnError
+	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "gardener-standin: -shoot-clusters and KUBEBUILDER_ASSETS (kube-apiserver, etcd; see tools/upstream/build.sh --env) are required")
+		os.Exit(2)
+	}
+	var ns []string
+	if *namespaces != "" {
+		ns = strings.Split(*namespaces, ",")
+	}
+	if err := run(*kubeconfig, *dir, *address, crds, ns, *delay); err != nil {
+		fmt.Fprintln(os.Stderr, "gardener-standin:", err)
+		os.Exit(1)
+	}
+}
+
+func run(kubeconfig, dir, address string, crds, namespaces []string, delay time.Duration) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	clusters, err := gardenerstandin.NewClusters(dir, crds, namespaces)
+	if err != nil {
+		return err
+	}
+	defer clusters.Stop()
+	clusters.Address = address
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	fmt.Println("gardenlet stand-in watching the Shoots of", cfg.Host)
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		if err := reconcile(ctx, dyn, clusters, delay); err != nil {
+			fmt.Fprintln(os.Stderr, "gardener-standin:", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// reconcile starts the cluster of every Shoot not being deleted, publishes
+// every Shoot older than delay whose cluster serves and is not published
+// yet, and stops the clusters of Shoots that are gone.
+func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenerstandin.Clusters, delay time.Duration) error {
+	l, err := dyn.Resource(garden.GVRShoots).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("cannot list Shoots: %w", err)
+	}
+	keep := map[string]bool{}
+	for i := range l.Items {
+		s := &l.Items[i]
+		if s.GetDeletionTimestamp() != nil {
+			continue
+		}
+		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
+		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
+		}
+		if !serves || gardenerstandin.Published(s, c) || time.Since(s.GetCreationTimestamp().Time) < delay {
+			continue
+		}
+		if err := gardenerstandin.Publish(ctx, dyn, s, c); err != nil {
+			fmt.Fprintf(os.Stderr, "gardener-standin: %v\n", err)
+			continue
+		}
+		fmt.Printf("Shoot %s/%s ready at %s\n", s.GetNamespace(), s.GetName(), c.Server)
+	}
+	for _, k := range clusters.Keep(keep) {
+		fmt.Printf("Shoot %s deleted: its cluster is stopped\n", k)
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/c5c3/consumer-plane/internal/cephcaps"
+)
+
+// The node agents run as containers, one node's worth per Shoot cluster:
+// the demo's Shoot clusters have no nodes, so the DaemonSets the pool
+// functions place there schedule nothing. For a DaemonSet of the agents'
+// bundle (cluster/agents) the stand-in does what a kubelet on one node would:
+// containerd (the local node's, -containerd) pulls the image the DaemonSet
+// names, through the node's registry configuration (-containerd-hosts: a
+// landscape's nodes mirror xpkg.c5c3.io to its registry), and runs it as the
+// image's user in the node's network, with the cluster's kubeconfig mounted
+// and the pod's environment; and, for the hypervisor agent, what the
+// hypervisor operator does first: create the node's Hypervisor. The
+// hypervisor agent reads libvirt's test driver (-libvirt-uri); the storage
+// agent reads the local Ceph. What it does not simulate: more than one node,
+// the HA and OVS agents (no libvirtd or Open vSwitch per node), or the rest
+// of the DaemonSet's pod spec (probes, limits, restarts with back-off).
+
+// containerdNamespace holds the agents' images and containers, apart from
+// the local node's pods (k8s.io).
+const containerdNamespace = "shoot-nodes"
+
+// agentUID is the user the agents' images run as (tools/packaging/build.sh);
+// it must read the mounted kubeconfig.
+const agentUID = 65532
+
+var hypervisors = schema.GroupVersionResource{Group: "kvm.cloud.sap", Version: "v1", Resource: "hypervisors"}
+
+// nodeAgent is a DaemonSet of the bundle the stand-in runs.
+type nodeAgent struct {
+	namespace, daemonSet string
+	args                 func(s *standin, node string) []string
+	// env is what the DaemonSet's pod reads from the cluster (nil: nothing);
+	// errNotYet while it does not exist, as a kubelet holds a pod whose
+	// Secret is missing.
+	env func(ctx context.Context, s *standin, c *cluster) ([]string, error)
+}
+
+// errNotYet: what an agent's pod needs is not in its cluster yet.
+var errNotYet = errors.New("not yet")
+
+var nodeAgents = []nodeAgent{
+	{namespace: "c5c3-agents", daemonSet: "hypervisor-agent", args: func(s *standin, _ string) []string {
+		return []string{"-libvirt-uri", s.libvirtURI, "-resync", "30s"}
+	}},
+	// As the DaemonSet runs it: Rook's monitor endpoints and the key of the
+	// read-only user the storage function composes (a CephClient, which the
+	// stand-in creates in the local Ceph as Rook would, cephClients).
+	{namespace: "rook-ceph", daemonSet: "storage-agent", args: func(s *standin, _ string) []string {
+		return []string{"-ceph-conf=", "-ceph-user", cephcaps.StorageAgentUser, "-leader-election-namespace", "rook-ceph", "-interval", "15s"}
+	}, env: func(ctx context.Context, s *standin, c *cluster) ([]string, error) {
+		sec, err := c.kube.CoreV1().Secrets("rook-ceph").Get(ctx, rookClientSecret(cephcaps.StorageAgentUser), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, errNotYet
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []string{"CEPH_MON_ENDPOINTS=" + s.cephMon, "CEPH_KEY=" + string(sec.Data[cephcaps.StorageAgentUser])}, nil
+	}},
+}
+
+// agents starts the agents whose DaemonSet exists in the cluster, once.
+// A process that ended is started again at the next sweep.
+func (s *standin) agents(ctx context.Context, c *cluster) error {
+	node := c.name + "-node-0"
+	// The Shoot of a pool is named after it (cluster is namespace.shoot).
+	_, pool, _ := strings.Cut(c.name, ".")
+	if _, err := c.kube.AppsV1().DaemonSets("c5c3-agents").Get(ctx, "ovs-agent", metav1.GetOptions{}); err == nil {
+		if err := s.registerChassis(ctx, c.name, pool, node); err != nil {
+			return err
+		}
+	} else if !apierrors.IsNotFound(err) {
+		return err
+	}
+	if s.containerd == "" {
+		return nil
+	}
+	for _, a := range nodeAgents {
+		key := c.name + "/" + a.daemonSet
+		if p, ok := s.procs[key]; ok && p.ProcessState == nil {
+			continue // running
+		}
+		ds, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if a.daemonSet == "hypervisor-agent" {
+			if err := createHypervisor(ctx, c, node); err != nil {
+				return err
+			}
+		}
+		var env []string
+		if a.env != nil {
+			if env, err = a.env(ctx, s, c); errors.Is(err, errNotYet) {
+				continue
+			} else if err != nil {
+				return err
+			}
+		}
+		if len(ds.Spec.Template.Spec.Containers) == 0 {
+			return fmt.Errorf("DaemonSet %s/%s of cluster %s has no container", a.namespace, a.daemonSet, c.name)
+		}
+		if err := s.start(ctx, key, c, a, node, ds.Spec.Template.Spec.Containers[0].Image, env); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createHypervisor creates the node's Hypervisor with the spec the
+// hypervisor operator gives a new node; its agent fills the status.
+func createHypervisor(ctx context.Context, c *cluster, node string) error {
+	h := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kvm.cloud.sap/v1", "kind": "Hypervisor",
+		"metadata": map[string]any{"name": node},
+		"spec": map[string]any{
+			"aggregates": []any{}, "allowedProjects": []any{}, "customTraits": []any{},
+			"createCertManagerCertificate": false, "evacuateOnReboot": true, "highAvailability": true,
+			"installCertificate": false, "lifecycleEnabled": true, "reboot": false, "skipTests": true,
+		},
+	}}
+	_, err := c.dyn.Resource(hypervisors).Create(ctx, h, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// start runs an agent's image for node against the cluster, as a
+// container of the local node's containerd, logging to -agent-logs. The
+// ctr client stays attached and passes signals on: the container ends with
+// the stand-in (parent-death signal) and when its cluster goes (stopAgents).
+func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node, image string, env []string) error {
+	if err := s.pull(ctx, image); err != nil {
+		return err
+	}
+	id := strings.NewReplacer("/", "_").Replace(key)
+	// A container of an earlier run of this agent (it ended, or the
+	// stand-in was killed): gone before the new one.
+	_ = s.ctr(ctx, "tasks", "kill", "-s", "SIGKILL", id) //nolint:errcheck // there may be none
+	_ = s.ctr(ctx, "containers", "delete", id)           //nolint:errcheck // there may be none
+	files := filepath.Join(s.agentLogs, id)
+	if err := os.MkdirAll(files, 0o755); err != nil {
+		return err
+	}
+	// What the pod would mount and read: the cluster's kubeconfig, readable
+	// by the image's user, and the environment, in a file (not on ctr's
+	// command line, where every process could read a key).
+	kc, err := os.ReadFile(c.file)
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(files, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o400); err != nil {
+		return err
+	}
+	if err := os.Chown(kubeconfig, agentUID, agentUID); err != nil {
+		return err
+	}
+	envFile := filepath.Join(files, "env")
+	podEnv := append([]string{"KUBECONFIG=/var/run/shoot/kubeconfig", "POD_NAMESPACE=" + a.namespace}, env...)
+	if err := os.WriteFile(envFile, []byte(strings.Join(podEnv, "\n")+"\n"), 0o600); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(filepath.Join(s.agentLogs, c.name+"."+a.daemonSet+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	args := append([]string{"--address", s.containerd, "-n", containerdNamespace, "run", "--rm", "--net-host",
+		"--env-file", envFile, "--mount", "type=bind,src=" + kubeconfig + ",dst=/var/run/shoot/kubeconfig,options=rbind:ro",
+		image, id,
+		// The image's entrypoint (tools/packaging/build.sh) and the pod's arguments.
+		"/" + a.daemonSet, "-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, node)...)
+	cmd := exec.CommandContext(ctx, "ctr", args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start %s for node %s: %w", a.daemonSet, node, err)
+	}
+	s.procs[key] = cmd
+	go func() { _ = cmd.Wait() }() //nolint:errcheck // the exit shows in its log; the next sweep starts it again.
+	fmt.Printf("operator-standin: cluster %s: runs %s (%s) for node %s\n", c.name, a.daemonSet, image, node)
+	return nil
+}
+
+// pull has containerd pull image once, as a kubelet with pull policy
+// IfNotPresent would.
+func (s *standin) pull(ctx context.Context, image string) error {
+	if s.pulled[image] {
+		return nil
+	}
+	if err := s.ctr(ctx, "images", "pull", "--hosts-dir", s.containerdHosts, image); err != nil {
+		return fmt.Errorf("cannot pull the node agent's image %s: %w", image, err)
+	}
+	s.pulled[image] = true
+	return nil
+}
+
+// ctr runs a ctr command against the node's containerd.
+func (s *standin) ctr(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, "ctr", append([]string{"--address", s.containerd, "-n", containerdNamespace}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// stopAgents ends the agents of clusters that are gone.
+func (s *standin) stopAgents(gone func(cluster string) bool) {
+	for key, p := range s.procs {
+		if gone(filepath.Dir(key)) {
+			_ = p.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have ended already.
+			delete(s.procs, key)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Stops everything local/demo/up.sh started, by the PIDs it recorded, and
+# waits until each process is gone.
+#
+# The local OpenStack and Ceph outlive the demo (make openstack-down
+# ceph-down stops them), so first the tenants' clouds are deleted through
+# the product, while it still runs: their projects, aggregates, volume
+# types, OVN HA chassis groups, Ceph pools and clients leave the real services (bounded: 180s; what
+# is left then is named).
+set -uo pipefail
+# One compound command: bash reads all of it before running any, so editing
+# this file while it runs cannot derail it.
+{
+cd "$(dirname "$0")/../.."
+RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
+shopt -s nullglob
+pids=("$RUN"/*.pid)
+[ ${#pids[@]} -eq 0 ] && { echo "no demo runs in $RUN"; exit 0; }
+if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
+  eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
+  export KUBECONFIG=$RUN/kubeconfig
+  mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,users.keystone.provider.c5c3.io,roleassignments.keystone.provider.c5c3.io,applicationcredentials.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,hachassisgroups.ovn.provider.c5c3.io -o name 2>/dev/null; }
+  # Not "kubectl get | grep -q": under pipefail, grep leaving after the
+  # first line made kubectl die of SIGPIPE now and then, and the clouds were
+  # left in the local services.
+  if [ -n "$("$KUBECTL" get openstackclusters -A -o name 2>/dev/null)" ]; then
+    echo "deleting the tenants' clouds (their objects in the local OpenStack and Ceph go with them)"
+    "$KUBECTL" delete openstackclusters --all -A --wait=false >/dev/null 2>&1
+    for _ in $(seq 90); do [ -z "$(mrs)" ] && break; sleep 2; done
+    left=$(mrs | tr '\n' ' ')
+    [ -n "$left" ] && echo "left in the local services (not deleted within 180s): $left"
+  fi
+fi
+# The local node: its pods (the packages) first, while the API server
+# still answers kubelet.
+eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
+NODE_DIR=$RUN/node local/node/stop.sh
+# The Shoots' kube-apiservers and etcd are the Gardener stand-in's
+# children, the node agents the operator stand-in's; each stops its own on
+# SIGTERM. Noted first, so that none outlives a parent that has to be killed.
+children=""
+for s in gardener-standin operator-standin; do
+  [ -f "$RUN/$s.pid" ] && children="$children $(pgrep -P "$(cat "$RUN/$s.pid")" | tr '\n' ' ')"
+done
+# The API server last, so the controllers stop against a live one.
+for f in "${pids[@]}"; do [ "$(basename "$f")" = apiserver.pid ] || kill "$(cat "$f")" 2>/dev/null; done
+for f in "${pids[@]}"; do
+  [ "$(basename "$f")" = apiserver.pid ] && continue
+  for _ in $(seq 60); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.5; done
+  kill -9 "$(cat "$f")" 2>/dev/null
+  rm -f "$f"
+done
+for p in $children; do
+  for _ in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
+  kill -9 "$p" 2>/dev/null
+done
+# The OVN chassis the operator stand-in registered for its nodes: it
+# removes them on SIGTERM; this catches those of a stand-in that was killed.
+if command -v ovn-sbctl >/dev/null; then
+  sb() { timeout 20 ovn-sbctl --db=tcp:127.0.0.1:6642 --timeout=10 "$@" 2>/dev/null; }
+  for ch in $(sb --bare --columns=name list chassis | grep -- '-node-0$'); do sb --if-exists chassis-del "$ch"; done
+fi
+if [ -f "$RUN/apiserver.pid" ]; then
+  kill "$(cat "$RUN/apiserver.pid")" 2>/dev/null
+  for _ in $(seq 60); do kill -0 "$(cat "$RUN/apiserver.pid")" 2>/dev/null || break; sleep 0.5; done
+  rm -f "$RUN/apiserver.pid"
+fi
+echo "demo stopped"
+exit
+}

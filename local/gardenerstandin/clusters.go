@@ -1,0 +1,281 @@
+package gardenerstandin
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/c5c3/consumer-plane/local/garden"
+)
+
+// Clusters gives every Shoot a cluster of its own: a kube-apiserver (from
+// KUBEBUILDER_ASSETS, started the way envtest starts it) on one etcd shared
+// by all of them, each under its own key prefix. A Shoot's cluster comes
+// with what the landscape installs in every Shoot (CRDs and namespaces of
+// the operators that run there); it has no nodes, so nothing in it ever
+// runs — see cmd/operator-standin for who reports the operators' state.
+type Clusters struct {
+	// Address is where the Shoots' kube-apiservers listen and what they
+	// advertise; empty is 127.0.0.1. On a plane with a node, its address:
+	// pods on the node's bridge (provider-kubernetes) reach the Shoots there.
+	Address string
+
+	dir        string
+	crds       []string
+	namespaces []string
+	etcd       *envtest.Etcd
+	// Starting a kube-apiserver takes seconds of CPU: start few at once.
+	starting chan struct{}
+
+	mu      sync.Mutex
+	running map[string]*shootCluster
+}
+
+type shootCluster struct {
+	plane *envtest.ControlPlane
+	info  Cluster
+	done  bool
+	err   error
+}
+
+// A Cluster is what gardenlet publishes of a Shoot's cluster, and its admin
+// kubeconfig for the stand-ins of what runs inside it.
+type Cluster struct {
+	// Server is the kube-apiserver's URL (the Shoot's advertised address).
+	Server string
+	// ServingCA is the CA of the kube-apiserver's serving certificate
+	// (Gardener's <shoot>.ca-cluster).
+	ServingCA []byte
+	// ClientCA is the CA the kube-apiserver trusts for client certificates
+	// (Gardener's <shoot>.ca-client), with which shoots/adminkubeconfig
+	// issues kubeconfigs.
+	ClientCA *garden.CA
+	// Kubeconfig is an admin kubeconfig issued by the stand-in.
+	Kubeconfig []byte
+	// UID is the Shoot's the cluster was started for.
+	UID string
+}
+
+// NewClusters starts the shared etcd. Each Shoot cluster's admin kubeconfig
+// is also written to dir as <namespace>.<shoot>.kubeconfig, for the
+// stand-ins of what runs inside Shoots. crds are directories of CRDs and
+// namespaces the names of namespaces every Shoot cluster gets.
+func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
+	etcd := &envtest.Etcd{}
+	if err := etcd.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start the Shoot clusters' etcd: %w", err)
+	}
+	return &Clusters{dir: dir, crds: crds, namespaces: namespaces, etcd: etcd,
+		starting: make(chan struct{}, 2), running: map[string]*shootCluster{}}, nil
+}
+
+// Ensure starts the Shoot's cluster unless it runs or is starting. It
+// returns the cluster and whether it serves, and the error that stopped its
+// start. uid keeps a recreated Shoot from seeing its predecessor's objects:
+// a cluster that serves is always the Shoot with that uid's.
+func (c *Clusters) Ensure(namespace, shoot, uid string) (Cluster, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := Key(namespace, shoot)
+	if sc, ok := c.running[k]; ok {
+		switch {
+		case sc.done && sc.err != nil:
+			// Try again at the next call.
+			delete(c.running, k)
+		case sc.done && sc.info.UID != uid:
+			// The Shoot was deleted and created again between two calls:
+			// its new cluster starts empty, as Gardener's would.
+			delete(c.running, k)
+			go func() { _ = sc.plane.APIServer.Stop() }() //nolint:errcheck // best effort
+			return Cluster{}, false, nil
+		}
+		return sc.info, sc.done && sc.err == nil, sc.err
+	}
+	sc := &shootCluster{}
+	c.running[k] = sc
+	go func() {
+		c.starting <- struct{}{}
+		info, plane, err := c.start(k, uid)
+		<-c.starting
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		sc.info, sc.plane, sc.err, sc.done = info, plane, err, true
+		if c.running[k] != sc && plane != nil {
+			// Removed while starting.
+			_ = plane.APIServer.Stop() //nolint:errcheck // best effort
+		}
+	}()
+	return Cluster{}, false, nil
+}
+
+func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) {
+	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
+	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
+	// shoots/adminkubeconfig with it.
+	ca, err := garden.NewCA("ca-client-" + k)
+	if err != nil {
+		return Cluster{}, nil, err
+	}
+	// envtest gives up on a kube-apiserver that is not healthy within 20 s
+	// and the stand-in starts it again from nothing; on a loaded 2-core
+	// machine (a dozen Shoots starting beside the management plane) a start
+	// took longer, and every retry threw its work away: the pools' Shoots
+	// were ready minutes late. A start that takes long is let finish.
+	api := &envtest.APIServer{EtcdURL: c.etcd.URL, StartTimeout: 3 * time.Minute}
+	if c.Address != "" {
+		// envtest picks a port on 127.0.0.1 unless given both; its serving
+		// certificate names the address.
+		port, err := garden.FreePort(c.Address)
+		if err != nil {
+			return Cluster{}, nil, err
+		}
+		api.SecureServing.Address, api.SecureServing.Port = c.Address, strconv.Itoa(port)
+	}
+	api.SecureServing.Authn = &clientCAAuthn{ca: ca}
+	api.Configure().Set("etcd-prefix", "/shoots/"+uid)
+	plane := &envtest.ControlPlane{APIServer: api, Etcd: c.etcd}
+	if err := api.Start(); err != nil {
+		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
+	}
+	kc, err := c.prepare(plane)
+	if err != nil {
+		_ = api.Stop() //nolint:errcheck // the start failed anyway
+		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, k+".kubeconfig"), kc, 0o600); err != nil {
+		_ = api.Stop() //nolint:errcheck // the start failed anyway
+		return Cluster{}, nil, err
+	}
+	return Cluster{Server: api.SecureServing.URL("https", "").String(), ServingCA: api.SecureServing.CA, ClientCA: ca, Kubeconfig: kc, UID: uid}, plane, nil
+}
+
+// prepare makes the admin user and installs what every Shoot has: the
+// bindings gardenlet deploys for the groups of Gardener's admin
+// kubeconfigs, and the CRDs and namespaces of the landscape's operators.
+func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
+	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := bindGardenerGroups(u.Config()); err != nil {
+		return nil, err
+	}
+	if len(c.crds) > 0 {
+		if _, err := envtest.InstallCRDs(u.Config(), envtest.CRDInstallOptions{Paths: c.crds, ErrorIfPathMissing: true}); err != nil {
+			return nil, err
+		}
+	}
+	cs, err := kubernetes.NewForConfig(u.Config())
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range c.namespaces {
+		_, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("cannot create namespace %s: %w", ns, err)
+		}
+	}
+	return kc, nil
+}
+
+// Keep stops the clusters of every Shoot not in keep (namespace.shoot),
+// all at once: each kube-apiserver takes seconds to stop.
+func (c *Clusters) Keep(keep map[string]bool) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var stopped []string
+	var wg sync.WaitGroup
+	for k, sc := range c.running {
+		if keep[k] {
+			continue
+		}
+		delete(c.running, k)
+		_ = os.Remove(filepath.Join(c.dir, k+".kubeconfig")) //nolint:errcheck // may not exist yet
+		if sc.plane != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = sc.plane.APIServer.Stop() //nolint:errcheck // best effort
+			}()
+		}
+		stopped = append(stopped, k)
+	}
+	wg.Wait()
+	return stopped
+}
+
+// Stop stops every Shoot cluster and the etcd.
+func (c *Clusters) Stop() {
+	c.Keep(nil)
+	_ = c.etcd.Stop() //nolint:errcheck // on the way out
+}
+
+// Key is how Keep names a Shoot.
+func Key(namespace, shoot string) string { return namespace + "." + shoot }
+
+// gardenerAdminGroups are the groups of the certificates shoots/adminkubeconfig
+// issues: system admins (who may list every Secret of the garden) and
+// project admins. gardenlet binds both to cluster-admin in every Shoot.
+var gardenerAdminGroups = []string{"gardener.cloud:system:admins", "gardener.cloud:project:admins"}
+
+func bindGardenerGroups(cfg *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for _, g := range gardenerAdminGroups {
+		crb := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: g},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: g}},
+		}
+		if _, err := cs.RbacV1().ClusterRoleBindings().Create(context.Background(), crb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("cannot bind group %s: %w", g, err)
+		}
+	}
+	return nil
+}
+
+// clientCAAuthn is envtest's client-certificate authentication with a CA of
+// the caller's: envtest's own CA is ECDSA and keeps its key private.
+type clientCAAuthn struct {
+	ca  *garden.CA
+	dir string
+}
+
+func (a *clientCAAuthn) file() string { return filepath.Join(a.dir, "client-ca.crt") }
+
+func (a *clientCAAuthn) Configure(workDir string, args *envtest.Arguments) error {
+	a.dir = workDir
+	args.Set("client-ca-file", a.file())
+	return nil
+}
+
+func (a *clientCAAuthn) Start() error { return os.WriteFile(a.file(), a.ca.CertPEM(), 0o600) }
+
+func (a *clientCAAuthn) AddUser(u envtest.User, base *rest.Config) (*rest.Config, error) {
+	p, err := a.ca.Client(u.Name, u.Groups...)
+	if err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(base)
+	cfg.CertData, cfg.KeyData = p.Cert, p.Key
+	return cfg, nil
+}
+
+func (a *clientCAAuthn) Stop() error { return nil }

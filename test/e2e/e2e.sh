@@ -1,0 +1,724 @@
+#!/usr/bin/env bash
+# Drives the running local management plane (local/demo/up.sh) and asserts
+# what the product must do there, end to end through Crossplane core, the
+# functions, the provider and the stand-ins:
+#
+#   1. every example pool and control-plane cluster is Ready (up.sh waited);
+#  1a. Crossplane core runs under its chart's ServiceAccount and RBAC (with
+#      the RBAC manager and CobaltCore's crossplane-rbac.yaml), and
+#      provider-kubernetes' conversion webhook converts Objects;
+#  1b. their Shoots live in the real Gardener API (gardener-apiserver,
+#      aggregated): defaulted by Gardener, their kubeconfigs issued by its
+#      shoots/adminkubeconfig; a Shoot Gardener refuses (a zone the region
+#      lacks) shows on its claim with Gardener's message;
+#  1c. CobaltCore was installed from the local registry as a platform
+#      engineer installs it (the Configuration; core resolved the functions),
+#      and every package runs as core's Deployment runtime made it: a pod on
+#      the local node, from the image pulled from the registry, its image's
+#      binary, the provider as its ServiceAccount; the node agents run the
+#      images their DaemonSets name, pulled through the node's mirror;
+#   2. the inventory is watched: Servers that fail show in the claim's
+#      InventorySufficient condition within seconds, and so does their return;
+#   3. a pool the inventory cannot provide gets no Shoot, is not Ready, and
+#      says by how much it falls short (UnderProvisioned);
+#   4. a dedicated pool whose labels match a Server another pool claimed gets
+#      no Shoot (LabelOverlap);
+#  4b. a cloud in a region whose catalog has no Nova, Cinder or Neutron
+#      (us-east-1) composes no aggregates, volume types or quotas, is Ready,
+#      and its tenant reads on the claim which services it lacks;
+#   5. deleting a claim removes its composite, ServerInventory, Shoot and
+#      ShootKubeconfig, leaves the Servers and every other pool untouched;
+#      deleting the stretched pool removes its arbiter from the control-plane
+#      cluster and releases it;
+#   6. the tenants' clouds: every example OpenStackCluster is Ready, and each
+#      has its own objects in the real services (Keystone project, Nova
+#      aggregates, Cinder volume types, Ceph pools and CephX client, and in
+#      OVN, reached over ssl: with the cloud's client certificate, an HA
+#      chassis group per hypervisor pool of that pool's chassis);
+#  6b. every tenant logs in: it reads its claim's connection secret with its
+#      own identity (impersonated: only the tenant role of its namespace),
+#      `openstack --os-cloud <claim>` with that clouds.yaml gets a token of its
+#      project and sees it; team-b cannot see or change team-a's project, nor
+#      act as an admin;
+#   7. shared pools are shared out, never over-committed: the clouds on
+#      hv-pool-a hold shares that add up to at most its workers, each in its
+#      own aggregate; st-pool-a's shares of its raw capacity add up to at
+#      most it, and a cloud's Ceph quota is its share; a cloud asking for
+#      more nodes or storage than is free is refused;
+#   8. the dedicated pool: finance alone uses hv-pool-fin; another tenant's
+#      claim on it, and a claim on a pool of another region, are refused and
+#      get nothing. For each refusal the tenant (an identity with only the
+#      tenant role of its namespace, impersonated) reads PHASE Refused, the
+#      reason in the claim's PoolsReady condition and a Warning event;
+#   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
+#      pools and client, and OVN HA chassis groups from the real services, and leaves every other
+#      tenant's objects as they were;
+#  9b. a pool in use cannot be deleted: each cloud's ClusterUsage makes core's
+#      webhook refuse it; the pool claim's deletion is held, naming the cloud,
+#      every cloud stays Ready; once the last cloud on it is gone, it deletes;
+#  10. no error loops: Crossplane core, the provider and the functions log no
+#      new errors once everything has settled.
+#
+# Every wait is bounded; a failure names what was expected and what is.
+set -uo pipefail
+# One compound command: bash reads all of it before running any, so editing
+# this file while it runs cannot derail it.
+{
+cd "$(dirname "$0")/../.."
+RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
+[ -f "$RUN/kubeconfig" ] && [ -f "$RUN/crossplane.pid" ] || { echo "no demo runs in $RUN: start it with local/demo/up.sh" >&2; exit 1; }
+eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
+export KUBECONFIG=$RUN/kubeconfig
+K=$KUBECTL
+fails=0
+pass() { printf 'PASS  %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
+# eventually SECONDS DESCRIPTION COMMAND...: true once COMMAND succeeds; prints the seconds it took.
+eventually() {
+  local bound=$1 what=$2 t0; t0=$(date +%s%N); shift 2
+  for _ in $(seq $((bound * 5))); do
+    if "$@" >/dev/null 2>&1; then pass "$what ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"; return 0; fi
+    sleep 0.2
+  done
+  fail "$what (not within ${bound}s)"; return 1
+}
+reason() { $K -n infrastructure get hypervisorcluster "$1" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].reason}"; }
+is_reason() { [ "$(reason "$1" "$2")" = "$3" ]; }
+says() { # CLAIM CONDITION TEXT: the condition's message contains TEXT
+  case $($K -n infrastructure get hypervisorcluster "$1" -o jsonpath="{.status.conditions[?(@.type==\"$2\")].message}") in *"$3"*) return 0 ;; esac
+  return 1
+}
+absent() { ! $K get "$@" >/dev/null 2>&1; }
+# The tenant's view: kubectl as a person of the tenant's group, with only the
+# RBAC the landscape gives a tenant namespace (examples/infrastructure/tenant-role.yaml).
+as_tenant() { local t=$1; shift; $K --as="$t-user" --as-group="$t" -n "$t" "$@"; }
+
+server() { # NAME LABELS(json) STATE [CLAIM]
+  local ref=""
+  [ -n "${4:-}" ] && ref=',"serverClaimRef":{"namespace":"metal","name":"'"$4"'"}'
+  printf '{"apiVersion":"metal.ironcore.dev/v1alpha1","kind":"Server","metadata":{"name":"%s","labels":%s},"spec":{"systemUUID":"e2e-%s"%s}}' \
+    "$1" "$2" "$1" "$ref" | $K apply -f - >/dev/null
+  $K patch server "$1" --subresource=status --type=merge -p "{\"status\":{\"state\":\"$3\",\"totalSystemMemory\":\"512Gi\",\"processors\":[{\"id\":\"CPU0\",\"totalCores\":32,\"totalThreads\":64}]}}" >/dev/null
+}
+claim() { # NAME MACHINE-POOL WORKERS MAX [DEDICATED-TENANT]
+  local ded=""; [ -n "${5:-}" ] && ded=$'\n  dedicated: true\n  allowedTenants: ['"$5"']'
+  $K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: HypervisorCluster
+metadata: {name: $1, namespace: infrastructure}
+spec:
+  region: eu-de-1
+  name: $1
+  workers: $3
+  maxWorkers: $4
+  zones: [eu-de-1a]
+  ironcore: {machinePool: $2}$ded
+Y
+}
+
+echo "== 1. the example pools and control-plane clusters"
+for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
+  if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
+done
+
+echo "== 1a. core as in a cluster: its chart's RBAC, webhooks on"
+# Core runs with its chart's ServiceAccount (the credential its process
+# was given), allowed what the chart's roles, the RBAC manager and
+# crossplane-rbac.yaml give it, and no more.
+core_env=$(tr '\0' '\n' <"/proc/$(cat "$RUN/crossplane.pid")/environ" | grep '^KUBECONFIG=')
+ck() { $K --kubeconfig "${core_env#KUBECONFIG=}" "$@" 2>/dev/null; }
+who=$(ck auth whoami -o jsonpath='{.status.userInfo.username}')
+[ "$who" = system:serviceaccount:crossplane-system:crossplane ] && pass "Crossplane core logs in as $who" || fail "core's credential ($core_env) logs in as '$who'"
+can="$(ck auth can-i create xopenstackclusters.crossplane.c5c3.io) $(ck auth can-i create shoots.core.gardener.cloud -n garden-c5c3) $(ck auth can-i create objects.kubernetes.crossplane.io)"
+cannot="$(ck auth can-i create clusterrolebindings) $(ck auth can-i '*' '*') $(ck auth can-i create pods -n kube-system)"
+[ "$can" = "yes yes yes" ] && [ "$cannot" = "no no no" ] &&
+  pass "... which may manage composites (granted by the RBAC manager), Shoots (crossplane-rbac.yaml) and Objects, and may not bind roles, do anything, or create Pods" ||
+  fail "... core may (composites, Shoots, Objects): $can; (clusterrolebindings, everything, pods): $cannot"
+# provider-kubernetes' conversion webhook serves: an Object read in
+# v1alpha1 (stored as v1alpha2) is converted by it.
+# (kubectl warns on stderr that v1alpha1 is deprecated.)
+obj=$($K get objects.v1alpha1.kubernetes.crossplane.io -o jsonpath='{.items[0].apiVersion} {.items[0].metadata.name}' 2>"$RUN/e2e-conversion.err")
+case $obj in "kubernetes.crossplane.io/v1alpha1 "?*) pass "provider-kubernetes' conversion webhook converts Objects: $obj" ;;
+  *) fail "reading Objects as v1alpha1: '$obj' $(grep -v Warning "$RUN/e2e-conversion.err")" ;; esac
+
+echo "== 1b. the Shoots live in the real Gardener API"
+# gardener-apiserver answers for core.gardener.cloud through the aggregator;
+# no CRD shadows it.
+[ "$($K get apiservice v1beta1.core.gardener.cloud -o jsonpath='{.spec.service.name} {.status.conditions[?(@.type=="Available")].status}')" = "gardener-apiserver True" ] &&
+  pass "core.gardener.cloud/v1beta1 is served by gardener-apiserver (APIService Available)" || fail "APIService v1beta1.core.gardener.cloud: $($K get apiservice v1beta1.core.gardener.cloud -o yaml 2>&1 | tail -5)"
+absent crd shoots.core.gardener.cloud && pass "no Shoot CRD is installed" || fail "a Shoot CRD is installed"
+pools=$($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name | wc -l)
+shoots=$($K get shoots -A --no-headers 2>/dev/null | wc -l)
+[ "$shoots" = "$pools" ] && pass "kubectl get shoots -A lists the $shoots Shoots of the $pools pools and control-plane clusters" || fail "$shoots Shoots for $pools pools"
+# Gardener's defaulting ran: the functions ask for Kubernetes 1.34, Gardener
+# stores the newest 1.34 patch of the CloudProfile.
+v=$($K -n garden-c5c3 get shoot cp-eu-de-1 -o jsonpath='{.spec.kubernetes.version}')
+[ "$v" = 1.34.2 ] && pass "Gardener defaulted cp-eu-de-1's Kubernetes version 1.34 to $v (the CloudProfile's)" || fail "cp-eu-de-1's Kubernetes version is '$v', want Gardener's default 1.34.2"
+# The provider's kubeconfigs come from Gardener's shoots/adminkubeconfig:
+# a client certificate of Gardener's admins group for the Shoot's cluster.
+$K -n crossplane-system get secret hypervisor-hv-pool-a-kubeconfig -o jsonpath='{.data.kubeconfig}' | base64 -d >"$RUN/e2e-hv-pool-a.kubeconfig"
+who=$($K --kubeconfig "$RUN/e2e-hv-pool-a.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.groups}' 2>&1)
+case $who in *'"gardener.cloud:system:admins"'*) pass "hv-pool-a's kubeconfig, issued by Gardener's shoots/adminkubeconfig, logs into its cluster as a Gardener admin" ;;
+  *) fail "hv-pool-a's kubeconfig: $who" ;; esac
+# Gardener refuses a Shoot its CloudProfile cannot satisfy: the pool's
+# claim says so with Gardener's own message.
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: ControlPlaneCluster
+metadata: {name: e2e-bad-zone, namespace: infrastructure}
+spec:
+  region: eu-de-1
+  kubernetesVersion: "1.34"
+  workers: 3
+  maxWorkers: 3
+  machineType: baremetal-control-plane
+  highAvailability: false
+  zones: [eu-de-1a, eu-de-1d]
+Y
+refused() { $K -n infrastructure get controlplanecluster e2e-bad-zone -o jsonpath='{.status.conditions[?(@.type=="ShootReady")].reason}: {.status.conditions[?(@.type=="ShootReady")].message}'; }
+refused_by_gardener() { case $(refused) in 'Refused: '*'Unsupported value: "eu-de-1d"'*) return 0 ;; esac; return 1; }
+if eventually 120 "a control-plane cluster in zone eu-de-1d (not in region eu-de-1): Gardener refuses its Shoot" refused_by_gardener; then
+  pass "... its claim says: $(refused | cut -c1-300)"
+else
+  fail "... its claim says: $(refused | cut -c1-300)"
+fi
+absent shoot -n garden-c5c3 e2e-bad-zone && pass "... and no Shoot exists for it" || fail "a Shoot exists for e2e-bad-zone"
+$K -n infrastructure delete controlplanecluster e2e-bad-zone --wait=false >/dev/null
+
+# A cloud in us-east-1, whose catalog has no Nova, Cinder or Neutron (the
+# operator stand-in registers them in eu-de-1 only, as an operator that
+# deploys compute would): applied now, checked in 4b, gone before 5 deletes
+# the pool it consumes.
+$K create namespace team-c >/dev/null 2>&1 || true
+$K apply -f - >/dev/null <<Y
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cobaltcore-tenant, namespace: team-c}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cobaltcore:tenant}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: team-c}]
+---
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: team-c-us, namespace: team-c}
+spec:
+  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}
+  region: us-east-1
+  size: small
+  hypervisorClusters: [hv-pool-us]
+  storageClusters: [st-pool-us]
+Y
+
+echo "== 1c. installed as a platform engineer installs it, running as shipped"
+# The Configuration came from the local registry and core resolved its
+# dependencies: each package's image is the relocated one, and the
+# functions are packages core created (their only writer is core).
+for p in $($K get configurations,providers,functions -o name); do
+  img=$($K get "$p" -o jsonpath='{.status.resolvedPackage}')
+  case $img in 127.0.0.1:5050/*) pass "$p pulled from the local registry: $img" ;; *) fail "$p was not pulled from the local registry: '$img'" ;; esac
+done
+[ "$($K get configuration configuration-cobaltcore -o jsonpath='{.spec.skipDependencyResolution}')" != true ] &&
+  pass "the Configuration's dependencies are resolved by core (no skipDependencyResolution)" || fail "the Configuration skips dependency resolution"
+for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-cluster; do
+  writers=$($K get function "cobaltcore-function-$fn" --show-managed-fields -o jsonpath='{.metadata.managedFields[*].manager}' 2>/dev/null | tr ' ' '\n' | sort -u | tr '\n' ' ')
+  [ "$writers" = "crossplane " ] && pass "function-$fn was installed by core as a dependency of the Configuration (written by: $writers)" ||
+    fail "function-$fn: written by '$writers', not only by core's dependency resolution"
+done
+# Each package runs as core's Deployment runtime made it: a pod on the
+# local node (kubelet, containerd), from the image containerd pulled from the
+# registry, as core's default user (2000); its process runs the binary
+# make xpkg put into the image. Functions have a network of their own, the
+# provider the node's (local/demo/install says why).
+image_bin() { case $1 in cobaltcore-provider-cobaltcore) echo _output/package-build/bin/provider-cobaltcore ;;
+  crossplane-contrib-provider-kubernetes) echo "$PROVIDER_KUBERNETES" ;; *) echo "_output/package-build/bin/${1#cobaltcore-}" ;; esac; }
+ctr_pid() { ctr --address "$RUN/node/containerd.sock" -n k8s.io tasks ls 2>/dev/null | awk -v id="$1" '$1 == id {print $2}'; }
+for d in cobaltcore-function-controlplane-cluster cobaltcore-function-hypervisor-cluster cobaltcore-function-storage-cluster \
+  cobaltcore-function-openstack-cluster cobaltcore-provider-cobaltcore crossplane-contrib-provider-kubernetes; do
+  kind=$([[ $d == *-function-* ]] && echo function || echo provider)
+  read -r node img imgid cid hostnet < <($K -n crossplane-system get pods -l "pkg.crossplane.io/$kind=$d" --field-selector=status.phase=Running \
+    -o jsonpath='{range .items[0]}{.spec.nodeName} {.status.containerStatuses[0].image} {.status.containerStatuses[0].imageID} {.status.containerStatuses[0].containerID} {.spec.hostNetwork}{end}' 2>/dev/null)
+  pid=$(ctr_pid "${cid#containerd://}")
+  uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "$(image_bin "$d")" | cut -d' ' -f1)
+  netns=$([ "$(readlink "/proc/$pid/ns/net" 2>/dev/null)" = "$(readlink /proc/self/ns/net)" ] && echo "node's" || echo "pod's own")
+  want_net=$([ "$hostnet" = true ] && echo "node's" || echo "pod's own")
+  if [ "$node" = node-1 ] && [[ $img == 127.0.0.1:5050/* ]] && [[ $imgid == 127.0.0.1:5050/*@sha256:* ]] && [ "$uid" = 2000 ] &&
+    [ -n "$got" ] && [ "$got" = "$want" ] && [ "$netns" = "$want_net" ] && [[ $kind = provider || $netns = "pod's own" ]]; then
+    pass "$d runs as a pod on $node from ${imgid#127.0.0.1:5050/} (pulled by containerd), its image's binary (sha256 ${got:0:12}) as user $uid, in the $netns network"
+  else
+    fail "$d: node '$node' image '$img' ($imgid) pid '$pid' uid '$uid' binary ${got:0:12} (want the image's ${want:0:12}), the $netns network (want the $want_net)"
+  fi
+  [ "$d" = cobaltcore-provider-cobaltcore ] && provider_pid=$pid
+done
+# The provider logs in as its ServiceAccount (the DeploymentRuntimeConfig's
+# serviceAccountTemplate), with the token kubelet projected into its pod.
+sa=/proc/${provider_pid:-0}/root/var/run/secrets/kubernetes.io/serviceaccount
+who=$($K --token="$(cat "$sa/token" 2>/dev/null)" --kubeconfig=/dev/null --server="$($K config view --minify -o jsonpath='{.clusters[0].cluster.server}')" \
+  --certificate-authority="$sa/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
+[ "$who" = system:serviceaccount:crossplane-system:provider-cobaltcore ] && pass "the provider logs in as $who" || fail "the provider's token logs in as '$who'"
+# The node agents in the pools' clusters run the images their DaemonSets
+# name, which the node's containerd pulled through its mirror of
+# xpkg.c5c3.io (the registry): each process is its image's binary, as the
+# image's user.
+VERSION=$(cat _output/xpkg/VERSION)
+agents=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING" {print $1, $2}')
+[ "$(wc -l <<<"$agents")" -ge 6 ] && pass "$(wc -l <<<"$agents") node agents run as containers of the node's containerd" || fail "node agents running in containerd: '$agents'"
+while read -r id pid; do
+  [ -n "$id" ] || continue
+  a=${id#*_}
+  img=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes containers info "$id" 2>/dev/null | awk -F'"' '/"Image":/ {print $4; exit}')
+  digest=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes images ls 2>/dev/null | awk -v r="$img" '$1 == r {print $3}')
+  reg=$(curl -fsI --cacert "$RUN/certs/registry/ca.crt" -H 'Accept: application/vnd.oci.image.manifest.v1+json' -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
+    "https://127.0.0.1:5050/v2/cobaltcore/$a/manifests/$VERSION" | tr -d '\r' | awk -F': ' 'tolower($1) == "docker-content-digest" {print $2}')
+  uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+  got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "_output/package-build/bin/$a" | cut -d' ' -f1)
+  if [ "$img" = "xpkg.c5c3.io/cobaltcore/$a:$VERSION" ] && [ -n "$digest" ] && [ "$digest" = "$reg" ] && [ "$uid" = 65532 ] && [ "$got" = "$want" ]; then
+    pass "${id%_*}'s $a runs $img ($digest, the registry's), its image's binary, as user $uid"
+  else
+    fail "$id: image '$img' ($digest; the registry has '$reg') uid '$uid' binary ${got:0:12} (want ${want:0:12})"
+  fi
+done <<<"$agents"
+# Core reaches the functions through their Services, as in a cluster.
+for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-cluster; do
+  ep=$($K get functionrevisions -l pkg.crossplane.io/package=cobaltcore-function-$fn -o jsonpath='{.items[?(@.spec.desiredState=="Active")].status.endpoint}')
+  [ "$ep" = "dns:///cobaltcore-function-$fn.crossplane-system:9443" ] && pass "core dials function-$fn at its Service: $ep" || fail "function-$fn's endpoint is '$ep'"
+done
+
+echo "== 2. Server changes reach the claim through the watches"
+# hv-pool-a: 62 servers for 50 to 60 workers. 5 failing leave 57: enough
+# for its workers, not for its maxWorkers (15 would leave it short of its
+# workers: UnderProvisioned, a different verdict).
+for i in $(seq 1 5); do $K patch server "$(printf 'hv-pool-a-%03d' "$i")" --subresource=status --type=merge -p '{"status":{"state":"Error"}}' >/dev/null; done
+eventually 15 "5 failed Servers: hv-pool-a reports MaxWorkersUnreachable" is_reason hv-pool-a InventorySufficient MaxWorkersUnreachable
+eventually 15 "... counting 57 usable servers" says hv-pool-a InventorySufficient "exceeds the 57 servers"
+for i in $(seq 1 5); do $K patch server "$(printf 'hv-pool-a-%03d' "$i")" --subresource=status --type=merge -p '{"status":{"state":"Available"}}' >/dev/null; done
+eventually 15 "the Servers return: hv-pool-a is Sufficient again" is_reason hv-pool-a InventorySufficient Sufficient
+eventually 15 "... with all 62 usable servers" says hv-pool-a InventorySufficient "62 usable servers"
+
+echo "== 2b. pools take their figures from the node agents"
+# The operator stand-in runs one node's hypervisor agent (libvirt's test
+# driver) and storage agent (the local Ceph) per pool, where the functions
+# placed their DaemonSets; the pools read what those agents publish.
+hv() { $K -n infrastructure get hypervisorcluster "$1" -o jsonpath="$2"; }
+agents_report() { [ "$(hv "$1" '{.status.capacitySource}')" = Agents ] && [ "$(hv "$1" '{.status.nodeCount}')" = "$2" ]; }
+for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].metadata.name}'); do
+  eventually 90 "$p: nodeCount 1 and capacity from its hypervisor agent" agents_report "$p" 1 &&
+    pass "... $(hv "$p" '{.status.availableCapacity.vcpus}') vCPUs, $(hv "$p" '{.status.availableCapacity.memoryGB}') GB free, $(hv "$p" '{.status.hypervisors.instances}') instance(s) (libvirt test driver)"
+done
+shoot_k() { $K --kubeconfig "$RUN/shoots/garden-c5c3.$1.kubeconfig" "${@:2}"; }
+node=garden-c5c3.hv-pool-a-node-0
+shoot_k hv-pool-a patch hypervisor "$node" --type=merge -p '{"spec":{"maintenance":"manual","maintenanceReason":"e2e"}}' >/dev/null
+eventually 60 "hv-pool-a: its node in maintenance leaves nodeCount 0" agents_report hv-pool-a 0
+eventually 10 "... and AgentsReporting names it" says hv-pool-a AgentsReporting "$node (Maintenance)"
+shoot_k hv-pool-a patch hypervisor "$node" --type=json -p '[{"op":"remove","path":"/spec/maintenance"},{"op":"remove","path":"/spec/maintenanceReason"}]' >/dev/null
+eventually 60 "... back in service: nodeCount 1" agents_report hv-pool-a 1
+st() { $K -n infrastructure get storagecluster "$1" -o jsonpath="$2"; }
+storage_reports() { [ "$(st "$1" '{.status.conditions[?(@.type=="AgentsReporting")].status}')" = True ] && [ -n "$(st "$1" '{.status.osds.total}')" ]; }
+for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
+  eventually 90 "$p: health and OSDs from its storage agent" storage_reports "$p" &&
+    pass "... $(st "$p" '{.status.health}'), $(st "$p" '{.status.osds.up}') of $(st "$p" '{.status.osds.total}') OSDs up, $(st "$p" '{.status.capacity.available}') available"
+done
+
+echo "== 2c. least privilege: the storage agent's Ceph user, the stretched pool's arbiter, the provider's metrics"
+# Each storage pool composes a Rook CephClient for its agent (read-only
+# monitor caps); the operator stand-in does Rook's part in the local Ceph,
+# and runs the agent with that user's key as the DaemonSet would.
+caps=$(timeout 30 ceph -c "${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf" --connect-timeout 10 auth get client.storage-agent 2>/dev/null | grep caps | tr -s ' \t' ' ' | sort | tr '\n' ';')
+[ "$caps" = ' caps mgr = "allow r"; caps mon = "allow r";' ] && pass "client.storage-agent has read-only caps: $caps" || fail "client.storage-agent's caps: $caps"
+for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
+  [ "$(shoot_k "$p" -n rook-ceph get cephclient storage-agent -o jsonpath='{.spec.caps.mon}')" = "allow r" ] && pass "$p composes the CephClient storage-agent" || fail "$p has no CephClient storage-agent"
+  if pgrep -af "[-]node-name garden-c5c3.$p-node-0" | grep -q -- "-ceph-user storage-agent"; then pass "... its storage agent runs as client.storage-agent"; else fail "$p's storage agent: $(pgrep -af "[-]node-name garden-c5c3.$p-node-0")"; fi
+done
+# A stretched pool's arbiter operator logs into the control-plane cluster as
+# a ServiceAccount whose Role reaches only its monitor's namespace: the
+# Secret in the pool cluster holds that token's kubeconfig, never the
+# control-plane cluster's admin kubeconfig; the operator stand-in placed the
+# monitor's objects with it.
+for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[?(@.spec.arbiterCluster)].metadata.name}'); do
+  a=$(st "$p" '{.spec.arbiterCluster}') ns=ceph-arbiter-$p
+  shoot_k "$p" -n arbiter-operator get secret "arbiter-$a-kubeconfig" -o jsonpath='{.data.kubeconfig}' | base64 -d >"$RUN/e2e-arbiter-$p.kubeconfig"
+  # (kubectl warns on stderr that namespaces are cluster-scoped.)
+  ak() { $K --kubeconfig "$RUN/e2e-arbiter-$p.kubeconfig" "$@" 2>/dev/null; }
+  who=$($K --kubeconfig "$RUN/e2e-arbiter-$p.kubeconfig" auth whoami -o jsonpath='{.status.userInfo.username}' 2>&1)
+  [ "$who" = "system:serviceaccount:$ns:external-arbiter" ] && pass "$p's arbiter logs into $a as $who" || fail "$p's arbiter kubeconfig logs into $a as: $who"
+  can="$(ak -n "$ns" auth can-i create deployments) $(ak -n "$ns" auth can-i update secrets)"
+  cannot="$(ak -n kube-system auth can-i get secrets) $(ak auth can-i list secrets -A) $(ak auth can-i create namespaces) $(ak -n "$ns" auth can-i create rolebindings) $(ak -n "$ns" auth can-i create pods)"
+  [ "$can" = "yes yes" ] && [ "$cannot" = "no no no no no" ] &&
+    pass "... which may manage the monitor's Deployments and Secrets in $ns, and may not read kube-system's Secrets, list all Secrets, create namespaces, RoleBindings or Pods" ||
+    fail "... $p's arbiter may (create deployments, update secrets in $ns): $can; (kube-system secrets, all secrets, namespaces, rolebindings, pods): $cannot"
+  shoot_k "$a" -n "$ns" get deployment "ceph-arbiter-mon-$p" >/dev/null 2>&1 && pass "... and with it the arbiter operator placed the monitor's Deployment in $a" || fail "no monitor Deployment ceph-arbiter-mon-$p in $a/$ns"
+  u=$($K get clusterusages -o jsonpath="{.items[?(@.spec.by.kind==\"XStorageCluster\")].spec.reason}")
+  case $u in *"stretched storage pool $p runs its arbiter monitor in control-plane cluster $a"*) pass "... and a ClusterUsage keeps $a while $p needs it" ;; *) fail "no ClusterUsage of $a by $p: $u" ;; esac
+done
+# The provider serves metrics over HTTPS to callers allowed to get /metrics
+# (examples/crossplane/provider-cobaltcore.yaml).
+$K create namespace e2e-monitoring >/dev/null 2>&1 || true
+$K -n e2e-monitoring create serviceaccount prometheus >/dev/null 2>&1 || true
+$K create clusterrolebinding e2e-prometheus --clusterrole=cobaltcore:metrics-reader --serviceaccount=e2e-monitoring:prometheus >/dev/null 2>&1 || true
+code() { curl -sk -o /dev/null -w '%{http_code}' "$@" https://127.0.0.1:18090/metrics; }
+[ "$(code)" = 401 ] && pass "the provider's metrics refuse a caller without a token (401)" || fail "the provider's metrics without a token: HTTP $(code)"
+token=$($K -n e2e-monitoring create token prometheus)
+eventually 30 "... and serve a ServiceAccount bound to cobaltcore:metrics-reader" sh -c "[ \"\$(curl -sk -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $token' https://127.0.0.1:18090/metrics)\" = 200 ]"
+$K delete clusterrolebinding e2e-prometheus >/dev/null
+$K delete namespace e2e-monitoring --wait=false >/dev/null
+
+# The registry relocation a landscape applies is admitted by core's ImageConfig kind.
+if out=$($K apply --dry-run=server -f examples/crossplane/image-config.yaml 2>&1); then pass "the ImageConfig relocating the packages is admitted ($out)"; else fail "examples/crossplane/image-config.yaml: $out"; fi
+
+echo "== 3. an under-provisioned pool"
+for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done
+claim e2e-short e2e-short 5 6
+if eventually 60 "e2e-short (5 workers, 3 servers) is UnderProvisioned" is_reason e2e-short InventorySufficient UnderProvisioned; then
+  msg=$($K -n infrastructure get hypervisorcluster e2e-short -o jsonpath='{.status.conditions[?(@.type=="InventorySufficient")].message}')
+  case $msg in *"2 more are needed"*) pass "it says by how much: $msg" ;; *) fail "the message does not say how many servers are missing: $msg" ;; esac
+fi
+sleep 5
+if absent shoot -n garden-c5c3 e2e-short; then pass "no Shoot for e2e-short"; else fail "a Shoot was created for e2e-short"; fi
+[ "$($K -n infrastructure get hypervisorcluster e2e-short -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ] &&
+  fail "e2e-short reports Ready" || pass "e2e-short is not Ready"
+
+echo "== 4. a dedicated pool overlapping another pool's servers"
+for i in 1 2 3; do server "e2e-fin-$i" '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Available; done
+server e2e-fin-4 '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Reserved shoot--c5c3--hv-pool-b-hypervisor-z1-1
+claim e2e-fin e2e-fin 2 3 finance
+eventually 60 "e2e-fin reports LabelOverlap" is_reason e2e-fin InventorySufficient LabelOverlap || true
+if absent shoot -n garden-c5c3 e2e-fin; then pass "no Shoot for e2e-fin"; else fail "a Shoot was created for e2e-fin"; fi
+
+echo "== 4b. a cloud whose catalog has no compute"
+# It composes only what its catalog serves, is Ready without the rest, and
+# says so on the claim (read as the tenant).
+if $K -n team-c wait --for=condition=Ready openstackcluster/team-c-us --timeout=600s >/dev/null 2>&1; then pass "team-c-us (us-east-1, no compute in its catalog) is Ready"; else
+  fail "team-c-us is not Ready: $($K -n team-c get openstackcluster team-c-us -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
+us=$($K -n team-c get openstackcluster team-c-us -o jsonpath='{.spec.resourceRef.name}')
+catalog=$($K get providerconfigs.openstack.provider.c5c3.io "$us" -o jsonpath='{.status.catalog.region}: {.status.catalog.services}')
+case $catalog in 'us-east-1: '*'"identity"'*) case $catalog in *compute* | *block-storage* | *volume* | *network*) fail "its catalog serves compute: $catalog" ;;
+  *) pass "its ProviderConfig reads the catalog of $catalog" ;; esac ;;
+  *) fail "its ProviderConfig's catalog: $catalog" ;; esac
+left=$($K get aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,quotasets.nova.provider.c5c3.io,quotasets.cinder.provider.c5c3.io,quotasets.neutron.provider.c5c3.io -l crossplane.io/claim-name=team-c-us -o name 2>&1)
+[ -z "$left" ] && pass "no aggregates, volume types or quotas were composed for it" || fail "composed for a cloud without compute: $left"
+[ -n "$($K get projects.keystone.provider.c5c3.io "$us" -o name 2>/dev/null)" ] && pass "its Keystone project exists" || fail "no Keystone project for team-c-us"
+served=$(as_tenant team-c get openstackcluster team-c-us -o jsonpath='{.status.unservedServices} {.status.conditions[?(@.type=="ServicesServed")].reason}: {.status.conditions[?(@.type=="ServicesServed")].message}')
+case $served in '["nova","cinder","neutron"] NotInCatalog: '*"no endpoint for nova"*) pass "the tenant reads on the claim what its cloud does not serve: ${served#* }" ;;
+  *) fail "ServicesServed on team-c-us: $served" ;; esac
+$K -n team-c delete openstackcluster team-c-us --wait=false >/dev/null
+eventually 180 "team-c-us is deleted (before 5 deletes the pool it consumes)" sh -c "! $K get xopenstackcluster $us >/dev/null 2>&1"
+eventually 60 "... and its usages of hv-pool-us, st-pool-us and cp-us-east-1 are released" sh -c "[ -z \"\$($K get clusterusages -l crossplane.io/claim-name=team-c-us -o name)\" ]"
+# Its tenant user goes before its application credential, whose password
+# Secret goes with the user: the credential's deletion must finish anyway.
+eventually 120 "... and every managed resource of it is gone, its tenant's application credential too" sh -c "[ -z \"\$($K get managed -l crossplane.io/claim-name=team-c-us -o name 2>/dev/null)\" ]"
+
+echo "== 5. deleting a claim"
+servers_before=$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)
+others_before=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
+$K -n infrastructure delete hypervisorcluster hv-pool-us --wait=false >/dev/null
+eventually 60 "hv-pool-us: its composite is gone" sh -c "! $K get xhypervisorclusters -l crossplane.io/claim-name=hv-pool-us -o name | grep -q ."
+eventually 60 "hv-pool-us: its ServerInventory is gone" absent serverinventory hypervisor-hv-pool-us
+eventually 60 "hv-pool-us: its Shoot is gone" absent shoot -n garden-c5c3 hv-pool-us
+eventually 60 "hv-pool-us: its ShootKubeconfig is gone" absent shootkubeconfig hypervisor-hv-pool-us
+eventually 60 "hv-pool-us: its HypervisorInventory is gone" absent hypervisorinventory hypervisor-hv-pool-us
+eventually 30 "hv-pool-us: its node agent is stopped" sh -c "! pgrep -f '[-]node-name garden-c5c3.hv-pool-us-node-0'"
+[ "$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)" = "$servers_before" ] && pass "its Servers are left ($servers_before)" || fail "Servers of hv-pool-us were removed"
+others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
+[ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"
+# A stretched pool takes its arbiter's identity and monitor out of the
+# control-plane cluster with it, and releases that cluster.
+$K -n infrastructure delete storagecluster st-pool-s --wait=false >/dev/null
+arbiter_gone() { ! shoot_k cp-eu-de-1 get namespace ceph-arbiter-st-pool-s >/dev/null 2>&1; }
+eventually 120 "st-pool-s: its composite is gone" sh -c "! $K get xstorageclusters -l crossplane.io/claim-name=st-pool-s -o name | grep -q ."
+eventually 60 "st-pool-s: its arbiter's namespace (ServiceAccount, Role, monitor) is gone from cp-eu-de-1" arbiter_gone
+eventually 30 "st-pool-s: its arbiter's ShootKubeconfig is gone" absent shootkubeconfig storage-st-pool-s-arbiter
+[ -z "$($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].metadata.name}')" ] &&
+  pass "... and its usage of cp-eu-de-1 is released" || fail "a storage pool still uses a control-plane cluster: $($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].spec.reason}')"
+
+echo "== 6. the tenants' clouds"
+OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
+CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
+os() { OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 120 openstack --os-cloud admin "$@"; }
+cephc() { timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 "$@"; }
+# What the real services hold: one sorted name per line.
+real() {
+  case $1 in
+    projects) os project list -f value -c Name ;;
+    aggregates) os aggregate list -f value -c Name ;;
+    volumetypes) os volume type list -f value -c Name ;;
+    cephpools) cephc osd pool ls ;;
+    cephclients) cephc auth ls 2>/dev/null | grep '^client\.openstack-' ;;
+    # "group chassis", a line per member of each HA chassis group.
+    hagroups) timeout 20 ovn-nbctl --db=tcp:127.0.0.1:6641 --timeout=10 ha-chassis-group-list |
+      awk '/^[0-9a-f]/ {g = $2; gsub(/[()]/, "", g); next} /^ +[0-9a-f]/ {c = $2; gsub(/[()]/, "", c); print g, c}' ;;
+  esac | sort
+}
+xr() { $K -n "$1" get openstackcluster "$2" -o jsonpath='{.spec.resourceRef.name}'; }
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is Ready"; else fail "$c is not Ready"; fi
+done
+declare -A before
+for what in projects aggregates volumetypes cephpools cephclients hagroups; do before[$what]=$(real "$what"); done
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  x=$(xr "${c%/*}" "${c#*/}")
+  grep -qx "$x" <<<"${before[projects]}" && pass "$c: Keystone project $x" || fail "$c: no Keystone project $x"
+  n=$(grep -c "^$x-hv-pool" <<<"${before[aggregates]}"); [ "$n" -ge 1 ] && pass "$c: $n Nova aggregate(s)" || fail "$c: no Nova aggregate"
+  n=$(grep -c "^$x-st-pool" <<<"${before[volumetypes]}"); [ "$n" -ge 1 ] && pass "$c: $n Cinder volume type(s)" || fail "$c: no Cinder volume type"
+  n=$(grep -c "^$x-st-pool" <<<"${before[cephpools]}"); [ "$n" -ge 2 ] && pass "$c: $n Ceph pools" || fail "$c: $n Ceph pools"
+  grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
+  # Its OVN: per hypervisor pool, an HA chassis group of the pool's chassis
+  # (the operator stand-in registers each pool's node in the pool's zone).
+  for p in $($K get xopenstackcluster "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
+    grep -qx "$x-$p garden-c5c3.$p-node-0" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis" ||
+      fail "$c: no OVN HA chassis group $x-$p with chassis garden-c5c3.$p-node-0: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
+    st=$($K get xopenstackcluster "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
+    [ "$st" = Ready ] && pass "$c: status.network reports $p's gateway group Ready" || fail "$c: status.network.gateways[$p].status is '$st'"
+  done
+  # ... reached over ssl: with the cloud's own client certificate, whose
+  # Secret its ProviderConfig guards while in use.
+  pc=$($K get providerconfigs.ovn.provider.c5c3.io "$x" -o jsonpath='{.spec.northbound.endpoints[*]} {.spec.tlsSecretRef.name}' 2>&1)
+  fins=$($K -n crossplane-system get secret "$x-ovn-client-tls" -o jsonpath='{.metadata.finalizers}' 2>&1)
+  [ "$pc" = "ssl:127.0.0.1:6643 $x-ovn-client-tls" ] && [[ $fins == *"$x"* ]] &&
+    pass "$c: its OVN ProviderConfig reaches ssl:127.0.0.1:6643 with client certificate $x-ovn-client-tls (guarded: $fins)" ||
+    fail "$c: OVN ProviderConfig northbound and TLS Secret: '$pc'; the Secret's finalizers: $fins"
+done
+
+echo "== 6b. each tenant logs in with its claim's connection secret"
+# As the tenant would: read the claim's connection secret with the tenant's
+# own identity, save its clouds.yaml and the CA it names (key cacert: the
+# cloud's endpoints serve HTTPS with a certificate of the landscape's CA)
+# side by side, and use `openstack --os-cloud` there.
+creds=$(mktemp -d)
+tenant_os() { (cd "$creds/$1" && OS_CLIENT_CONFIG_FILE=clouds.yaml timeout 120 openstack --os-cloud "$1" "${@:2}"); }
+declare -A project_of
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  ns=${c%/*} claim=${c#*/}
+  project_of[$claim]=$(os project show "$(xr "$ns" "$claim")" -f value -c id 2>/dev/null)
+  mkdir -p "$creds/$claim"
+  if ! as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$creds/$claim/clouds.yaml" || [ ! -s "$creds/$claim/clouds.yaml" ]; then
+    fail "$c: the tenant cannot read a clouds.yaml from its connection secret $ns/$claim-credentials"
+    continue
+  fi
+  as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.cacert}' | base64 -d >"$creds/$claim/cacert"
+  if grep -q '^ *cacert: cacert$' "$creds/$claim/clouds.yaml" && grep -q 'auth_url: https://' "$creds/$claim/clouds.yaml" &&
+    openssl x509 -noout -in "$creds/$claim/cacert" 2>/dev/null; then
+    pass "$c: its clouds.yaml names an HTTPS Keystone and the CA beside it (key cacert)"
+  else
+    fail "$c: its clouds.yaml or CA: $(grep -E 'auth_url|cacert' "$creds/$claim/clouds.yaml" | tr '\n' ' ') CA $(wc -c <"$creds/$claim/cacert") bytes"
+  fi
+  pcca=$($K get providerconfigs.openstack.provider.c5c3.io "$(xr "$ns" "$claim")" -o jsonpath='{.spec.caBundleSecretRef.name}/{.spec.caBundleSecretRef.key} {.status.catalog.region}')
+  case $pcca in *-openstack-admin/cacert\ ?*) pass "$c: its ProviderConfig trusts the CA of the admin credential ($pcca) and reads the catalog over HTTPS" ;;
+    *) fail "$c: its ProviderConfig's CA and catalog: '$pcca'" ;; esac
+  got=$(tenant_os "$claim" token issue -f value -c project_id 2>&1)
+  [ "$got" = "${project_of[$claim]}" ] && pass "$c: openstack --os-cloud $claim logs in, scoped to its own project" ||
+    fail "$c: logging in with the connection secret: $got (want project ${project_of[$claim]})"
+  name=$(tenant_os "$claim" project show "${project_of[$claim]}" -f value -c name 2>&1)
+  [ "$name" = "$(xr "$ns" "$claim")" ] && pass "$c: the tenant sees its project" || fail "$c: the tenant cannot see its project: $name"
+done
+other=${project_of[team-a-prod]}
+if [ -s "$creds/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
+  tenant_os team-b-staging project show "$other" >/dev/null 2>&1 && fail "team-b can see team-a's project" || pass "team-b cannot see team-a-prod's project"
+  tenant_os team-b-staging project set --description taken "$other" >/dev/null 2>&1 && fail "team-b can change team-a's project" || pass "team-b cannot change team-a-prod's project"
+  tenant_os team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"
+fi
+rm -rf "$creds"
+
+echo "== 7. shared pools are shared out, not over-committed"
+workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.workers}')
+total=0
+for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+  x=$(xr "${c%/*}" "${c#*/}")
+  n=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.hypervisor[?(@.name=="hv-pool-a")].allocatedNodes}')
+  meta=$(os aggregate show "$x-hv-pool-a" -f value -c properties 2>&1)
+  # The CLI prints properties as a Python dict or as key='value' pairs, by version.
+  case $meta in *"c5c3.io_allocated_nodes': '$n'"* | *"c5c3.io_allocated_nodes='$n'"*) pass "$c holds $n nodes of hv-pool-a in its own aggregate $x-hv-pool-a" ;;
+    *) fail "$c: aggregate $x-hv-pool-a does not record its $n nodes: $meta" ;; esac
+  total=$((total + n))
+done
+[ "$total" -le "$workers" ] && pass "the shares of hv-pool-a add up to $total of its $workers nodes" || fail "hv-pool-a is over-committed: $total of $workers"
+cloud() { # NAMESPACE NAME POOL NODES [STORAGE-POOL]
+  $K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: $2, namespace: $1}
+spec:
+  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}
+  region: eu-de-1
+  size: small
+  hypervisorClusters: [$3]
+  hypervisorShares: [{name: $3, nodes: $4}]
+  storageClusters: [${5:-st-pool-a}]
+Y
+}
+refused_says() { # NAMESPACE NAME TEXT: read as the tenant, the claim is Refused and its PoolsReady condition says TEXT
+  case $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PoolsReady")].reason}: {.status.conditions[?(@.type=="PoolsReady")].message}') in
+    "Refused Refused: "*"$3"*) return 0 ;;
+  esac
+  return 1
+}
+refused_event() { # NAMESPACE NAME TEXT: read as the tenant, a Warning event Refused on the claim says TEXT
+  as_tenant "$1" get events --field-selector "involvedObject.kind=OpenStackCluster,involvedObject.name=$2,reason=Refused" -o jsonpath='{.items[*].message}' | grep -qF "$3"
+}
+# refusal NAMESPACE NAME TEXT RULE: the tenant reads why on the claim; nothing was composed.
+refusal() {
+  eventually 60 "$4: $1/$2 is refused, and the tenant reads why on the claim (PHASE Refused, PoolsReady)" refused_says "$1" "$2" "$3"
+  eventually 30 "... and in a Warning event on the claim, read as the tenant" refused_event "$1" "$2" "$3"
+  echo "      message: $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}' | cut -c1-300)"
+  [ -z "$($K get managed -l crossplane.io/claim-name="$2" -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for $1/$2"
+}
+# (team-c, a new tenant namespace, got the tenant role at the start, as the
+# platform team would bind it.)
+cloud team-c team-c-big hv-pool-a $((workers - total + 1))
+refusal team-c team-c-big "over-committed" "a share larger than hv-pool-a has free"
+# A storage pool shares out its raw capacity the same way, among its clouds'
+# volume pool quotas (times their replication); each cloud's Ceph quota is
+# what the pool gave it, and a quota larger than what is free is refused.
+stp() { $K get xstoragecluster -l crossplane.io/claim-name=st-pool-a -o jsonpath="$1"; }
+shareable=$(stp '{.items[0].status.shareableGB}') allocated=$(stp '{.items[0].status.allocatedGB}')
+sum=0; for a in $(stp '{.items[0].status.shares[*].allocatedGB}'); do sum=$((sum + a)); done
+[ -n "$shareable" ] && [ "$sum" = "$allocated" ] && [ "$allocated" -le "$shareable" ] &&
+  pass "st-pool-a shares out $allocated of its $shareable GB among $(stp '{.items[0].status.shares[*].claim}')" ||
+  fail "st-pool-a: shares add up to $sum, allocatedGB '$allocated', shareableGB '$shareable'"
+x=$(xr team-a team-a-prod)
+q=$(cephc osd pool get-quota "$x-st-pool-a-volumes" -f json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["quota_max_bytes"])')
+has=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-a")].allocatedGB}')
+[ -n "$has" ] && [ "$q" = "$((has / 3 * 1024 * 1024 * 1024))" ] &&
+  pass "team-a/team-a-prod holds $has GB of st-pool-a; its Ceph volume pool's quota is the $((has / 3)) GB it was given (3 replicas)" ||
+  fail "team-a/team-a-prod: allocatedGB '$has', its volume pool's quota_max_bytes '$q'"
+free=$((shareable - allocated))
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: team-c-hoard, namespace: team-c}
+spec:
+  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: production}}
+  region: eu-de-1
+  size: small
+  hypervisorClusters: [hv-pool-b]
+  hypervisorShares: [{name: hv-pool-b, nodes: 1}]
+  storageClusters: [st-pool-a]
+  storage: {ceph: {volumePool: {replication: 2, quotaGB: $((free / 2 + 1))}}}
+Y
+refusal team-c team-c-hoard "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed" "a volume quota larger than st-pool-a has free"
+as_tenant team-c get xopenstackclusters >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
+as_tenant team-c get openstackclusters -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
+
+echo "== 8. the dedicated pool, and a pool of another region"
+users=$($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
+[ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
+cloud team-b team-b-on-fin hv-pool-fin 2
+refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it" "another tenant's dedicated pool"
+# (hv-pool-us went in 5; its storage pool is still there.)
+cloud team-b team-b-us hv-pool-a 2 st-pool-us
+refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
+$K -n team-b delete openstackcluster team-b-on-fin team-b-us --wait=false >/dev/null
+$K -n team-c delete openstackcluster team-c-big team-c-hoard --wait=false >/dev/null
+
+echo "== 9. deleting a tenant's claim"
+gone=$(xr team-a team-a-staging)
+# Its objects in the cloud are deleted through the cloud's APIs, so its
+# ControlPlane is in use by the ProviderConfigs they go through (and its
+# namespace by the ControlPlane): core's webhook refuses their deletion
+# until those objects are gone, whichever goes first.
+cp_obj=$gone-control-plane
+eventually 30 "team-a-staging's ControlPlane Object is marked in use" sh -c "[ \"\$($K get objects.kubernetes.crossplane.io $cp_obj -o jsonpath='{.metadata.labels.crossplane\.io/in-use}')\" = true ]"
+if out=$($K delete objects.kubernetes.crossplane.io "$cp_obj" --wait=false 2>&1); then fail "team-a-staging's ControlPlane Object was deleted while its cloud's objects need it"; else
+  case $out in *in-use*ProviderConfig*) pass "deleting team-a-staging's ControlPlane before its cloud's objects is refused: ${out#*denied the request: }" ;;
+    *) fail "deleting team-a-staging's ControlPlane Object failed, not naming a ProviderConfig: $out" ;; esac
+fi
+$K -n team-a delete openstackcluster team-a-staging --wait=false >/dev/null
+eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
+# Its OVN gateways went through the ssl: databases with its client
+# certificate, which stayed until its ProviderConfig had no users; then
+# the Secret went, with no finalizer left behind.
+eventually 60 "team-a-staging: its OVN ProviderConfig and client certificate Secret are gone" sh -c "! $K get providerconfigs.ovn.provider.c5c3.io $gone >/dev/null 2>&1 && ! $K -n crossplane-system get secret $gone-ovn-client-tls >/dev/null 2>&1"
+for what in projects aggregates volumetypes cephpools cephclients hagroups; do
+  now=$(real "$what")
+  left=$(grep "$gone" <<<"$now" | tr '\n' ' ')
+  [ -z "$left" ] && pass "$what: team-a-staging's are gone from the real service" || fail "$what: left behind: $left"
+  [ "$(grep -v "$gone" <<<"${before[$what]}")" = "$now" ] && pass "$what: every other tenant's are untouched" ||
+    fail "$what of other tenants changed: $(diff <(grep -v "$gone" <<<"${before[$what]}") <(echo "$now") | tr '\n' ' ')"
+done
+
+echo "== 9b. a pool in use cannot be deleted"
+# Each cloud protects what it consumes with a Crossplane ClusterUsage; core's
+# admission webhook refuses to delete a used composite, so deleting a pool's
+# claim is held (the claim says why) until the last cloud on it is gone.
+fin=$($K get xhypervisorclusters -l crossplane.io/claim-name=hv-pool-fin -o jsonpath='{.items[0].metadata.name}')
+fin_cloud=$(xr finance finance-prod)
+in_use() { [ "$($K get xhypervisorcluster "$fin" -o jsonpath='{.metadata.labels.crossplane\.io/in-use}')" = true ]; }
+eventually 30 "hv-pool-fin's composite is marked in use" in_use
+details=$($K get clusterusages -l c5c3.io/used-pool=hv-pool-fin -o jsonpath='{.items[*].metadata.annotations.crossplane\.io/usage-details}')
+[[ $details == *"OpenStackCluster finance/finance-prod consumes hypervisor pool hv-pool-fin"* ]] &&
+  pass "kubectl get clusterusages -l c5c3.io/used-pool=hv-pool-fin names the cloud: $details" || fail "the usages of hv-pool-fin say: '$details'"
+if out=$($K delete xhypervisorcluster "$fin" --wait=false 2>&1); then fail "the composite of hv-pool-fin, used by finance-prod, was deleted"; else
+  case $out in *in-use*"XOpenStackCluster/$fin_cloud"*) pass "deleting hv-pool-fin's composite is refused: ${out#*denied the request: }" ;;
+    *) fail "deleting hv-pool-fin's composite failed, not naming the cloud: $out" ;; esac
+fi
+$K -n infrastructure delete hypervisorcluster hv-pool-fin --wait=false >/dev/null
+held() { case $($K -n infrastructure get hypervisorcluster hv-pool-fin -o jsonpath='{.status.conditions[?(@.type=="Synced")].message}') in *in-use*"$fin_cloud"*) return 0 ;; esac; return 1; }
+eventually 30 "deleting the claim hv-pool-fin is held, and the claim names the cloud that uses it" held
+sleep 5
+$K get xhypervisorcluster "$fin" >/dev/null 2>&1 && ! absent shoot -n garden-c5c3 hv-pool-fin && pass "... its composite and Shoot are still there" || fail "hv-pool-fin's composite or Shoot went while in use"
+for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-b/team-b-staging; do
+  if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is still Ready"; else fail "$c is not Ready while the pool's deletion is held"; fi
+done
+$K -n finance delete openstackcluster finance-prod --wait=false >/dev/null
+eventually 180 "finance-prod, the pool's last cloud, is gone" sh -c "! $K get xopenstackcluster $fin_cloud >/dev/null 2>&1"
+eventually 120 "then hv-pool-fin's held deletion proceeds: its claim is gone" absent -n infrastructure hypervisorcluster hv-pool-fin
+eventually 60 "... and its composite and Shoot" sh -c "! $K get xhypervisorcluster $fin >/dev/null 2>&1 && ! $K -n garden-c5c3 get shoot hv-pool-fin >/dev/null 2>&1"
+
+echo "== 9c. a new Composition revision leaves a pinned production cloud where it is"
+# team-a-prod's claim sets compositionUpdatePolicy: Manual (the examples'
+# production clouds that a platform team moves by hand); internal-prod
+# follows the newest revision. A new revision of the production Composition
+# (another endpoint domain) reaches internal-prod, not team-a-prod, until
+# team-a-prod's claim names it.
+comp=production.xopenstackclusters.crossplane.c5c3.io
+prod_xr=$(xr team-a team-a-prod); int_xr=$(xr internal internal-prod)
+revref() { $K get xopenstackcluster "$1" -o jsonpath='{.spec.compositionRevisionRef.name}{.spec.crossplane.compositionRevisionRef.name}'; }
+on_domain() { case $($K get xopenstackcluster "$1" -o jsonpath='{.status.endpoints.keystone}') in *".$2") return 0 ;; esac; return 1; }
+pinned=$(revref "$prod_xr")
+[ -n "$pinned" ] && on_domain "$prod_xr" cloud.cobaltcore.example && pass "team-a-prod is pinned to CompositionRevision $pinned" || fail "team-a-prod names no CompositionRevision ('$pinned') or is not on cloud.cobaltcore.example"
+$K patch composition "$comp" --type=json -p '[{"op":"replace","path":"/spec/pipeline/0/input/endpointDomain","value":"v2.cobaltcore.example"}]' >/dev/null
+newest() { $K get compositionrevisions -l crossplane.io/composition-name=$comp --sort-by=.spec.revision -o jsonpath='{.items[-1:].metadata.name}'; }
+eventually 60 "the production Composition has a new revision" sh -c "[ \"\$($K get compositionrevisions -l crossplane.io/composition-name=$comp -o name | wc -l)\" -ge 2 ]"
+next=$(newest)
+eventually 120 "internal-prod (Automatic) takes revision $next: its Keystone endpoint moves to v2.cobaltcore.example" on_domain "$int_xr" v2.cobaltcore.example
+[ "$(revref "$prod_xr")" = "$pinned" ] && on_domain "$prod_xr" cloud.cobaltcore.example &&
+  pass "team-a-prod (Manual) stays on $pinned, its endpoint unchanged" || fail "team-a-prod left its revision: $(revref "$prod_xr"), $($K get xopenstackcluster "$prod_xr" -o jsonpath='{.status.endpoints.keystone}')"
+$K -n team-a patch openstackcluster team-a-prod --type=merge -p "{\"spec\":{\"compositionRevisionRef\":{\"name\":\"$next\"}}}" >/dev/null
+eventually 120 "moved by its claim to $next, team-a-prod follows" on_domain "$prod_xr" v2.cobaltcore.example
+if $K -n team-a wait --for=condition=Ready openstackcluster/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
+
+echo "== 10. no error loops"
+# Core runs as a process and logs to a file; every package logs in its pod,
+# read as a platform engineer reads it (kubectl logs, through the kubelet).
+# A log that cannot be read fails: counting nothing would pass unseen.
+pkg_of() { case $1 in provider) echo provider=cobaltcore-provider-cobaltcore ;;
+  provider-kubernetes) echo provider=crossplane-contrib-provider-kubernetes ;; *) echo "function=cobaltcore-$1" ;; esac; }
+pod_logs() {
+  local pod
+  pod=$($K -n crossplane-system get pods -l "pkg.crossplane.io/$(pkg_of "$1")" --field-selector=status.phase=Running -o name | head -1)
+  [ -n "$pod" ] && $K -n crossplane-system logs "$pod" --all-containers "${@:2}"
+}
+is_error='ERROR\|"level":"error"'
+core_errors() { grep -c "$is_error" "$RUN/crossplane.log" || true; }
+pkgs=(provider provider-kubernetes function-controlplane-cluster function-hypervisor-cluster function-storage-cluster function-openstack-cluster)
+readable=()
+for l in "${pkgs[@]}"; do
+  if pod_logs "$l" --tail=1 >/dev/null; then readable+=("$l")
+  else fail "$l: its log cannot be read ($K -n crossplane-system logs)"; fi
+done
+since=$(date -u +%Y-%m-%dT%H:%M:%SZ) core_before=$(core_errors)
+sleep 30
+n=$(( $(core_errors) - core_before ))
+[ "$n" -eq 0 ] && pass "crossplane: no new errors in 30s" || fail "crossplane: $n new errors in 30s: $(grep "$is_error" "$RUN/crossplane.log" | tail -1 | cut -c1-300)"
+for l in "${readable[@]}"; do
+  out=$(pod_logs "$l" --since-time="$since") || { fail "$l: its log cannot be read ($K -n crossplane-system logs)"; continue; }
+  new=$(grep "$is_error" <<<"$out")
+  [ -z "$new" ] && pass "$l: no new errors in 30s" || fail "$l: $(wc -l <<<"$new") new errors in 30s: $(tail -1 <<<"$new" | cut -c1-300)"
+done
+
+echo "== memory of the plane's processes"
+local/demo/rss.sh
+
+echo
+[ "$fails" -eq 0 ] && { echo "e2e: all passed"; exit 0; }
+echo "e2e: $fails failed (logs in $RUN)"; exit 1
+exit
+}

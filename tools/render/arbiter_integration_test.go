@@ -1,0 +1,152 @@
+package render
+
+import (
+	"context"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+
+	"github.com/c5c3/consumer-plane/test/kubetest"
+)
+
+// arbiterDoesOnlyItsJob applies to a real kube-apiserver what a rendered
+// stretched pool places in its arbiter cluster (the Objects of ProviderConfig
+// arbiterPC: the monitor's namespace, and the external-arbiter-operator's
+// ServiceAccount, Role and RoleBinding), then acts as that ServiceAccount
+// (impersonated): it may manage the monitor's Deployment, Service, ConfigMap
+// and Secret in that namespace, and nothing else of the cluster that runs
+// every tenant's control plane.
+func arbiterDoesOnlyItsJob(t *testing.T, rendered []byte, arbiterPC string) {
+	t.Helper()
+	ctx := context.Background()
+	objs, err := ParseObjects(rendered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := kubetest.Client(t)
+	var namespace, serviceAccount string
+	for _, o := range objs {
+		if o.GetKind() != "Object" {
+			continue
+		}
+		if pc, _, _ := unstructured.NestedString(o.Object, "spec", "providerConfigRef", "name"); pc != arbiterPC {
+			continue
+		}
+		m, _, _ := unstructured.NestedMap(o.Object, "spec", "forProvider", "manifest")
+		u := &unstructured.Unstructured{Object: m}
+		switch u.GetKind() {
+		case "Namespace":
+			namespace = u.GetName()
+			t.Cleanup(func() { _ = admin.Delete(ctx, u) })
+		case "ServiceAccount":
+			serviceAccount = u.GetName()
+		}
+		if err := admin.Create(ctx, u); err != nil {
+			t.Fatalf("the arbiter cluster refuses %s %s of Object %s: %v", u.GetKind(), u.GetName(), o.GetName(), err)
+		}
+	}
+	if namespace == "" || serviceAccount == "" {
+		t.Fatalf("the render places no namespace and ServiceAccount in the arbiter cluster (ProviderConfig %s)", arbiterPC)
+	}
+
+	cfg := rest.CopyConfig(kubetest.Config(t))
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + namespace + ":" + serviceAccount,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
+	}
+	as, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := metav1.ObjectMeta{Name: "mon-arbiter"}
+	labels := map[string]string{"app": "mon-arbiter"}
+	deployment := &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr.To[int32](1),
+		Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "mon", Image: "quay.io/ceph/ceph:v19.2.3"}}}},
+	}}
+	create := metav1.CreateOptions{}
+
+	// Its job: the monitor's objects, in the monitor's namespace.
+	for what, do := range map[string]func() error{
+		"create the monitor's Deployment": func() error {
+			_, err := as.AppsV1().Deployments(namespace).Create(ctx, deployment, create)
+			return err
+		},
+		"create the monitor's Service": func() error {
+			_, err := as.CoreV1().Services(namespace).Create(ctx, &corev1.Service{ObjectMeta: meta,
+				Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "msgr2", Port: 3300}}}}, create)
+			return err
+		},
+		"create the monitor's ConfigMap": func() error {
+			_, err := as.CoreV1().ConfigMaps(namespace).Create(ctx, &corev1.ConfigMap{ObjectMeta: meta}, create)
+			return err
+		},
+		"create the monitor's keyring Secret": func() error {
+			_, err := as.CoreV1().Secrets(namespace).Create(ctx, &corev1.Secret{ObjectMeta: meta}, create)
+			return err
+		},
+		"list its namespace's Secrets": func() error {
+			_, err := as.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
+			return err
+		},
+	} {
+		if err := do(); err != nil {
+			t.Errorf("the arbiter's ServiceAccount cannot %s in %s: %v", what, namespace, err)
+		}
+	}
+	if err := as.AppsV1().Deployments(namespace).Delete(ctx, deployment.Name, metav1.DeleteOptions{}); err != nil {
+		t.Errorf("the arbiter's ServiceAccount cannot delete the monitor's Deployment: %v", err)
+	}
+
+	// Nothing else.
+	for what, do := range map[string]func() error{
+		"read kube-system's Secrets": func() error {
+			_, err := as.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+			return err
+		},
+		"list every namespace's Secrets": func() error {
+			_, err := as.CoreV1().Secrets("").List(ctx, metav1.ListOptions{})
+			return err
+		},
+		"create a Deployment in another namespace": func() error {
+			_, err := as.AppsV1().Deployments("default").Create(ctx, deployment, create)
+			return err
+		},
+		"create a namespace": func() error {
+			_, err := as.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "arbiter-escape"}}, create)
+			return err
+		},
+		"list nodes": func() error {
+			_, err := as.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			return err
+		},
+		"create a Pod (a Deployment's are the controller's)": func() error {
+			_, err := as.CoreV1().Pods(namespace).Create(ctx, &corev1.Pod{ObjectMeta: meta, Spec: deployment.Spec.Template.Spec}, create)
+			return err
+		},
+		"grant itself more (a RoleBinding to cluster-admin)": func() error {
+			_, err := as.RbacV1().RoleBindings(namespace).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: meta,
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: serviceAccount, Namespace: namespace}}}, create)
+			return err
+		},
+		"read (let alone change) its own Role": func() error {
+			_, err := as.RbacV1().Roles(namespace).Get(ctx, serviceAccount, metav1.GetOptions{})
+			return err
+		},
+	} {
+		if err := do(); !kerrors.IsForbidden(err) {
+			t.Errorf("the arbiter's ServiceAccount may %s: %v, want Forbidden", what, err)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Builds, once, the pinned real binaries the tests and the local stack use, from
+# the Go module proxy only, and caches them outside the repository under a
+# directory named by version:
+#
+#   $TOOLS_DIR/k8s-v1.35.8/{kube-apiserver,kubectl,kube-controller-manager,kube-scheduler,kube-proxy,kubelet}
+#   $TOOLS_DIR/etcd-v3.6.16/etcd
+#   $TOOLS_DIR/crossplane-cli-v2.5.0/crossplane
+#   $TOOLS_DIR/crossplane-core-v2.4.0/crossplane
+#   $TOOLS_DIR/validate-cache-core-v2.4.0/   (Crossplane's own CRDs for offline `resource validate`)
+#   $TOOLS_DIR/provider-kubernetes-v1.0.0/provider   (packaged by make xpkg for the local management plane)
+#   $TOOLS_DIR/gardener-v1.138.0/gardener-apiserver   (serves core.gardener.cloud in the local garden)
+#
+# Each tool is built from a committed throwaway module beside this script
+# (go.mod + go.sum pin every dependency), because `go install pkg@version` needs
+# version lists that the filtered proxy refuses. A flock serialises concurrent
+# runs; a finished tool is never rebuilt, so a second run takes seconds.
+#
+# usage: tools/upstream/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener]...
+# prints nothing on stdout but `export` lines when called with --env.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=versions.env
+source "$here/versions.env"
+
+TOOLS_DIR=${TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cobaltcore-tools}
+K8S_DIR=$TOOLS_DIR/k8s-$K8S_VERSION
+ETCD_DIR=$TOOLS_DIR/etcd-$ETCD_VERSION
+XP_CLI_DIR=$TOOLS_DIR/crossplane-cli-$CROSSPLANE_CLI_VERSION
+XP_CORE_DIR=$TOOLS_DIR/crossplane-core-$CROSSPLANE_CORE_VERSION
+VALIDATE_CACHE=$TOOLS_DIR/validate-cache-core-$CROSSPLANE_CORE_VERSION
+PK_DIR=$TOOLS_DIR/provider-kubernetes-$PROVIDER_KUBERNETES_VERSION
+GARDENER_DIR=$TOOLS_DIR/gardener-$GARDENER_VERSION
+
+start=$SECONDS
+log() { printf '[tools %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
+
+if [[ ${1:-} == --env ]]; then
+  # Consumed by the Makefile: where each tool lives, whether or not it is built yet.
+  cat <<EOF
+KUBEBUILDER_ASSETS=$TOOLS_DIR/envtest-$K8S_VERSION
+KUBE_APISERVER=$K8S_DIR/kube-apiserver
+KUBECTL=$K8S_DIR/kubectl
+KUBE_CONTROLLER_MANAGER=$K8S_DIR/kube-controller-manager
+KUBE_SCHEDULER=$K8S_DIR/kube-scheduler
+KUBE_PROXY=$K8S_DIR/kube-proxy
+KUBELET=$K8S_DIR/kubelet
+ETCD=$ETCD_DIR/etcd
+CROSSPLANE=$XP_CLI_DIR/crossplane
+CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
+CROSSPLANE_VALIDATE_CACHE=$VALIDATE_CACHE
+PROVIDER_KUBERNETES=$PK_DIR/provider
+GARDENER_APISERVER=$GARDENER_DIR/gardener-apiserver
+EOF
+  exit 0
+fi
+
+# The module proxy now and then stalls a transfer for good; go would wait
+# forever. Download each throwaway module's dependencies under a timeout first
+# and retry, so a stalled transfer costs minutes, not the whole CI run.
+declare -A fetched=()
+fetch() { # module-dir
+  local mod=$1 try
+  [[ -n ${fetched[$mod]:-} ]] && return 0
+  for try in 1 2 3; do
+    log "downloading modules of $mod (attempt $try)"
+    if (cd "$here/$mod" && GOFLAGS= GOTOOLCHAIN=local timeout "${FETCH_TIMEOUT:-900}" go mod download); then
+      fetched[$mod]=1
+      return 0
+    fi
+  done
+  log "FAILED: could not download the modules of $mod from the Go module proxy"
+  return 1
+}
+
+# The heartbeat of the build in progress; killed on any exit.
+heartbeat=
+stop_heartbeat() {
+  if [[ -n $heartbeat ]]; then kill "$heartbeat" 2>/dev/null || true; fi
+  heartbeat=
+}
+trap stop_heartbeat EXIT
+
+# go build in a throwaway module, with a heartbeat so a 10-minute compile is
+# visibly alive. GOFLAGS from the caller (for example -mod=vendor) must not leak in.
+build() { # module-dir output package ldflags
+  local mod=$1 out=$2 pkg=$3 ldflags=$4 tmp
+  tmp=$out.partial.$$
+  fetch "$mod"
+  log "building $pkg -> $out"
+  # The heartbeat must not hold the lock (fd 9) should it outlive us.
+  ( while sleep 60; do log "  ... still compiling $(basename "$out")"; done ) 9>&- &
+  heartbeat=$!
+  if ! (cd "$here/$mod" && GOFLAGS= GOTOOLCHAIN=local CGO_ENABLED=0 \
+        go build -trimpath -ldflags="$ldflags" -o "$tmp" "$pkg"); then
+    stop_heartbeat; rm -f "$tmp"; log "FAILED: $pkg"; return 1
+  fi
+  stop_heartbeat
+  mkdir -p "$(dirname "$out")"; mv -f "$tmp" "$out"
+  log "built $(basename "$out") ($(du -h "$out" | cut -f1))"
+}
+
+k8s() {
+  local minor ldflags=-s\ -w p
+  minor=$(cut -d. -f2 <<<"$K8S_VERSION")
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  [[ -x $K8S_DIR/kube-apiserver ]] || build k8s "$K8S_DIR/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
+  [[ -x $K8S_DIR/kubectl ]] || build k8s "$K8S_DIR/kubectl" k8s.io/kubernetes/cmd/kubectl "$ldflags"
+  # The local management plane (local/demo) runs it for owner-reference
+  # garbage collection and namespace deletion.
+  [[ -x $K8S_DIR/kube-controller-manager ]] ||
+    build k8s "$K8S_DIR/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager "$ldflags"
+  # The local node (local/node): Crossplane core's Deployment runtime
+  # runs the packages as pods, scheduled, started and given their Services as
+  # in a cluster.
+  [[ -x $K8S_DIR/kube-scheduler ]] || build k8s "$K8S_DIR/kube-scheduler" k8s.io/kubernetes/cmd/kube-scheduler "$ldflags"
+  [[ -x $K8S_DIR/kube-proxy ]] || build k8s "$K8S_DIR/kube-proxy" k8s.io/kubernetes/cmd/kube-proxy "$ldflags"
+  [[ -x $K8S_DIR/kubelet ]] || build k8s "$K8S_DIR/kubelet" k8s.io/kubernetes/cmd/kubelet "$ldflags"
+}
+
+etcd() {
+  [[ -x $ETCD_DIR/etcd ]] || build etcd "$ETCD_DIR/etcd" go.etcd.io/etcd/server/v3 "-s -w"
+}
+
+crossplane() {
+  local v=github.com/crossplane/crossplane-runtime/v2/pkg/version.version
+  [[ -x $XP_CORE_DIR/crossplane ]] ||
+    build crossplane "$XP_CORE_DIR/crossplane" github.com/crossplane/crossplane/v2/cmd/crossplane "-s -w -X $v=$CROSSPLANE_CORE_VERSION"
+  [[ -x $XP_CLI_DIR/crossplane ]] ||
+    build crossplane "$XP_CLI_DIR/crossplane" github.com/crossplane/cli/v2/cmd/crossplane "-s -w -X $v=$CROSSPLANE_CLI_VERSION"
+}
+
+# provider-kubernetes pins crossplane-runtime v2.0.0-rc.1 and controller-runtime
+# v0.19, which do not build beside the project's v2.4.0/v0.24, so it has its own
+# throwaway module. make xpkg packages the binary with the metadata and CRDs
+# of the same module version (tools/packaging/build.sh), and the demo
+# installs that package from its local registry.
+provider_kubernetes() {
+  [[ -x $PK_DIR/provider ]] ||
+    build provider-kubernetes "$PK_DIR/provider" github.com/crossplane-contrib/provider-kubernetes/cmd/provider "-s -w"
+}
+
+# The real gardener-apiserver serves core.gardener.cloud (Shoots, CloudProfiles,
+# Projects) in the local garden, aggregated into the local kube-apiserver, so
+# Shoots meet Gardener's own validation, defaulting and admission.
+gardener() {
+  local minor
+  minor=$(cut -d. -f2 <<<"$GARDENER_VERSION")
+  [[ -x $GARDENER_DIR/gardener-apiserver ]] ||
+    build gardener "$GARDENER_DIR/gardener-apiserver" github.com/gardener/gardener/cmd/gardener-apiserver \
+      "-s -w -X k8s.io/component-base/version.gitVersion=$GARDENER_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+}
+
+# envtest wants one directory holding kube-apiserver, etcd and kubectl.
+envtest_assets() {
+  local d=$TOOLS_DIR/envtest-$K8S_VERSION
+  mkdir -p "$d"
+  ln -sf "$K8S_DIR/kube-apiserver" "$d/kube-apiserver"
+  ln -sf "$K8S_DIR/kubectl" "$d/kubectl"
+  ln -sf "$ETCD_DIR/etcd" "$d/etcd"
+}
+
+# `crossplane resource validate` always resolves Crossplane's own CRDs as the
+# package xpkg.crossplane.io/crossplane/crossplane:<version>, which needs a
+# registry. Seeding its cache with the CRDs of the pinned core (from the module
+# cache) makes validation work offline and against exactly the core we run.
+validate_cache() {
+  local marker=$VALIDATE_CACHE/.complete moddir tag dir f
+  [[ -e $marker ]] && return 0
+  log "seeding the offline validate cache from crossplane/v2@$CROSSPLANE_CORE_VERSION"
+  fetch crossplane
+  moddir=$(cd "$here/crossplane" && GOFLAGS= GOTOOLCHAIN=local go list -m -f '{{.Dir}}' github.com/crossplane/crossplane/v2)
+  for tag in "$CROSSPLANE_CORE_VERSION" stable; do
+    dir=$VALIDATE_CACHE/xpkg.crossplane.io/crossplane/crossplane@$tag
+    mkdir -p "$dir"
+    : >"$dir/package.yaml"
+    for f in "$moddir"/cluster/crds/*.yaml; do
+      cat "$f" >>"$dir/package.yaml"
+      printf -- '\n---\n' >>"$dir/package.yaml"
+    done
+  done
+  touch "$marker"
+}
+
+# Everything runs from main, called on the last line: bash has then read the
+# whole file before it acts, so editing the script never derails a running build.
+main() {
+  targets=("$@")
+  [[ ${#targets[@]} -gt 0 ]] || targets=(all)
+
+  mkdir -p "$TOOLS_DIR"
+  exec 9>"$TOOLS_DIR/.lock"
+  if ! flock -n 9; then
+    log "another build holds $TOOLS_DIR/.lock; waiting for it"
+    flock 9
+  fi
+
+  for t in "${targets[@]}"; do
+    case $t in
+      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes; gardener ;;
+      k8s) k8s ;;
+      etcd) etcd ;;
+      crossplane) crossplane ;;
+      validate-cache) validate_cache ;;
+      provider-kubernetes) provider_kubernetes ;;
+      gardener) gardener ;;
+      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener)" >&2; exit 2 ;;
+    esac
+  done
+  log "tools ready in $TOOLS_DIR"
+}
+
+main "$@"

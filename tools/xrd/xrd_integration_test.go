@@ -1,0 +1,398 @@
+package xrd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
+	xv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
+	"github.com/google/go-cmp/cmp"
+	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/test/kubetest"
+)
+
+// kube is the real kube-apiserver of this package's integration tests
+// (test/kubetest), once requireKube has run.
+var kube client.Client
+
+func TestMain(m *testing.M) {
+	os.Exit(kubetest.Main(m))
+}
+
+func requireKube(t *testing.T) {
+	t.Helper()
+	kube = kubetest.Client(t)
+}
+
+// installAsCrossplaneWould creates the CRDs Crossplane derives from an XRD
+// with claim names — the composite's and the claim's, with every field and
+// printer column Crossplane adds — using Crossplane's own derivation
+// (crossplane-runtime's xcrd, which Crossplane core runs).
+func installAsCrossplaneWould(ctx context.Context, x *xv1.CompositeResourceDefinition) error {
+	xr, err := xcrd.ForCompositeResource(x)
+	if err != nil {
+		return fmt.Errorf("crossplane cannot derive the composite CRD of %s: %w", x.GetName(), err)
+	}
+	claim, err := xcrd.ForCompositeResourceClaim(x)
+	if err != nil {
+		return fmt.Errorf("crossplane cannot derive the claim CRD of %s: %w", x.GetName(), err)
+	}
+	for _, crd := range []*extv1.CustomResourceDefinition{xr, claim} {
+		crd.SetOwnerReferences(nil) // no XRD object exists in this API server
+		if err := kube.Create(ctx, crd); err != nil {
+			return fmt.Errorf("the real kube-apiserver refuses the CRD %s derived from %s: %w", crd.GetName(), x.GetName(), err)
+		}
+		if err := waitEstablished(ctx, crd.GetName()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func waitEstablished(ctx context.Context, name string) error {
+	for {
+		crd := &extv1.CustomResourceDefinition{}
+		if err := kube.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return err
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == extv1.Established && c.Status == extv1.ConditionTrue {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("CRD %s not established: %w", name, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func readYAMLFile(file string, into any) error {
+	b, err := os.ReadFile(file) //nolint:gosec // test data
+	if err != nil {
+		return err
+	}
+	if err := yaml.Unmarshal(b, into); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return nil
+}
+
+const examples = "../../examples"
+
+// installConsumerAPI installs the CRDs Crossplane derives from every generated
+// XRD, and the namespaces the examples claim in, once per test binary.
+var installConsumerAPI = sync.OnceValue(func() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	files, err := filepath.Glob("../../package/xrds/*.yaml")
+	if err != nil || len(files) != 4 {
+		return fmt.Errorf("want the 4 XRDs of the consumer API in package/xrds, found %v (%v)", files, err)
+	}
+	for _, f := range files {
+		x := &xv1.CompositeResourceDefinition{}
+		if err := readYAMLFile(f, x); err != nil {
+			return err
+		}
+		if err := installAsCrossplaneWould(ctx, x); err != nil {
+			return err
+		}
+	}
+	for _, ns := range []string{"infrastructure", "team-a", "team-b", "internal", "finance", "tenant-customer-a"} {
+		if err := kube.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
+		}}); err != nil {
+			return err
+		}
+	}
+	return nil
+})
+
+func setup(t *testing.T) context.Context {
+	t.Helper()
+	requireKube(t)
+	if err := installConsumerAPI(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// example reads an example claim, renamed so that each case creates its own.
+func example(t *testing.T, file, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := readYAMLFile(filepath.Join(examples, file), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	if name != "" {
+		u.SetName(name)
+	}
+	return u
+}
+
+// set sets a dotted field path of a claim (no list indices).
+func set(path string, v any) func(u *unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		if err := unstructured.SetNestedField(u.Object, v, strings.Split(path, ".")...); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func del(path string) func(u *unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		unstructured.RemoveNestedField(u.Object, strings.Split(path, ".")...)
+	}
+}
+
+const (
+	hvPool      = "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml"
+	hvPoolFin   = "infrastructure/eu-de-1/hypervisor-pools/hv-pool-fin.yaml"
+	stPool      = "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml"
+	stPoolFin   = "infrastructure/eu-de-1/storage-pools/st-pool-fin.yaml"
+	stPoolS     = "infrastructure/eu-de-1/storage-pools/st-pool-s.yaml"
+	controlPlan = "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml"
+	cloud       = "tenants/team-a/openstack-clusters/team-a-prod.yaml"
+)
+
+// TestExamplesAdmittedIntegration creates every example claim in a real
+// kube-apiserver: the examples are valid, and the API server defaults what
+// they leave out.
+func TestExamplesAdmittedIntegration(t *testing.T) {
+	ctx := setup(t)
+	n := 0
+	err := filepath.WalkDir(examples, func(path string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(path, ".yaml") {
+			return err
+		}
+		u := &unstructured.Unstructured{}
+		if err := readYAMLFile(path, &u.Object); err != nil {
+			return err
+		}
+		if u.GetAPIVersion() != v1alpha1.SchemeGroupVersion.String() {
+			return nil
+		}
+		n++
+		if err := kube.Create(ctx, u); err != nil {
+			t.Errorf("%s: the example claim is refused: %v", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 15 {
+		t.Fatalf("found %d example claims, want the whole scenario (at least 15)", n)
+	}
+
+	// Defaults the examples rely on.
+	got := example(t, "tenants/team-b/openstack-clusters/team-b-staging.yaml", "")
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(got), got); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]any{
+		"spec.openStackRelease":                            "2025.2",
+		"spec.services.nova":                               true,
+		"spec.services.octavia":                            false,
+		"spec.network.mtu":                                 int64(1500),
+		"spec.storage.ceph.volumePool.replication":         int64(3),
+		"spec.storage.ceph.volumePool.compression":         "aggressive",
+		"spec.storage.ceph.ephemeralPool.replication":      int64(2),
+		"spec.storage.ceph.filesystem.enabled":             false,
+		"spec.cortex.enabled":                              true,
+		"spec.storage.ceph.filesystem.dataPoolReplication": int64(3),
+	} {
+		v, _, _ := unstructured.NestedFieldNoCopy(got.Object, strings.Split(path, ".")...)
+		if diff := cmp.Diff(want, v); diff != "" {
+			t.Errorf("team-b-staging: %s defaulted to %v, want %v", path, v, want)
+		}
+	}
+}
+
+// TestDocsClaimsAdmittedIntegration creates the claims as the C5C3 docs
+// write them — pools by name, no shares, no zones — in a real
+// kube-apiserver: they are accepted as written.
+func TestDocsClaimsAdmittedIntegration(t *testing.T) {
+	ctx := setup(t)
+	b, err := os.ReadFile("testdata/c5c3-docs-claims.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(b), "\n---\n")
+	if len(docs) != 4 {
+		t.Fatalf("want the docs' 4 claims in testdata/c5c3-docs-claims.yaml, found %d", len(docs))
+	}
+	for _, doc := range docs {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Create(ctx, u); err != nil {
+			t.Errorf("%s %s/%s as the C5C3 docs write it is refused: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			continue
+		}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+			t.Fatal(err)
+		}
+		if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "zones"); found {
+			t.Errorf("%s %s: spec.zones was defaulted by the API server; the function takes them from the CloudProfile", u.GetKind(), u.GetName())
+		}
+	}
+}
+
+// TestBadClaimsRefusedIntegration sends claims a tenant or platform engineer
+// could get wrong to a real kube-apiserver: each must be refused, with a
+// message that names the field.
+func TestBadClaimsRefusedIntegration(t *testing.T) {
+	ctx := setup(t)
+	cases := map[string]struct {
+		file   string
+		mutate []func(*unstructured.Unstructured)
+		want   []string
+	}{
+		"hv-workers-above-max":       {hvPool, muts(set("spec.workers", int64(70))), []string{"spec.workers must not exceed spec.maxWorkers"}},
+		"hv-no-zones":                {hvPool, muts(set("spec.zones", []any{})), []string{"spec.zones", "at least 1 items"}},
+		"hv-duplicate-zone":          {hvPool, muts(set("spec.zones", []any{"eu-de-1a", "eu-de-1a"})), []string{"spec.zones[1]", "Duplicate value"}},
+		"hv-name-too-long":           {hvPool, muts(set("spec.name", "hypervisor-pool-eu-de-1-a")), []string{"spec.name", "may not be more than 21"}},
+		"hv-name-invalid":            {hvPool, muts(set("spec.name", "HV_POOL")), []string{"spec.name", "should match"}},
+		"hv-no-machine-pool":         {hvPool, muts(del("spec.ironcore.machinePool")), []string{"spec.ironcore.machinePool", "Required value"}},
+		"hv-workers-wrong-type":      {hvPool, muts(set("spec.workers", "twenty")), []string{"spec.workers", "must be of type integer"}},
+		"hv-kubernetes-1-29":         {hvPool, muts(set("spec.kubernetesVersion", "1.29")), []string{"spec.kubernetesVersion", "should match"}},
+		"hv-dedicated-no-tenants":    {hvPool, muts(set("spec.dedicated", true)), []string{"spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"}},
+		"hv-tenant-invalid":          {hvPoolFin, muts(set("spec.allowedTenants", []any{"Team_A"})), []string{"spec.allowedTenants[0]", "should match"}},
+		"hv-no-region":               {hvPool, muts(del("spec.region")), []string{"spec.region", "Required value"}},
+		"st-replication-0":           {stPool, muts(set("spec.ceph.replicationFactor", int64(0))), []string{"spec.ceph.replicationFactor", "greater than or equal to 1"}},
+		"st-replication-6":           {stPool, muts(set("spec.ceph.replicationFactor", int64(6))), []string{"spec.ceph.replicationFactor", "less than or equal to 5"}},
+		"st-device-class-unknown":    {stPool, muts(set("spec.ceph.deviceClass", "floppy")), []string{"spec.ceph.deviceClass", "Unsupported value", `"nvme"`}},
+		"st-too-few-workers":         {stPool, muts(set("spec.workers", int64(2))), []string{"spec.workers", "greater than or equal to 3"}},
+		"st-capacity-not-quantity":   {stPool, muts(set("spec.ceph.targetCapacity", "lots")), []string{"spec.ceph.targetCapacity"}},
+		"st-osd-count-0":             {stPool, muts(set("spec.ceph.osdCount", int64(0))), []string{"spec.ceph.osdCount", "greater than or equal to 1"}},
+		"cp-ha-one-zone":             {controlPlan, muts(set("spec.zones", []any{"eu-de-1a"})), []string{"spec.zones must name at least 3 zones when spec.highAvailability is true"}},
+		"cp-no-zones":                {controlPlan, muts(set("spec.zones", []any{})), []string{"spec.zones", "at least 1 items"}},
+		"st-stretched-no-zones":      {stPoolS, muts(del("spec.zones")), []string{"spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans"}},
+		"st-stretched-three-zones":   {stPoolS, muts(set("spec.zones", []any{"eu-de-1a", "eu-de-1b", "eu-de-1c"})), []string{"spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans"}},
+		"cp-no-region":               {controlPlan, muts(del("spec.region")), []string{"spec.region", "Required value"}},
+		"cp-volume-not-quantity":     {controlPlan, muts(set("spec.volumeSize", "big")), []string{"spec.volumeSize"}},
+		"os-size-unknown":            {cloud, muts(set("spec.size", "huge")), []string{"spec.size", "Unsupported value", `"xlarge"`}},
+		"os-no-hypervisor-pools":     {cloud, muts(set("spec.hypervisorClusters", []any{})), []string{"spec.hypervisorClusters", "at least 1 items"}},
+		"os-no-storage-pools":        {cloud, muts(del("spec.storageClusters")), []string{"spec.storageClusters", "Required value"}},
+		"os-duplicate-hv-pool":       {cloud, muts(set("spec.hypervisorClusters", []any{"hv-pool-a", "hv-pool-a"})), []string{"spec.hypervisorClusters[1]", "Duplicate value"}},
+		"os-duplicate-hv-share":      {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(2)}, map[string]any{"name": "hv-pool-a", "nodes": int64(3)}})), []string{"spec.hypervisorShares[1]", "Duplicate value"}},
+		"os-share-of-unlisted-pool":  {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-z", "nodes": int64(2)}})), []string{"spec.hypervisorShares may only name pools listed in spec.hypervisorClusters"}},
+		"os-hv-pool-as-object":       {cloud, muts(set("spec.hypervisorClusters", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(2)}})), []string{"spec.hypervisorClusters[0]", "must be of type string"}},
+		"os-duplicate-st-pool":       {cloud, muts(set("spec.storageClusters", []any{"st-pool-a", "st-pool-a"})), []string{"spec.storageClusters[1]", "Duplicate value"}},
+		"os-volume-replication-0":    {cloud, muts(set("spec.storage.ceph.volumePool.replication", int64(0))), []string{"spec.storage.ceph.volumePool.replication", "greater than or equal to 1"}},
+		"os-volume-replication-6":    {cloud, muts(set("spec.storage.ceph.volumePool.replication", int64(6))), []string{"spec.storage.ceph.volumePool.replication", "less than or equal to 5"}},
+		"os-image-replication-6":     {cloud, muts(set("spec.storage.ceph.imagePool.replication", int64(6))), []string{"spec.storage.ceph.imagePool.replication", "less than or equal to 5"}},
+		"os-compression-unknown":     {cloud, muts(set("spec.storage.ceph.volumePool.compression", "zstd")), []string{"spec.storage.ceph.volumePool.compression", "Unsupported value"}},
+		"os-quota-negative":          {cloud, muts(set("spec.storage.ceph.volumePool.quotaGB", int64(-1))), []string{"spec.storage.ceph.volumePool.quotaGB", "greater than or equal to 0"}},
+		"os-tls-empty-issuer":        {cloud, muts(set("spec.tls.issuerRef", "")), []string{"spec.tls.issuerRef must name a cert-manager issuer when spec.tls.enabled is true"}},
+		"os-mtu-too-small":           {cloud, muts(set("spec.network.mtu", int64(100))), []string{"spec.network.mtu", "greater than or equal to 1280"}},
+		"os-release-invalid":         {cloud, muts(set("spec.openStackRelease", "2025.3")), []string{"spec.openStackRelease", "should match"}},
+		"os-share-zero-nodes":        {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-a", "nodes": int64(0)}})), []string{"spec.hypervisorShares[0].nodes", "greater than or equal to 1"}},
+		"os-share-without-nodes":     {cloud, muts(set("spec.hypervisorShares", []any{map[string]any{"name": "hv-pool-a"}})), []string{"spec.hypervisorShares[0].nodes", "Required value"}},
+		"os-pool-name-invalid":       {cloud, muts(set("spec.hypervisorClusters", []any{"HV_POOL"})), []string{"spec.hypervisorClusters[0]", "should match"}},
+		"os-cortex-pipeline-unknown": {cloud, muts(set("spec.cortex", map[string]any{"pipelines": []any{"glance"}})), []string{"spec.cortex.pipelines[0]", "Unsupported value"}},
+		"os-compute-quota-below-1":   {cloud, muts(set("spec.quotas.compute.cores", int64(-2))), []string{"spec.quotas.compute.cores", "greater than or equal to -1"}},
+		"os-cores-beyond-nova":       {cloud, muts(set("spec.quotas.compute.cores", int64(1)<<31)), []string{"spec.quotas.compute.cores", "less than or equal to 2147483647"}},
+		"os-ram-beyond-nova":         {cloud, muts(set("spec.quotas.compute.ramGB", int64(1)<<21)), []string{"spec.quotas.compute.ramGB", "less than or equal to 2097151"}},
+		"os-ports-near-2^63":         {cloud, muts(set("spec.quotas.network.ports", int64(1)<<62)), []string{"spec.quotas.network.ports", "less than or equal to 2147483647"}},
+		"os-quota-gb-overflows":      {cloud, muts(set("spec.storage.ceph.volumePool.quotaGB", int64(1)<<40)), []string{"spec.storage.ceph.volumePool.quotaGB", "less than or equal to 8589934591"}},
+		"os-no-size":                 {cloud, muts(del("spec.size")), []string{"spec.size", "Required value"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			u := example(t, tc.file, name)
+			for _, m := range tc.mutate {
+				m(u)
+			}
+			err := kube.Create(ctx, u)
+			if err == nil {
+				t.Fatalf("the real kube-apiserver accepted the bad claim %s", name)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\ndoes not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestBadUpdatesRefusedIntegration changes what must not change on existing
+// claims: each update must be refused, naming the field.
+func TestBadUpdatesRefusedIntegration(t *testing.T) {
+	ctx := setup(t)
+	cases := map[string]struct {
+		file   string
+		mutate func(*unstructured.Unstructured)
+		want   string
+	}{
+		"hv-region": {hvPool, set("spec.region", "eu-de-2"), "spec.region is immutable"},
+		"hv-name":   {hvPool, set("spec.name", "hv-pool-z"), "spec.name is immutable"},
+		"hv-dedicated": {hvPool, func(u *unstructured.Unstructured) {
+			set("spec.dedicated", true)(u)
+			set("spec.allowedTenants", []any{"team-a"})(u)
+		}, "spec.dedicated is immutable"},
+		"st-region":            {stPool, set("spec.region", "us-east-1"), "spec.region is immutable"},
+		"st-encrypted":         {stPoolFin, set("spec.ceph.encrypted", false), "spec.ceph.encrypted is immutable"},
+		"cp-region":            {controlPlan, set("spec.region", "eu-de-2"), "spec.region is immutable"},
+		"os-region":            {cloud, set("spec.region", "us-east-1"), "spec.region is immutable"},
+		"os-release-downgrade": {cloud, set("spec.openStackRelease", "2025.1"), "spec.openStackRelease cannot be downgraded"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			u := example(t, tc.file, "update-"+name)
+			if err := kube.Create(ctx, u); err != nil {
+				t.Fatalf("cannot create the claim to update: %v", err)
+			}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(u)
+			err := kube.Update(ctx, u)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("updating %s: got error %v, want one containing %q", name, err, tc.want)
+			}
+		})
+	}
+}
+
+func muts(m ...func(*unstructured.Unstructured)) []func(*unstructured.Unstructured) { return m }
+
+// TestPrinterColumnsIntegration checks the columns `kubectl get` shows for
+// every claim and composite, as the API server stores the derived CRDs.
+func TestPrinterColumnsIntegration(t *testing.T) {
+	ctx := setup(t)
+	for _, d := range v1alpha1.Composites {
+		for _, plural := range []string{d.Plural, d.ClaimPlural} {
+			crd := &extv1.CustomResourceDefinition{}
+			if err := kube.Get(ctx, client.ObjectKey{Name: plural + "." + v1alpha1.Group}, crd); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, c := range crd.Spec.Versions[0].AdditionalPrinterColumns {
+				got[c.Name] = true
+			}
+			for _, want := range []string{"SYNCED", "READY", "REGION", "PHASE", "AGE"} {
+				if !got[want] {
+					t.Errorf("%s: no %s column among %v", plural, want, got)
+				}
+			}
+		}
+	}
+}
