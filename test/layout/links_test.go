@@ -199,3 +199,36 @@ func TestREADMEReadsAtOnce(t *testing.T) {
 		t.Errorf("README.md has %d lines, at most %d: move detail to docs/ and link it", n, readmeMaxLines)
 	}
 }
+
+// TestSymlinksResolve: a tracked symbolic link must point at a file of the
+// repository (a moved file leaves links to it dangling, and the tests that
+// read through them fail far from the cause).
+func TestSymlinksResolve(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command("git", "ls-files", "-s")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	links := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		mode, path, ok := strings.Cut(line, " ")
+		if !ok || mode != "120000" {
+			continue
+		}
+		_, path, _ = strings.Cut(path, "\t")
+		links++
+		target, err := filepath.EvalSymlinks(filepath.Join(root, path))
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if rel, err := filepath.Rel(root, target); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("%s points outside the repository, at %s", path, target)
+		}
+	}
+	if links == 0 {
+		t.Fatal("no symbolic links found: git ls-files -s changed its output, and this check would pass on nothing")
+	}
+}
