@@ -116,7 +116,7 @@ func TestRenderExamplesIntegration(t *testing.T) {
 // resource validate` against the XRDs: accepted as written.
 func TestDocsClaimsValidIntegration(t *testing.T) {
 	ctx, tl, _, _ := setup(t)
-	if out, err := tl.ValidateFile(ctx, filepath.Join(root, "internal", "xrd", "testdata", "c5c3-docs-claims.yaml"), filepath.Join(root, "package")); err != nil {
+	if out, err := tl.ValidateFile(ctx, filepath.Join(root, "tools", "xrd", "testdata", "c5c3-docs-claims.yaml"), filepath.Join(root, "package")); err != nil {
 		t.Fatalf("the docs' claims are refused: %v\n%s", err, out)
 	}
 }
