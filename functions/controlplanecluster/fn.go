@@ -17,12 +17,7 @@ import (
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
-const (
-	workerName = "control-plane"
-
-	// maxShootName is Gardener's limit for Shoot names.
-	maxShootName = 21
-)
+const workerName = "control-plane"
 
 // Function composes an XControlPlaneCluster.
 type Function struct {
@@ -70,15 +65,17 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 
 // clusterName is what tenants' OpenStackClusters call the cluster
 // (spec.controlPlaneCluster): the claim's name, or the composite's when it is
-// not claimed. It names the Shoot, so Gardener's length limit applies.
+// not claimed. Its Shoot is named after it (gardener.ShootName), so it may
+// be longer than Gardener allows Shoot names; it also names objects in other
+// clusters, hence v1alpha1.MaxNameLength.
 func clusterName(xr *v1alpha1.XControlPlaneCluster) (string, error) {
 	name := xr.GetLabels()[function.LabelClaimName]
 	what := "the claim's metadata.name"
 	if name == "" {
 		name, what = xr.GetName(), "metadata.name"
 	}
-	if len(name) > maxShootName || len(validation.IsDNS1123Label(name)) > 0 {
-		return "", fmt.Errorf("%s %q names the cluster's Shoot: it must be a DNS label of at most %d characters", what, name, maxShootName)
+	if len(name) > v1alpha1.MaxNameLength || len(validation.IsDNS1123Label(name)) > 0 {
+		return "", fmt.Errorf("%s %q names the control-plane cluster: it must be a DNS label of at most %d characters", what, name, v1alpha1.MaxNameLength)
 	}
 	return name, nil
 }

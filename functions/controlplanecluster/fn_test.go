@@ -146,12 +146,24 @@ func TestRunFunction(t *testing.T) {
 				worker(m)["labels"] = labels
 			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
 		},
-		"NameTooLongForGardener": {
-			reason: "A claim name Gardener cannot use as a Shoot name is refused, naming the field.",
+		"NameLongerThanGardenerAllows": {
+			reason: "The C5C3 docs' eu-de-1-control-plane is longer than Gardener allows beside project c5c3: its Shoot gets a derived name, recorded in status; the cluster keeps its name.",
 			req: fntest.Request(fntest.Edit(xr, func(m map[string]any) {
-				fntest.Map(m, "metadata", "labels")["crossplane.io/claim-name"] = "eu-de-1-openstack-control-plane"
+				fntest.Map(m, "metadata", "labels")["crossplane.io/claim-name"] = "eu-de-1-control-plane"
 			}), nil),
-			want: fntest.Fatal(`the claim's metadata.name "eu-de-1-openstack-control-plane" names the cluster's Shoot: it must be a DNS label of at most 21 characters`),
+			want: fntest.Response(`{"phase": "Provisioning", "shootName": "eu-de-1-con-c1757"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(fntest.Edit(shoot, func(m map[string]any) {
+				fntest.Map(m, "metadata")["name"] = "eu-de-1-con-c1757"
+				labels := map[string]any{"c5c3.io/pool": "eu-de-1-control-plane", "c5c3.io/pool-kind": "control-plane"}
+				fntest.Map(m, "metadata")["labels"] = labels
+				worker(m)["labels"] = labels
+			}), false)}, fntest.ShootCreating, fntest.AccessNoShoot),
+		},
+		"NameTooLong": {
+			reason: "A claim name longer than a cluster's name may be is refused, naming the field and the limit.",
+			req: fntest.Request(fntest.Edit(xr, func(m map[string]any) {
+				fntest.Map(m, "metadata", "labels")["crossplane.io/claim-name"] = "eu-de-1-openstack-control-plane-for-everyone"
+			}), nil),
+			want: fntest.Fatal(`the claim's metadata.name "eu-de-1-openstack-control-plane-for-everyone" names the control-plane cluster: it must be a DNS label of at most 40 characters`),
 		},
 		"HighAvailabilityNeedsThreeZones": {
 			reason: "highAvailability with fewer than 3 zones is refused, naming both fields.",

@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
 	"github.com/c5c3/consumer-plane/internal/remote"
 )
@@ -161,7 +162,9 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Name: access.SecretName(), Namespace: access.SecretNamespace},
 			},
 			ForProvider: gardenerv1alpha1.ShootKubeconfigParameters{
-				ShootRef:          gardenerv1alpha1.ShootReference{Name: s.ArbiterCluster, Namespace: run.Settings.ProjectNamespace},
+				// The control-plane cluster's Shoot is named after it as its
+				// own function names it.
+				ShootRef:          gardenerv1alpha1.ShootReference{Name: gardener.ShootName(run.Settings.ProjectNamespace, s.ArbiterCluster), Namespace: run.Settings.ProjectNamespace},
 				ServiceAccountRef: &gardenerv1alpha1.ServiceAccountReference{Namespace: monitorNamespace, Name: arbiterServiceAccount},
 			},
 		},

@@ -3,6 +3,8 @@
 package gardener
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -54,6 +56,34 @@ func MaxShootName(projectNamespace string) int {
 	return maxProjectAndShootName - len(strings.TrimPrefix(projectNamespace, "garden-"))
 }
 
+// shootNameHashLen is how many hex digits of a long name's hash end the
+// Shoot's name derived from it: 20 bits, so two long names that share their
+// beginning name the same Shoot with a chance of about one in a million.
+const shootNameHashLen = 5
+
+// ShootName is the name of the Shoot that carries the cluster called name, in
+// the project whose namespace is given. A name is the user's and may be longer
+// than Gardener allows: one that fits names the Shoot itself; a longer one is
+// cut to fit and ends in a hash of the whole name, so the Shoot's name is
+// stable (the same name always gives the same Shoot) and long names that
+// share a beginning name different Shoots. Gardener's project names have at
+// most 10 characters, which leaves at least 11 for the Shoot.
+func ShootName(projectNamespace, name string) string {
+	max := MaxShootName(projectNamespace)
+	if len(name) <= max {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	suffix := hex.EncodeToString(sum[:])[:shootNameHashLen]
+	keep := max - len(suffix) - 1
+	if keep < 1 {
+		// Only a project name longer than Gardener allows gets here; the
+		// API server refuses the Shoot with its own message.
+		return "s" + suffix
+	}
+	return strings.TrimRight(name[:keep], "-") + "-" + suffix
+}
+
 // ironcoreMetalAPIVersion is the provider config group of the ironcore-metal
 // Gardener extension (gardener-extension-provider-ironcore-metal).
 const ironcoreMetalAPIVersion = "ironcore-metal.provider.extensions.gardener.cloud/v1alpha1"
@@ -83,7 +113,12 @@ type Worker struct {
 
 // Cluster is what a pool asks of Gardener.
 type Cluster struct {
-	Name              string
+	// Name of the cluster: a pool's spec.name, a control-plane cluster's
+	// claim name. The Shoot is named after it (ShootName).
+	Name string
+	// ShootName overrides the Shoot's name, for a Shoot that already
+	// exists under another name than ShootName gives now; empty: ShootName.
+	ShootName         string
 	Region            string
 	KubernetesVersion string
 	Labels            map[string]string
@@ -95,14 +130,14 @@ type Cluster struct {
 // NewShoot returns the Shoot for a cluster with the landscape's settings,
 // which must be defaulted.
 func NewShoot(s *input.ShootSettings, c Cluster) (*gardencorev1beta1.Shoot, error) {
-	if max := MaxShootName(s.ProjectNamespace); len(c.Name) > max {
-		return nil, fmt.Errorf("the name %q (the claim's metadata.name) names a Shoot of Gardener project %q, and Gardener allows project and Shoot names of at most %d characters together: use a name of at most %d characters",
-			c.Name, strings.TrimPrefix(s.ProjectNamespace, "garden-"), maxProjectAndShootName, max)
+	name := c.ShootName
+	if name == "" {
+		name = ShootName(s.ProjectNamespace, c.Name)
 	}
 	shoot := &gardencorev1beta1.Shoot{
 		TypeMeta: metav1.TypeMeta{APIVersion: gardencorev1beta1.SchemeGroupVersion.String(), Kind: "Shoot"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        c.Name,
+			Name:        name,
 			Namespace:   s.ProjectNamespace,
 			Labels:      c.Labels,
 			Annotations: map[string]string{AnnotationConfirmDeletion: "true"},

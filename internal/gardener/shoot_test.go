@@ -1,10 +1,15 @@
 package gardener
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 )
@@ -87,34 +92,77 @@ func TestReadinessOf(t *testing.T) {
 
 // TestNewShootName: Gardener admits a Shoot only when its name and its
 // project's name have at most 21 characters together, and deletes it only
-// with the confirmation annotation; NewShoot refuses the first before
-// Gardener does and sets the second.
+// with the confirmation annotation. A name is the user's: NewShoot derives a
+// Shoot name that fits from any longer one, stable and distinct, and sets the
+// annotation.
 func TestNewShootName(t *testing.T) {
 	s := &input.ShootSettings{ProjectNamespace: "garden-c5c3"}
 	s.Default()
 	cases := map[string]struct {
-		name    string
-		wantErr string
+		reason    string
+		name      string
+		shootName string
+		want      string
 	}{
-		"17 characters beside project c5c3": {name: "hv-pool-seventeen"},
-		"18 characters": {name: "hv-pool-eighteen-x",
-			wantErr: `the name "hv-pool-eighteen-x" (the claim's metadata.name) names a Shoot of Gardener project "c5c3", and Gardener allows project and Shoot names of at most 21 characters together: use a name of at most 17 characters`},
+		"FitsAsItIs": {
+			reason: "17 characters beside project c5c3 name the Shoot themselves",
+			name:   "hv-pool-seventeen", want: "hv-pool-seventeen"},
+		"DocsPool": {
+			reason: "the C5C3 docs' 18-character pool gets a name that fits, ending in its hash",
+			name:   "hv-pool-compliance", want: "hv-pool-com-" + hash5("hv-pool-compliance")},
+		"DocsControlPlane": {
+			reason: "the docs' 21-character control-plane cluster likewise; a cut that ends in a hyphen drops it",
+			name:   "eu-de-1-control-plane", want: "eu-de-1-con-" + hash5("eu-de-1-control-plane")},
+		"CutEndsInHyphen": {
+			reason: "no Shoot name has two hyphens in a row where the cut fell on one",
+			name:   "hv-pool-aa-bbbbbbbbb", want: "hv-pool-aa-" + hash5("hv-pool-aa-bbbbbbbbb")},
+		"Longest": {
+			reason: "the longest name the XRD admits fits too",
+			name:   strings.Repeat("a", 40), want: "aaaaaaaaaaa-" + hash5(strings.Repeat("a", 40))},
+		"ExistingShootKept": {
+			reason: "a Shoot that exists keeps its name",
+			name:   "hv-pool-compliance", shootName: "hv-pool-c-12345", want: "hv-pool-c-12345"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			shoot, err := NewShoot(s, Cluster{Name: tc.name, Region: "eu-de-1"})
-			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr {
-					t.Fatalf("NewShoot(%q) error = %v, want %q", tc.name, err, tc.wantErr)
-				}
-				return
-			}
+			shoot, err := NewShoot(s, Cluster{Name: tc.name, ShootName: tc.shootName, Region: "eu-de-1"})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if shoot.Name != tc.want {
+				t.Errorf("%s\nNewShoot(%q).Name = %q, want %q", tc.reason, tc.name, shoot.Name, tc.want)
+			}
+			if n := len("c5c3") + len(shoot.Name); n > maxProjectAndShootName {
+				t.Errorf("%s\nproject and Shoot name have %d characters, Gardener allows %d", tc.reason, n, maxProjectAndShootName)
+			}
+			if errs := validation.IsDNS1123Label(shoot.Name); len(errs) > 0 {
+				t.Errorf("%s\nShoot name %q: %v", tc.reason, shoot.Name, errs)
 			}
 			if got := shoot.Annotations[AnnotationConfirmDeletion]; got != "true" {
 				t.Errorf("annotation %s = %q, want \"true\"", AnnotationConfirmDeletion, got)
 			}
 		})
 	}
+}
+
+// TestShootNameDistinct: long names that share their beginning name
+// different Shoots, and a name always names the same one.
+func TestShootNameDistinct(t *testing.T) {
+	seen := map[string]string{}
+	for i := range 1000 {
+		name := fmt.Sprintf("hv-pool-compliance-%03d", i)
+		got := ShootName("garden-c5c3", name)
+		if other, ok := seen[got]; ok {
+			t.Fatalf("%q and %q both name Shoot %q", other, name, got)
+		}
+		seen[got] = name
+		if again := ShootName("garden-c5c3", name); again != got {
+			t.Fatalf("ShootName(%q) = %q, then %q", name, got, again)
+		}
+	}
+}
+
+func hash5(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:])[:5]
 }

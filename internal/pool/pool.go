@@ -99,6 +99,9 @@ func (a Access) SecretName() string { return a.ProviderConfigName() + "-kubeconf
 type State struct {
 	Shoot       gardener.Readiness
 	ClusterName string
+	// ShootName is the name of the cluster's Shoot in the Gardener project
+	// (gardener.ShootName), which may differ from the cluster's name.
+	ShootName string
 	// AccessReady is set once the kubeconfig Secret is kept fresh.
 	AccessReady   bool
 	AccessMessage string
@@ -237,10 +240,13 @@ func providerConfig(a Access) *composed.Unstructured {
 }
 
 // Status is the composite's status as far as this package knows it: the
-// phase, Gardener's technical ID and, for a pool, its counted inventory.
+// phase, the Shoot's name, Gardener's technical ID and, for a pool, its counted inventory.
 // Functions add what is theirs.
 func (s State) Status() map[string]any {
 	status := map[string]any{"phase": s.Phase(), "clusterName": s.ClusterName}
+	if s.ShootName != "" {
+		status["shootName"] = s.ShootName
+	}
 	if len(s.Zones) > 0 {
 		status["zones"] = s.Zones
 	}
@@ -321,10 +327,6 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 	if err != nil {
 		return nil, err
 	}
-	shoot, err := gardener.NewShoot(settings, s.Cluster)
-	if err != nil {
-		return nil, errors.Wrap(err, "cannot build the Shoot")
-	}
 	desired, err := request.GetDesiredComposedResources(req)
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot get desired composed resources")
@@ -332,6 +334,15 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 	observed, err := request.GetObservedComposedResources(req)
 	if err != nil {
 		return nil, errors.Wrap(err, "cannot get observed composed resources")
+	}
+	// A Shoot cannot be renamed: one that exists keeps its name, whatever
+	// gardener.ShootName would derive now.
+	if o, ok := observed[ResourceShoot]; ok && o.Resource.GetName() != "" {
+		s.Cluster.ShootName = o.Resource.GetName()
+	}
+	shoot, err := gardener.NewShoot(settings, s.Cluster)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot build the Shoot")
 	}
 	access := Access{Kind: s.Kind, Name: s.Cluster.Name, SecretNamespace: settings.AccessSecretNamespace}
 	var inv *Inventory
@@ -363,6 +374,7 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 		}
 	}
 	st.Inventory = inv
+	st.ShootName = shoot.GetName()
 	if len(s.Cluster.Workers) > 0 {
 		st.Zones = s.Cluster.Workers[0].Zones
 	}

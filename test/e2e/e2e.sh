@@ -376,6 +376,46 @@ if absent shoot -n garden-c5c3 e2e-short; then pass "no Shoot for e2e-short"; el
 [ "$($K -n infrastructure get hypervisorcluster e2e-short -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ] &&
   fail "e2e-short reports Ready" || pass "e2e-short is not Ready"
 
+echo "== 3b. names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)"
+# A name is the user's: the Shoot gets a derived name (internal/gardener.ShootName),
+# admitted by the real gardener-apiserver and recorded in the claim's status.
+for i in 1 2 3; do server "e2e-compliance-$i" '{"c5c3.io/machine-pool":"e2e-compliance"}' Available; done
+claim hv-pool-compliance e2e-compliance 2 3
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: ControlPlaneCluster
+metadata: {name: eu-de-1-control-plane, namespace: infrastructure}
+spec: {region: eu-de-1, kubernetesVersion: "1.34", workers: 3, maxWorkers: 3, machineType: baremetal-control-plane, highAvailability: true}
+Y
+for c in hypervisorcluster/hv-pool-compliance controlplanecluster/eu-de-1-control-plane; do
+  if $K -n infrastructure wait --for=condition=Ready "$c" --timeout=300s >/dev/null 2>&1; then pass "$c is Ready"; else
+    fail "$c is not Ready: $($K -n infrastructure get "$c" -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
+  n=${c#*/}; shoot=$($K -n infrastructure get "$c" -o jsonpath='{.status.shootName}')
+  want="${n:0:11}"; want="${want%-}-$(printf %s "$n" | sha256sum | cut -c1-5)"
+  [ "$shoot" = "$want" ] && pass "... its Shoot's name $shoot fits Gardener's 21 characters with project c5c3, in status.shootName" || fail "$c: status.shootName $shoot, want $want"
+  [ "$($K -n garden-c5c3 get shoot "$shoot" -o jsonpath='{.metadata.labels.c5c3\.io/pool}' 2>/dev/null)" = "$n" ] &&
+    pass "... and the real gardener-apiserver holds Shoot garden-c5c3/$shoot of pool $n" || fail "no Shoot garden-c5c3/$shoot labelled c5c3.io/pool=$n"
+  $K -n infrastructure get "$c" | head -1 | grep -qw SHOOT && pass "... kubectl get shows it in column SHOOT" || fail "no SHOOT column: $($K -n infrastructure get "$c" | head -1)"
+done
+$K -n infrastructure delete hypervisorcluster hv-pool-compliance --wait=false >/dev/null
+$K -n infrastructure delete controlplanecluster eu-de-1-control-plane --wait=false >/dev/null
+for n in hv-pool-compliance eu-de-1-control-plane; do
+  shoot="${n:0:11}"; shoot="${shoot%-}-$(printf %s "$n" | sha256sum | cut -c1-5)"
+  eventually 120 "deleting $n deletes its Shoot $shoot" absent shoot -n garden-c5c3 "$shoot"
+done
+for i in 1 2 3; do $K delete server "e2e-compliance-$i" --wait=false >/dev/null 2>&1 || true; done
+
+# Lists of pools are sets: a pool named twice is refused at admission, on the
+# tenant's own apply, naming the entry.
+dup=$(as_tenant team-a apply --dry-run=server -f - 2>&1 <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: e2e-duplicate-pools, namespace: team-a}
+spec: {region: eu-de-1, hypervisorClusters: [hv-pool-a, hv-pool-a], storageClusters: [st-pool-a]}
+Y
+)
+case $dup in *'spec.hypervisorClusters[1]'*'Duplicate value'*) pass "a claim naming hv-pool-a twice is refused: ${dup##*: }" ;; *) fail "a claim naming hv-pool-a twice: $dup" ;; esac
+
 echo "== 4. a dedicated pool overlapping another pool's servers"
 for i in 1 2 3; do server "e2e-fin-$i" '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Available; done
 server e2e-fin-4 '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Reserved shoot--c5c3--hv-pool-b-hypervisor-z1-1

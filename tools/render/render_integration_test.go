@@ -164,6 +164,13 @@ func TestRenderObservedIntegration(t *testing.T) {
 		{name: "openstackcluster-team-b-staging-pools-ready", claim: "examples/tenants/team-b/openstack-clusters/team-b-staging.yaml", required: landscape},
 		{name: "openstackcluster-finance-prod-pools-ready", claim: "examples/tenants/finance/openstack-clusters/finance-prod.yaml", required: landscape},
 		{name: "openstackcluster-internal-prod-pools-ready", claim: "examples/tenants/internal/openstack-clusters/internal-prod.yaml", required: landscape},
+		// A name longer than Gardener allows for Shoots (the C5C3 docs'
+		// eu-de-1-control-plane) provisions: its Shoot gets a derived name,
+		// which the real gardener-apiserver admits (admitShoots).
+		{
+			name: "controlplanecluster-docs-long-name", claim: "tools/render/testdata/claims/eu-de-1-control-plane.yaml", required: cloudProfile,
+			wantOutput: "shootName: eu-de-1-con-c1757",
+		},
 		// Refused: nothing composed, phase Refused, and the reason in a
 		// condition and an event for the claim (the golden file has them).
 		{

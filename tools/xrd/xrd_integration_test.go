@@ -267,7 +267,7 @@ func TestBadClaimsRefusedIntegration(t *testing.T) {
 		"hv-workers-above-max":       {hvPool, muts(set("spec.workers", int64(70))), []string{"spec.workers must not exceed spec.maxWorkers"}},
 		"hv-no-zones":                {hvPool, muts(set("spec.zones", []any{})), []string{"spec.zones", "at least 1 items"}},
 		"hv-duplicate-zone":          {hvPool, muts(set("spec.zones", []any{"eu-de-1a", "eu-de-1a"})), []string{"spec.zones[1]", "Duplicate value"}},
-		"hv-name-too-long":           {hvPool, muts(set("spec.name", "hypervisor-pool-eu-de-1-a")), []string{"spec.name", "may not be more than 21"}},
+		"hv-name-too-long":           {hvPool, muts(set("spec.name", "hypervisor-pool-eu-de-1-a-for-every-tenant")), []string{"spec.name", "may not be more than 40"}},
 		"hv-name-invalid":            {hvPool, muts(set("spec.name", "HV_POOL")), []string{"spec.name", "should match"}},
 		"hv-no-machine-pool":         {hvPool, muts(del("spec.ironcore.machinePool")), []string{"spec.ironcore.machinePool", "Required value"}},
 		"hv-workers-wrong-type":      {hvPool, muts(set("spec.workers", "twenty")), []string{"spec.workers", "must be of type integer"}},
@@ -388,9 +388,14 @@ func TestPrinterColumnsIntegration(t *testing.T) {
 			for _, c := range crd.Spec.Versions[0].AdditionalPrinterColumns {
 				got[c.Name] = true
 			}
-			for _, want := range []string{"SYNCED", "READY", "REGION", "PHASE", "AGE"} {
-				if !got[want] {
-					t.Errorf("%s: no %s column among %v", plural, want, got)
+			want := []string{"SYNCED", "READY", "REGION", "PHASE", "AGE"}
+			if d.Kind != v1alpha1.XOpenStackClusterKind {
+				// A cluster's Shoot may be named otherwise than the cluster.
+				want = append(want, "SHOOT")
+			}
+			for _, w := range want {
+				if !got[w] {
+					t.Errorf("%s: no %s column among %v", plural, w, got)
 				}
 			}
 		}

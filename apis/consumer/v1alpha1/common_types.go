@@ -2,15 +2,21 @@ package v1alpha1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-// PoolName names a pool (hypervisor or storage). Tenants refer to pools by it
-// and it names the pool's Gardener Shoot, which Gardener limits to 21
-// characters (project and Shoot names share a 30-character budget).
-// +kubebuilder:validation:MaxLength=21
+// MaxNameLength is the longest name a pool or a control-plane cluster may
+// have. The name is the user's: the Shoot that carries it gets a name derived
+// from it when it is longer than Gardener allows (status.shootName). The
+// bound comes from what else the name names: Kubernetes label values and
+// namespaces in other clusters, such as a stretched pool's
+// ceph-arbiter-<pool>, which must stay within 63 characters.
+const MaxNameLength = 40
+
+// PoolName names a pool (hypervisor or storage). Tenants refer to pools by it.
+// +kubebuilder:validation:MaxLength=40
 // +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
 type PoolName string
 
 // ClusterName names a control-plane cluster.
-// +kubebuilder:validation:MaxLength=21
+// +kubebuilder:validation:MaxLength=40
 // +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
 type ClusterName string
 
@@ -117,8 +123,8 @@ type PoolPlacement struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.region is immutable"
 	Region Region `json:"region"`
 
-	// Name is the pool's name, which tenants use to refer to it and which
-	// names its Shoot. It must be the claim's metadata.name (or, for a pool
+	// Name is the pool's name, which tenants use to refer to it; its Shoot is
+	// named after it (status.shootName). It must be the claim's metadata.name (or, for a pool
 	// created as a composite, the composite's): clouds find a pool by it.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
 	Name PoolName `json:"name"`

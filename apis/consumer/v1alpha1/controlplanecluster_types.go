@@ -72,6 +72,13 @@ type ControlPlaneClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the cluster's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// ShootName is the name of the cluster's Gardener Shoot in the landscape's
+	// project. It is the cluster's name when that fits Gardener's limit (project
+	// and Shoot name at most 21 characters together); a longer name is cut
+	// and ends in a hash of the whole name. It never changes once the Shoot
+	// exists.
+	// +optional
+	ShootName string `json:"shootName,omitempty"`
 	// ShootRefusal is set while Gardener refuses the Shoot asked for.
 	// +optional
 	ShootRefusal *ShootRefusal `json:"shootRefusal,omitempty"`
@@ -92,6 +99,7 @@ type ControlPlaneClusterStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,cobaltcore}
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
+// +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".status.shootName"
 // +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=".spec.kubernetesVersion"
 // +kubebuilder:printcolumn:name="WORKERS",type=integer,JSONPath=".spec.workers"
 // +kubebuilder:printcolumn:name="HA",type=boolean,JSONPath=".spec.highAvailability"

@@ -104,6 +104,13 @@ type HypervisorClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// ShootName is the name of the pool's Gardener Shoot in the landscape's
+	// project. It is the pool's name when that fits Gardener's limit (project
+	// and Shoot name at most 21 characters together); a longer name is cut
+	// and ends in a hash of the whole name. It never changes once the Shoot
+	// exists.
+	// +optional
+	ShootName string `json:"shootName,omitempty"`
 	// ShootRefusal is set while Gardener refuses the Shoot asked for.
 	// +optional
 	ShootRefusal *ShootRefusal `json:"shootRefusal,omitempty"`
@@ -165,6 +172,7 @@ type PoolShare struct {
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,cobaltcore}
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.name"
+// +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".status.shootName"
 // +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".spec.dedicated"
 // +kubebuilder:printcolumn:name="WORKERS",type=integer,JSONPath=".spec.workers"
 // +kubebuilder:printcolumn:name="NODES",type=integer,JSONPath=".status.nodeCount"

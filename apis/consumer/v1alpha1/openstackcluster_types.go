@@ -346,9 +346,7 @@ type OpenStackClusterParameters struct {
 	StorageClusters []PoolName `json:"storageClusters"`
 
 	// ControlPlaneCluster names the ControlPlaneCluster (its claim) that hosts
-	// the cloud's control plane; "cp-<region>" when empty. (The design's
-	// "<region>-control-plane" exceeds Gardener's 21 characters for Shoot
-	// names in regions such as us-east-1.)
+	// the cloud's control plane; "cp-<region>" when empty.
 	// +optional
 	ControlPlaneCluster ClusterName `json:"controlPlaneCluster,omitempty"`
 

@@ -138,6 +138,13 @@ type StorageClusterStatus struct {
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
+	// ShootName is the name of the pool's Gardener Shoot in the landscape's
+	// project. It is the pool's name when that fits Gardener's limit (project
+	// and Shoot name at most 21 characters together); a longer name is cut
+	// and ends in a hash of the whole name. It never changes once the Shoot
+	// exists.
+	// +optional
+	ShootName string `json:"shootName,omitempty"`
 	// ShootRefusal is set while Gardener refuses the Shoot asked for.
 	// +optional
 	ShootRefusal *ShootRefusal `json:"shootRefusal,omitempty"`
@@ -200,6 +207,7 @@ type StoragePoolShare struct {
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,cobaltcore}
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.name"
+// +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".status.shootName"
 // +kubebuilder:printcolumn:name="DEVICES",type=string,JSONPath=".spec.ceph.deviceClass"
 // +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".spec.ceph.targetCapacity"
 // +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -134,8 +135,19 @@ func ClusterRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fn
 		rsp.Requirements.ExtraResources[key] = sel //nolint:staticcheck // Crossplane 1.x
 	}
 	status := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue()
+	if status == nil {
+		return rsp
+	}
+	// And the name of its Shoot: the one composed, or the one it will have.
+	if _, ok := status.GetFields()["shootName"]; !ok {
+		name := gardener.ShootName("garden-c5c3", xr.Name)
+		if shoot := rsp.GetDesired().GetResources()[string(pool.ResourceShoot)]; shoot != nil {
+			name = shoot.GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+		}
+		status.Fields["shootName"] = structpb.NewStringValue(name)
+	}
 	zones := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["zones"]
-	if status == nil || zones == nil {
+	if zones == nil {
 		return rsp
 	}
 	if _, ok := status.GetFields()["zones"]; !ok {
