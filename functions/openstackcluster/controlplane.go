@@ -127,6 +127,11 @@ func unsupported(s *v1alpha1.OpenStackClusterParameters) (services, settings []s
 	if s.Network.ExternalNetwork != "" {
 		settings = append(settings, "spec.network.externalNetwork")
 	}
+	if s.Network.MTU != 0 {
+		// Neutron's MTU is a setting of its server, which the ControlPlane
+		// does not expose.
+		settings = append(settings, "spec.network.mtu")
+	}
 	return services, settings
 }
 

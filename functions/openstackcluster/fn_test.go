@@ -116,7 +116,6 @@ func spec(mutate ...func(map[string]any)) map[string]any {
 		"services":           map[string]any{"nova": true, "neutron": true, "cinder": true, "glance": true, "horizon": true, "octavia": false, "manila": false, "barbican": false},
 		"cortex":             map[string]any{"enabled": false},
 		"tls":                map[string]any{"enabled": false},
-		"network":            map[string]any{"mtu": 1500},
 		"storage": map[string]any{"ceph": map[string]any{
 			"volumePool":    map[string]any{"replication": 3, "compression": "aggressive", "quotaGB": 100},
 			"imagePool":     map[string]any{"replication": 3, "compression": "aggressive"},
@@ -1436,14 +1435,14 @@ func TestSpecFields(t *testing.T) {
 				}
 			},
 		},
-		"cortex, tls and the external network are reported, not emitted": {
+		"cortex, tls, the external network and the MTU are reported, not emitted": {
 			mutate: func(s map[string]any) {
 				s["cortex"] = map[string]any{"enabled": true, "pipelines": []any{"nova"}}
 				s["tls"] = map[string]any{"enabled": true, "issuerRef": "letsencrypt"}
 				s["network"] = map[string]any{"externalNetwork": "public", "mtu": 9000}
 			},
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
-				if diff := cmp.Diff([]any{"spec.cortex", "spec.tls.issuerRef", "spec.network.externalNetwork"}, get(status(rsp), "unsupportedSettings")); diff != "" {
+				if diff := cmp.Diff([]any{"spec.cortex", "spec.tls.issuerRef", "spec.network.externalNetwork", "spec.network.mtu"}, get(status(rsp), "unsupportedSettings")); diff != "" {
 					t.Errorf("status.unsupportedSettings (-want +got):\n%s", diff)
 				}
 				if c := condition(rsp, conditionSupported); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "NotInControlPlane" {

@@ -416,6 +416,11 @@ Y
 )
 case $dup in *'spec.hypervisorClusters[1]'*'Duplicate value'*) pass "a claim naming hv-pool-a twice is refused: ${dup##*: }" ;; *) fail "a claim naming hv-pool-a twice: $dup" ;; esac
 
+# Nothing accepted is dropped in silence: team-a-prod asks for MTU 9000, which
+# the ControlPlane cannot carry; the tenant reads so on its own claim.
+sup=$(as_tenant team-a get openstackcluster team-a-prod -o jsonpath='{.status.unsupportedSettings} {.status.conditions[?(@.type=="Supported")].message}')
+case $sup in *'"spec.network.mtu"'*'spec.network.mtu'*) pass "team-a-prod's MTU is reported as not applied, on the tenant's claim: ${sup#* }" ;; *) fail "team-a-prod does not report spec.network.mtu: $sup" ;; esac
+
 echo "== 4. a dedicated pool overlapping another pool's servers"
 for i in 1 2 3; do server "e2e-fin-$i" '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Available; done
 server e2e-fin-4 '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Reserved shoot--c5c3--hv-pool-b-hypervisor-z1-1

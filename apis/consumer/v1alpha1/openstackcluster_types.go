@@ -108,8 +108,10 @@ type Network struct {
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	ExternalNetwork string `json:"externalNetwork,omitempty"`
-	// MTU of tenant networks.
-	// +kubebuilder:default=1500
+	// MTU of tenant networks. Not applied yet: the c5c3 ControlPlane has no
+	// field for Neutron's MTU, so a cloud that sets it says so in its
+	// Supported condition (status.unsupportedSettings). Without it Neutron
+	// takes its own default (the physical MTU less the overlay's headers).
 	// +kubebuilder:validation:Minimum=1280
 	// +kubebuilder:validation:Maximum=9000
 	// +optional
