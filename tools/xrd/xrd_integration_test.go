@@ -208,7 +208,7 @@ func TestExamplesAdmittedIntegration(t *testing.T) {
 		"spec.openStackRelease":                            "2025.2",
 		"spec.services.nova":                               true,
 		"spec.services.octavia":                            false,
-		"spec.network.mtu":                                 int64(1500),
+		"spec.network.mtu":                                 nil, // not defaulted: nothing applies it yet, and a set one is reported
 		"spec.storage.ceph.volumePool.replication":         int64(3),
 		"spec.storage.ceph.volumePool.compression":         "aggressive",
 		"spec.storage.ceph.ephemeralPool.replication":      int64(2),
