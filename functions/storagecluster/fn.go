@@ -154,10 +154,11 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 }
 
 // shareableGB is the raw capacity the pool shares out among its clouds' volume
-// pool quotas: spec.ceph.targetCapacity, or until it is set the capacity
-// Ceph last reported; 0 while neither is known (nothing is granted).
+// pool quotas: spec.ceph.targetCapacity (or spec.capacity), or until it is
+// set the capacity Ceph last reported; 0 while neither is known (nothing is
+// granted).
 func shareableGB(xr *v1alpha1.XStorageCluster) int64 {
-	if q, err := apiresource.ParseQuantity(string(xr.Spec.Ceph.TargetCapacity)); err == nil {
+	if q, err := apiresource.ParseQuantity(string(xr.Spec.TargetCapacity())); err == nil {
 		return q.Value() >> 30
 	}
 	if c := xr.Status.Capacity; c != nil {
@@ -201,9 +202,12 @@ func validate(s *v1alpha1.StorageClusterParameters) error {
 	if s.Ceph.ReplicationFactor > s.Workers {
 		return fmt.Errorf("spec.ceph.replicationFactor (%d) needs as many nodes: spec.workers is %d", s.Ceph.ReplicationFactor, s.Workers)
 	}
-	if s.Ceph.TargetCapacity != "" {
-		if _, err := apiresource.ParseQuantity(string(s.Ceph.TargetCapacity)); err != nil {
-			return fmt.Errorf("spec.ceph.targetCapacity %q is not a size such as 500Ti", s.Ceph.TargetCapacity)
+	if s.Capacity != "" && s.Ceph.TargetCapacity != "" && s.Capacity != s.Ceph.TargetCapacity {
+		return fmt.Errorf("spec.capacity (%s) and spec.ceph.targetCapacity (%s) both size the pool: set one of them, or the same size in both", s.Capacity, s.Ceph.TargetCapacity)
+	}
+	if c := s.TargetCapacity(); c != "" {
+		if _, err := apiresource.ParseQuantity(string(c)); err != nil {
+			return fmt.Errorf("%s %q is not a size such as 500Ti", s.TargetCapacityField(), c)
 		}
 	}
 	if s.ArbiterCluster != "" {

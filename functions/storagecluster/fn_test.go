@@ -712,4 +712,55 @@ func TestShares(t *testing.T) {
 	if got := shareableGB(xs); got != 20480 {
 		t.Errorf("a pool without targetCapacity shares out %d GB, want the 20480 Ceph reports", got)
 	}
+
+	// The C5C3 docs write spec.capacity: it sizes the pool as targetCapacity does.
+	docs := fntest.EditSpec(xr, func(s map[string]any) {
+		delete(fntest.Map(s, "ceph"), "targetCapacity")
+		s["capacity"] = "10Ti"
+	})
+	xd := &v1alpha1.XStorageCluster{}
+	if err := json.Unmarshal([]byte(docs), xd); err != nil {
+		t.Fatal(err)
+	}
+	if got := shareableGB(xd); got != 10240 {
+		t.Errorf("a pool with the docs' spec.capacity 10Ti shares out %d GB, want 10240", got)
+	}
+}
+
+// TestCapacityAsTheDocsWriteIt: spec.capacity is accepted as the docs write
+// it, and refused with a message naming both fields when it contradicts
+// spec.ceph.targetCapacity or is no size.
+func TestCapacityAsTheDocsWriteIt(t *testing.T) {
+	cases := map[string]struct {
+		mutate  func(s map[string]any)
+		wantErr string
+	}{
+		"DocsCapacityOnly": {mutate: func(s map[string]any) {
+			delete(fntest.Map(s, "ceph"), "targetCapacity")
+			s["capacity"] = "500Ti"
+		}},
+		"BothTheSame": {mutate: func(s map[string]any) { s["capacity"] = "500Ti" }},
+		"BothDiffer": {mutate: func(s map[string]any) { s["capacity"] = "400Ti" },
+			wantErr: "spec.capacity (400Ti) and spec.ceph.targetCapacity (500Ti) both size the pool: set one of them, or the same size in both"},
+		"DocsCapacityNoSize": {mutate: func(s map[string]any) {
+			delete(fntest.Map(s, "ceph"), "targetCapacity")
+			s["capacity"] = "lots"
+		}, wantErr: `spec.capacity "lots" is not a size such as 500Ti`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			x := &v1alpha1.XStorageCluster{}
+			if err := json.Unmarshal([]byte(fntest.EditSpec(xr, tc.mutate)), x); err != nil {
+				t.Fatal(err)
+			}
+			err := validate(&x.Spec)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantErr {
+				t.Errorf("validate(...) = %q, want %q", got, tc.wantErr)
+			}
+		})
+	}
 }

@@ -56,6 +56,7 @@ type Ceph struct {
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
 // +kubebuilder:validation:XValidation:rule="!has(self.arbiterCluster) || size(self.arbiterCluster) == 0 || (has(self.zones) && size(self.zones) == 2)",message="spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans, one Ceph monitor in each"
+// +kubebuilder:validation:XValidation:rule="!has(self.capacity) || !has(self.ceph.targetCapacity) || self.capacity == self.ceph.targetCapacity",message="spec.capacity and spec.ceph.targetCapacity both size the pool: set one of them, or the same size in both"
 type StorageClusterParameters struct {
 	PoolPlacement `json:",inline"`
 	PoolAccess    `json:",inline"`
@@ -77,6 +78,12 @@ type StorageClusterParameters struct {
 
 	// IronCore selects the bare-metal servers of the pool.
 	IronCore StorageMachines `json:"ironcore"`
+
+	// Capacity is the raw capacity the pool is sized for, as the C5C3 docs
+	// write it (for example 500Ti): the same as spec.ceph.targetCapacity.
+	// Set either; both only with the same size.
+	// +optional
+	Capacity Quantity `json:"capacity,omitempty"`
 
 	// Ceph is the pool's Rook Ceph cluster.
 	// +kubebuilder:default={}
@@ -228,4 +235,22 @@ type XStorageClusterList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []XStorageCluster `json:"items"`
+}
+
+// TargetCapacity is the raw capacity the pool is sized for: spec.ceph.targetCapacity,
+// or spec.capacity as the C5C3 docs write it (the XRD admits both only when
+// they are equal); empty when the claim sets neither.
+func (p *StorageClusterParameters) TargetCapacity() Quantity {
+	if p.Ceph.TargetCapacity != "" {
+		return p.Ceph.TargetCapacity
+	}
+	return p.Capacity
+}
+
+// TargetCapacityField is the field path TargetCapacity was read from, for messages.
+func (p *StorageClusterParameters) TargetCapacityField() string {
+	if p.Ceph.TargetCapacity == "" && p.Capacity != "" {
+		return "spec.capacity"
+	}
+	return "spec.ceph.targetCapacity"
 }
