@@ -379,6 +379,10 @@ if absent shoot -n garden-c5c3 e2e-short; then pass "no Shoot for e2e-short"; el
 echo "== 3b. names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)"
 # A name is the user's: the Shoot gets a derived name (internal/gardener.ShootName),
 # admitted by the real gardener-apiserver and recorded in the claim's status.
+# derived_shoot NAME: the Shoot name of a cluster whose name is longer than 17
+# characters (project c5c3): its first 11 characters, a trailing hyphen
+# dropped, and five hex digits of the name's SHA-256.
+derived_shoot() { local p="${1:0:11}"; printf '%s-%s' "${p%-}" "$(printf %s "$1" | sha256sum | cut -c1-5)"; }
 for i in 1 2 3; do server "e2e-compliance-$i" '{"c5c3.io/machine-pool":"e2e-compliance"}' Available; done
 claim hv-pool-compliance e2e-compliance 2 3
 $K apply -f - >/dev/null <<Y
@@ -390,8 +394,7 @@ Y
 for c in hypervisorcluster/hv-pool-compliance controlplanecluster/eu-de-1-control-plane; do
   if $K -n infrastructure wait --for=condition=Ready "$c" --timeout=300s >/dev/null 2>&1; then pass "$c is Ready"; else
     fail "$c is not Ready: $($K -n infrastructure get "$c" -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
-  n=${c#*/}; shoot=$($K -n infrastructure get "$c" -o jsonpath='{.status.shootName}')
-  want="${n:0:11}"; want="${want%-}-$(printf %s "$n" | sha256sum | cut -c1-5)"
+  n=${c#*/}; shoot=$($K -n infrastructure get "$c" -o jsonpath='{.status.shootName}'); want=$(derived_shoot "$n")
   [ "$shoot" = "$want" ] && pass "... its Shoot's name $shoot fits Gardener's 21 characters with project c5c3, in status.shootName" || fail "$c: status.shootName $shoot, want $want"
   [ "$($K -n garden-c5c3 get shoot "$shoot" -o jsonpath='{.metadata.labels.c5c3\.io/pool}' 2>/dev/null)" = "$n" ] &&
     pass "... and the real gardener-apiserver holds Shoot garden-c5c3/$shoot of pool $n" || fail "no Shoot garden-c5c3/$shoot labelled c5c3.io/pool=$n"
@@ -400,7 +403,7 @@ done
 $K -n infrastructure delete hypervisorcluster hv-pool-compliance --wait=false >/dev/null
 $K -n infrastructure delete controlplanecluster eu-de-1-control-plane --wait=false >/dev/null
 for n in hv-pool-compliance eu-de-1-control-plane; do
-  shoot="${n:0:11}"; shoot="${shoot%-}-$(printf %s "$n" | sha256sum | cut -c1-5)"
+  shoot=$(derived_shoot "$n")
   eventually 120 "deleting $n deletes its Shoot $shoot" absent shoot -n garden-c5c3 "$shoot"
 done
 for i in 1 2 3; do $K delete server "e2e-compliance-$i" --wait=false >/dev/null 2>&1 || true; done
