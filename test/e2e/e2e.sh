@@ -417,7 +417,7 @@ metadata: {name: e2e-duplicate-pools, namespace: team-a}
 spec: {region: eu-de-1, hypervisorClusters: [hv-pool-a, hv-pool-a], storageClusters: [st-pool-a]}
 Y
 )
-case $dup in *'spec.hypervisorClusters[1]'*'Duplicate value'*) pass "a claim naming hv-pool-a twice is refused: ${dup##*: }" ;; *) fail "a claim naming hv-pool-a twice: $dup" ;; esac
+case $dup in *'spec.hypervisorClusters[1]'*'Duplicate value'*) pass "a claim naming hv-pool-a twice is refused: $(printf %s "$dup" | grep -o 'spec.hypervisorClusters\[1\]: Duplicate value: "[^"]*"')" ;; *) fail "a claim naming hv-pool-a twice: $dup" ;; esac
 
 # Nothing accepted is dropped in silence: team-a-prod asks for MTU 9000, which
 # the ControlPlane cannot carry; the tenant reads so on its own claim.
