@@ -205,9 +205,15 @@ func validate(s *v1alpha1.StorageClusterParameters) error {
 	if s.Capacity != "" && s.Ceph.TargetCapacity != "" && s.Capacity != s.Ceph.TargetCapacity {
 		return fmt.Errorf("spec.capacity (%s) and spec.ceph.targetCapacity (%s) both size the pool: set one of them, or the same size in both", s.Capacity, s.Ceph.TargetCapacity)
 	}
-	if c := s.TargetCapacity(); c != "" {
-		if _, err := apiresource.ParseQuantity(string(c)); err != nil {
-			return fmt.Errorf("%s %q is not a size such as 500Ti", s.TargetCapacityField(), c)
+	for _, size := range []struct {
+		field string
+		value v1alpha1.Quantity
+	}{{"spec.ceph.targetCapacity", s.Ceph.TargetCapacity}, {"spec.capacity", s.Capacity}} {
+		if size.value == "" {
+			continue
+		}
+		if _, err := apiresource.ParseQuantity(string(size.value)); err != nil {
+			return fmt.Errorf("%s %q is not a size such as 500Ti", size.field, size.value)
 		}
 	}
 	if s.ArbiterCluster != "" {

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,22 +26,28 @@ var (
 	notInSlug = regexp.MustCompile(`[^\p{L}\p{N}\- _]`)
 )
 
-// links returns the link targets of a Markdown document, outside code
-// blocks and code spans.
-func links(doc string) []string {
+// prose returns the lines of a Markdown document outside fenced code blocks,
+// where links and headings are what they look like.
+func prose(doc string) []string {
 	var out []string
 	fenced := false
-	sc := bufio.NewScanner(strings.NewReader(doc))
-	sc.Buffer(make([]byte, 1024*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
+	for _, line := range strings.Split(doc, "\n") {
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fenced = !fenced
 			continue
 		}
-		if fenced {
-			continue
+		if !fenced {
+			out = append(out, line)
 		}
+	}
+	return out
+}
+
+// links returns the link targets of a Markdown document, outside code
+// blocks and code spans.
+func links(doc string) []string {
+	var out []string
+	for _, line := range prose(doc) {
 		line = codeSpan.ReplaceAllString(line, "")
 		for _, m := range inlineLink.FindAllStringSubmatch(line, -1) {
 			out = append(out, m[1])
@@ -60,14 +65,9 @@ func links(doc string) []string {
 func anchors(doc string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	fenced := false
-	for _, line := range strings.Split(doc, "\n") {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
-			continue
-		}
+	for _, line := range prose(doc) {
 		m := heading.FindStringSubmatch(line)
-		if fenced || m == nil {
+		if m == nil {
 			continue
 		}
 		text := strings.NewReplacer("`", "", "*", "").Replace(m[1])

@@ -246,11 +246,3 @@ func (p *StorageClusterParameters) TargetCapacity() Quantity {
 	}
 	return p.Capacity
 }
-
-// TargetCapacityField is the field path TargetCapacity was read from, for messages.
-func (p *StorageClusterParameters) TargetCapacityField() string {
-	if p.Ceph.TargetCapacity == "" && p.Capacity != "" {
-		return "spec.capacity"
-	}
-	return "spec.ceph.targetCapacity"
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -140,7 +141,7 @@ func ClusterRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fn
 	}
 	// And the name of its Shoot: the one composed, or the one it will have.
 	if _, ok := status.GetFields()["shootName"]; !ok {
-		name := gardener.ShootName("garden-c5c3", xr.Name)
+		name := gardener.ShootName(input.DefaultProjectNamespace, xr.Name)
 		if shoot := rsp.GetDesired().GetResources()[string(pool.ResourceShoot)]; shoot != nil {
 			name = shoot.GetResource().GetFields()["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
 		}
