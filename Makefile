@@ -53,7 +53,7 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# need those methods.
 	$(foreach g,$(PROVIDER_API_GROUPS),go tool angryjet generate-methodsets ./apis/$(g)/... &&) true
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/consumer/... output:crd:dir=$(GENERATED_CRDS)
-	go run ./tools/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds
+	go run ./tools/cmd/xrdgen --crds $(GENERATED_CRDS) --out package/xrds --compositions package/compositions
 	rm -rf $(GENERATED_CRDS)
 	go tool controller-gen crd:crdVersions=v1 paths=./apis/input/... output:crd:dir=package/input
 	@# The provider's managed resources and ProviderConfigs. (apis/controlplane

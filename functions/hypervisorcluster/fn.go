@@ -53,6 +53,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	status := st.Status()
 	decided := pool.DecideShares(req, pool.Nodes, int64(xr.Spec.Workers), shares(xr))
 	status["shares"], status["allocatedNodes"] = poolShares(decided), decided.Allocated
+	// spec.dedicated or spec.labels.dedicated (XHypervisorCluster.Default).
+	status["dedicated"] = xr.Spec.Dedicated
 	var hvs *hypervisors
 	if st.Ready() {
 		// The node agents go into the pool's cluster as soon as it can be
@@ -124,7 +126,7 @@ func validate(s *v1alpha1.HypervisorClusterParameters) error {
 	if s.IronCore.MachinePool == "" {
 		return errors.New("spec.ironcore.machinePool must name the IronCore machine pool (server label value) of the pool")
 	}
-	return pool.ValidateAccess(s.PoolAccess)
+	return pool.ValidateAccess(s.PoolPlacement, s.PoolAccess)
 }
 
 // cluster says what the pool asks of Gardener.

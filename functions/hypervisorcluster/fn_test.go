@@ -213,6 +213,13 @@ func TestRunFunction(t *testing.T) {
 		w["taints"] = []any{map[string]any{"key": "c5c3.io/dedicated", "value": "hv-pool-a", "effect": "NoSchedule"}}
 	})
 
+	// The C5C3 docs mark a dedicated pool with a label: the label goes on
+	// the Shoot and the nodes as every pool label does.
+	labelDedicatedShoot := fntest.Edit(dedicatedShoot, func(m map[string]any) {
+		fntest.Map(m, "metadata", "labels")["dedicated"] = "true"
+		fntest.Map(worker(m), "labels")["dedicated"] = "true"
+	})
+
 	noZones := fntest.EditSpec(xr, func(s map[string]any) { delete(s, "zones") })
 	threeZoneShoot := fntest.Edit(shoot, func(m map[string]any) { worker(m)["zones"] = []any{"eu-de-1a", "eu-de-1b", "eu-de-1c"} })
 
@@ -449,6 +456,21 @@ func TestRunFunction(t *testing.T) {
 				fntest.Inventory("hypervisor-hv-pool-a", map[string]string{"c5c3.io/machine-pool": "hv-pool-a", "c5c3.io/dedicated-pool": "hv-pool-a"}, ""), counted,
 				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
 					"118 usable servers (7552 CPUs, 60416 GiB) for 20 to 100 workers (120 servers labelled c5c3.io/dedicated-pool=hv-pool-a,c5c3.io/machine-pool=hv-pool-a: 100 available, 0 claimed by another pool, 2 failed)")),
+		},
+		"DedicatedByLabel": {
+			reason: "spec.labels.dedicated: \"true\", the C5C3 docs' way, makes the pool dedicated (servers, nodes, taint, status.dedicated), with no tenant named yet.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				fntest.Map(s, "labels")["dedicated"] = "true"
+			}), withInventory(nil)),
+			want: fntest.Counted(fntest.Response(`{"phase": "Provisioning", "dedicated": true}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(labelDedicatedShoot, false)}, fntest.ShootCreating, fntest.AccessNoShoot),
+				fntest.Inventory("hypervisor-hv-pool-a", map[string]string{"c5c3.io/machine-pool": "hv-pool-a", "c5c3.io/dedicated-pool": "hv-pool-a"}, ""), counted,
+				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
+					"118 usable servers (7552 CPUs, 60416 GiB) for 20 to 100 workers (120 servers labelled c5c3.io/dedicated-pool=hv-pool-a,c5c3.io/machine-pool=hv-pool-a: 100 available, 0 claimed by another pool, 2 failed)")),
+		},
+		"DedicatedLabelNotABool": {
+			reason: "spec.labels.dedicated is \"true\" or \"false\"; anything else is refused, naming the label (as the XRD does).",
+			req:    fntest.Request(fntest.EditSpec(xr, func(s map[string]any) { fntest.Map(s, "labels")["dedicated"] = "yes" }), nil),
+			want:   fntest.Fatal(`spec.labels.dedicated "yes" marks a dedicated pool, as spec.dedicated does: it must be "true" or "false"`),
 		},
 		"DedicatedWithoutTenants": {
 			reason: "A dedicated pool that names no tenant is refused, naming the field.",

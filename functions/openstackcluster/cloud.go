@@ -47,6 +47,10 @@ func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, 
 	if c.tenant == "" {
 		c.claim = ""
 	}
+	// The claim and the pools' usages name the composite by its group.
+	if gv := xr.APIVersion; gv != v1alpha1.SchemeGroupVersion.String() && gv != v1alpha1.DocsGroupVersion.String() {
+		return nil, fmt.Errorf("apiVersion %q: this function composes XOpenStackClusters of %s or %s", gv, v1alpha1.SchemeGroupVersion, v1alpha1.DocsGroupVersion)
+	}
 	// The cloud's namespace is openstack-<name>, a DNS label.
 	if errs := validation.IsDNS1123Label(c.namespace()); len(errs) > 0 {
 		return nil, fmt.Errorf("metadata.name %q names the cloud's namespace %q in the control-plane cluster: it must be a DNS label of at most %d characters", c.name, c.namespace(), validation.DNS1123LabelMaxLength-len("openstack-"))

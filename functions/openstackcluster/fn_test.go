@@ -739,6 +739,15 @@ func TestRefusals(t *testing.T) {
 			xr:   teamA(func(s map[string]any) { s["storageClusters"] = []any{"st-pool-fin"} }),
 			want: "spec.storageClusters[0]: storage pool st-pool-fin is dedicated to tenants finance; tenant team-a may not use it",
 		},
+		"a pool dedicated by its label, open to no tenant yet": {
+			// As the C5C3 docs write hv-pool-compliance: labels.dedicated,
+			// no allowedTenants. Naming them is the platform's choice.
+			xr: teamA(hv(map[string]any{"name": "hv-pool-fin"})),
+			mutate: func(w *world) {
+				w.hv[2] = hvPool("hv-pool-fin", "eu-de-1", 12, "Ready", func(s map[string]any) { s["labels"] = map[string]any{"dedicated": "true"} })
+			},
+			want: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated (spec.labels.dedicated) and open to no tenant yet: a platform engineer names the tenant namespaces it serves in its spec.allowedTenants",
+		},
 		"an unclaimed composite on a dedicated pool": {
 			xr: compositeJSON("XOpenStackCluster", "direct", "", "", "2026-11-10T00:00:00Z",
 				spec(hv(map[string]any{"name": "hv-pool-fin"})), map[string]any{}),
@@ -1744,4 +1753,39 @@ func TestStorageShares(t *testing.T) {
 			t.Errorf("quotaMaxBytes = %v, want the cap's 50 GiB (the default of a large cloud is %d GB)", got, v1alpha1.DefaultVolumeQuotaGB[v1alpha1.SizeLarge])
 		}
 	})
+}
+
+// TestTheDocsGroup composes the cloud the C5C3 docs write, apiVersion
+// c5c3.io/v1alpha1, as the crossplane.c5c3.io one: its claim is asked for
+// and the pools' usages name it in its own group.
+func TestTheDocsGroup(t *testing.T) {
+	docs := func(xr string) string {
+		return fntest.Edit(xr, func(m map[string]any) { m["apiVersion"] = "c5c3.io/v1alpha1" })
+	}
+	w := eu()
+	w.claim = []string{docs(claimOfTeamA("team-a-clouds"))}
+	req := w.request(docs(teamA()))
+	if got := req.GetRequiredResources()["claim"].GetItems(); len(got) != 1 {
+		t.Fatalf("the function asked for no c5c3.io claim, or Crossplane supplied none: %v", got)
+	}
+	rsp := run(t, req)
+	mustNotFail(t, rsp)
+	var usages int
+	for name, r := range rsp.GetDesired().GetResources() {
+		if !strings.HasPrefix(name, usagePrefix) {
+			continue
+		}
+		usages++
+		if by := get(r.GetResource().AsMap(), "spec", "by", "apiVersion"); by != "c5c3.io/v1alpha1" {
+			t.Errorf("%s: spec.by.apiVersion %v, want c5c3.io/v1alpha1", name, by)
+		}
+	}
+	if usages == 0 {
+		t.Errorf("no ClusterUsage of a pool among %v", resourceNames(rsp))
+	}
+
+	rsp = run(t, w.request(fntest.Edit(teamA(), func(m map[string]any) { m["apiVersion"] = "example.org/v1" })))
+	if want := `apiVersion "example.org/v1": this function composes XOpenStackClusters of crossplane.c5c3.io/v1alpha1 or c5c3.io/v1alpha1`; fatal(rsp) != want {
+		t.Errorf("a composite of another group: got %q, want %q", fatal(rsp), want)
+	}
 }

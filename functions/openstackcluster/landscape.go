@@ -35,12 +35,13 @@ const requiredClaim = "claim"
 
 // requireClaim asks for the cloud's claim, when it has one: the tenant
 // names its connection secret there (spec.writeConnectionSecretToRef),
-// which the composite does not carry.
+// which the composite does not carry. The claim is of the composite's group:
+// crossplane.c5c3.io, or c5c3.io as the C5C3 docs write it.
 func requireClaim(rsp *fnv1.RunFunctionResponse, c *cloud) {
 	if c.claim == "" {
 		return
 	}
-	function.Require(rsp, requiredClaim, v1alpha1.SchemeGroupVersion.String(), "OpenStackCluster", c.claim, c.tenant)
+	function.Require(rsp, requiredClaim, c.xr.APIVersion, "OpenStackCluster", c.claim, c.tenant)
 }
 
 // credentialsOf is where the tenant's clouds.yaml goes: the Secret the claim

@@ -205,6 +205,11 @@ func admit(c *cloud, field, what string, pl v1alpha1.PoolPlacement, a v1alpha1.P
 	for _, t := range a.AllowedTenants {
 		allowed = append(allowed, string(t))
 	}
+	if len(allowed) == 0 {
+		// Marked dedicated by spec.labels.dedicated, the docs' way, with
+		// its tenants not named yet: the platform's choice, not the tenant's.
+		return fmt.Errorf("%s: %s %s is dedicated (spec.labels.dedicated) and open to no tenant yet: a platform engineer names the tenant namespaces it serves in its spec.allowedTenants", field, what, pl.Name)
+	}
 	if c.tenant == "" {
 		return fmt.Errorf("%s: %s %s is dedicated to tenants %s, and a composite without a claim belongs to none", field, what, pl.Name, strings.Join(allowed, ", "))
 	}

@@ -94,7 +94,7 @@ func addUsage(c *cloud, desired map[resource.Name]*resource.DesiredComposed, u u
 		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelUsedPool: name}, Annotations: record},
 		Spec: protectionv1beta1.ClusterUsageSpec{
 			Of:             protectionv1beta1.Resource{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: u.kind, ResourceRef: &protectionv1beta1.ResourceRef{Name: composite}},
-			By:             &protectionv1beta1.Resource{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.XOpenStackClusterKind, ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name}},
+			By:             &protectionv1beta1.Resource{APIVersion: c.xr.APIVersion, Kind: v1alpha1.XOpenStackClusterKind, ResourceRef: &protectionv1beta1.ResourceRef{Name: c.name}},
 			Reason:         ptr.To(fmt.Sprintf("%s consumes %s %s", c.display(), u.noun, name)),
 			ReplayDeletion: ptr.To(true),
 		},

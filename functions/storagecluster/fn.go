@@ -78,6 +78,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	shareable := shareableGB(xr)
 	decided := pool.DecideShares(req, pool.Gigabytes, shareable, shares(xr))
 	status["shares"], status["allocatedGB"], status["shareableGB"] = storageShares(decided), decided.Allocated, shareable
+	// spec.dedicated or spec.labels.dedicated (XStorageCluster.Default).
+	status["dedicated"] = xr.Spec.Dedicated
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	var agent agentReport
 	// A pool in one site has no arbiter to wait for.
@@ -224,7 +226,7 @@ func validate(s *v1alpha1.StorageClusterParameters) error {
 			return fmt.Errorf("spec.zones must name exactly %d zones for a stretched pool (spec.arbiterCluster is set), one monitor in each; it names %d", stretchedZones, len(s.Zones))
 		}
 	}
-	return pool.ValidateAccess(s.PoolAccess)
+	return pool.ValidateAccess(s.PoolPlacement, s.PoolAccess)
 }
 
 // cephState is what the pool's CephCluster reports.

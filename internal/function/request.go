@@ -107,6 +107,11 @@ func appendJSON(b []byte, v *structpb.Value) ([]byte, error) {
 	}
 }
 
+// Defaulter is a Go type of the consumer API with a default its schema
+// cannot express (spec.labels.dedicated of a pool). Every decode applies it,
+// so that no reader of the object can forget to.
+type Defaulter interface{ Default() }
+
 func fromJSON(b []byte, kind string, into any) error {
 	if err := json.Unmarshal(b, into); err != nil {
 		var te *json.UnmarshalTypeError
@@ -114,6 +119,9 @@ func fromJSON(b []byte, kind string, into any) error {
 			return fmt.Errorf("%s is %s; want %s", fieldPath(te.Field), article(te.Value), typeName(te.Type))
 		}
 		return errors.Wrapf(err, "cannot decode %s", kind)
+	}
+	if d, ok := into.(Defaulter); ok {
+		d.Default()
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package pool
 import (
 	"fmt"
 
+	"github.com/crossplane/function-sdk-go/errors"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -65,9 +66,18 @@ func DedicatedTaints(p v1alpha1.PoolPlacement, a v1alpha1.PoolAccess) []corev1.T
 	return []corev1.Taint{{Key: gardener.TaintDedicated, Value: string(p.Name), Effect: corev1.TaintEffectNoSchedule}}
 }
 
-// ValidateAccess checks a pool's access fields beyond the XRD's schema.
-func ValidateAccess(a v1alpha1.PoolAccess) error {
-	if a.Dedicated && len(a.AllowedTenants) == 0 {
+// ValidateAccess checks a pool's access fields beyond the XRD's schema (as
+// the schema does, for a render). A pool marked dedicated the C5C3 docs'
+// way, spec.labels.dedicated: "true", may name no tenant yet: it serves no
+// cloud until a platform engineer names them.
+func ValidateAccess(p v1alpha1.PoolPlacement, a v1alpha1.PoolAccess) error {
+	label, labelled := p.Labels[v1alpha1.LabelDedicated]
+	switch {
+	case labelled && label != "true" && label != "false":
+		return fmt.Errorf("spec.labels.dedicated %q marks a dedicated pool, as spec.dedicated does: it must be \"true\" or \"false\"", label)
+	case labelled && label == "false" && a.Dedicated:
+		return errors.New(`spec.labels.dedicated is "false" and spec.dedicated is true: a pool is dedicated or shared, drop one of them`)
+	case a.Dedicated && len(a.AllowedTenants) == 0 && label != "true":
 		return errDedicatedWithoutTenants
 	}
 	return nil

@@ -23,9 +23,12 @@ if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev
   # Not "kubectl get | grep -q": under pipefail, grep leaving after the
   # first line made kubectl die of SIGPIPE now and then, and the clouds were
   # left in the local services.
-  if [ -n "$("$KUBECTL" get openstackclusters -A -o name 2>/dev/null)" ]; then
+  # A cloud is claimed in either group: crossplane.c5c3.io, or c5c3.io as the
+  # C5C3 docs write it.
+  clouds=openstackclusters.crossplane.c5c3.io,openstackclusters.c5c3.io
+  if [ -n "$("$KUBECTL" get "$clouds" -A -o name 2>/dev/null)" ]; then
     echo "deleting the tenants' clouds (their objects in the local OpenStack and Ceph go with them)"
-    "$KUBECTL" delete openstackclusters --all -A --wait=false >/dev/null 2>&1
+    "$KUBECTL" delete "$clouds" --all -A --wait=false >/dev/null 2>&1
     for _ in $(seq 90); do [ -z "$(mrs)" ] && break; sleep 2; done
     left=$(mrs | tr '\n' ' ')
     [ -n "$left" ] && echo "left in the local services (not deleted within 180s): $left"

@@ -400,7 +400,7 @@ say "every pool and control-plane cluster is Ready, ${infra_ready}s after kubect
 say "applying examples/tenants: the tenants' OpenStackClusters"
 tenants=(examples/tenants/*/openstack-clusters/*.yaml)
 for f in examples/tenants/*/namespace.yaml examples/tenants/*/access.yaml "${tenants[@]}"; do $K apply -f "$f" >/dev/null; done
-wait_claims 900 openstackclusters
+wait_claims 900 openstackclusters.crossplane.c5c3.io
 all_ready=$(( $(date +%s) - applied ))
 say "every claim is Ready, ${all_ready}s after the first kubectl apply"
 printf 'infrastructure %s\nall %s\n' "$infra_ready" "$all_ready" >"$RUN/timings"

@@ -84,7 +84,12 @@ func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
 // returns the cluster and whether it serves, and the error that stopped its
 // start. uid keeps a recreated Shoot from seeing its predecessor's objects:
 // a cluster that serves is always the Shoot with that uid's.
-func (c *Clusters) Ensure(namespace, shoot, uid string) (Cluster, bool, error) {
+//
+// nodeLabels are the labels of the Shoot's first worker: the cluster gets
+// one Node, <namespace>.<shoot>-node-0 as the operator stand-in names it,
+// carrying them, as a real Shoot's nodes carry their worker's labels (the
+// ovs agent reads the pool's availability zone from c5c3.io/pool there).
+func (c *Clusters) Ensure(namespace, shoot, uid string, nodeLabels map[string]string) (Cluster, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := Key(namespace, shoot)
@@ -106,7 +111,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (Cluster, bool, error) {
 	c.running[k] = sc
 	go func() {
 		c.starting <- struct{}{}
-		info, plane, err := c.start(k, uid)
+		info, plane, err := c.start(k, uid, nodeLabels)
 		<-c.starting
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -119,7 +124,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string) (Cluster, bool, error) {
 	return Cluster{}, false, nil
 }
 
-func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) {
+func (c *Clusters) start(k, uid string, nodeLabels map[string]string) (Cluster, *envtest.ControlPlane, error) {
 	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
 	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
 	// shoots/adminkubeconfig with it.
@@ -148,7 +153,7 @@ func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) 
 	if err := api.Start(); err != nil {
 		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
 	}
-	kc, err := c.prepare(plane)
+	kc, err := c.prepare(plane, k+"-node-0", nodeLabels)
 	if err != nil {
 		_ = api.Stop() //nolint:errcheck // the start failed anyway
 		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
@@ -163,7 +168,7 @@ func (c *Clusters) start(k, uid string) (Cluster, *envtest.ControlPlane, error) 
 // prepare makes the admin user and installs what every Shoot has: the
 // bindings gardenlet deploys for the groups of Gardener's admin
 // kubeconfigs, and the CRDs and namespaces of the landscape's operators.
-func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
+func (c *Clusters) prepare(plane *envtest.ControlPlane, node string, nodeLabels map[string]string) ([]byte, error) {
 	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, err
@@ -189,6 +194,10 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot create namespace %s: %w", ns, err)
 		}
+	}
+	// No kubelet runs it: the Node only says what the worker's labels are.
+	if _, err := cs.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: nodeLabels}}, metav1.CreateOptions{}); err != nil {
+		return nil, fmt.Errorf("cannot register node %s: %w", node, err)
 	}
 	return kc, nil
 }

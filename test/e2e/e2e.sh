@@ -70,6 +70,10 @@ RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
 export KUBECONFIG=$RUN/kubeconfig
 K=$KUBECTL
+# A cloud is served in two groups: crossplane.c5c3.io, where the examples
+# claim it, and c5c3.io, as the C5C3 docs write it, which a plain
+# "openstackclusters" means (docs/tenant-guide.md). Name the group.
+OSC=openstackclusters.crossplane.c5c3.io XOSC=xopenstackclusters.crossplane.c5c3.io DOSC=openstackclusters.c5c3.io
 fails=0
 pass() { printf 'PASS  %s\n' "$*"; }
 fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
@@ -115,6 +119,43 @@ spec:
   ironcore: {machinePool: $2}$ded
 Y
 }
+
+# The C5C3 operations docs' claims, as the docs print them: document N of
+# tools/xrd/testdata/c5c3-docs-claims.yaml (3 hv-pool-compliance, 4 finance-prod).
+docs_claim() { awk -v n="$1" 'BEGIN {d = 1} /^---$/ {d++; next} d == n' tools/xrd/testdata/c5c3-docs-claims.yaml; }
+
+echo "== 0. the C5C3 docs' dedicated pool and the storage its cloud names (provisioning while 1-3 run)"
+# hv-pool-compliance as the docs print it: 20 workers of machine pool
+# ironcore-dedicated-rack-1, dedicated by its label. Its servers carry the
+# dedicated pool's label too, as the platform labels a dedicated rack.
+# st-pool-encrypted, which the docs' finance-prod names, is the platform's.
+# The tenant's namespace tenant-finance binds the tenant role to its group.
+docs_pools_t0=$(date +%s)
+docs_claim 3 | $K apply -f - >/dev/null
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: StorageCluster
+metadata: {name: st-pool-encrypted, namespace: infrastructure}
+spec:
+  region: eu-de-1
+  name: st-pool-encrypted
+  workers: 3
+  maxWorkers: 3
+  ironcore: {machinePool: e2e-encrypted, machineClass: baremetal-storage-nvme}
+  ceph: {osdCount: 1, deviceClass: nvme, targetCapacity: 10Ti, replicationFactor: 3, encrypted: true}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: tenant-finance, labels: {c5c3.io/tenant: tenant-finance}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cobaltcore-tenant, namespace: tenant-finance}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cobaltcore:tenant}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: tenant-finance}]
+Y
+for i in $(seq -w 1 20); do server "docs-rack-1-$i" '{"c5c3.io/machine-pool":"ironcore-dedicated-rack-1","c5c3.io/dedicated-pool":"hv-pool-compliance"}' Available; done
+for i in 1 2 3; do server "e2e-encrypted-$i" '{"c5c3.io/machine-pool":"e2e-encrypted"}' Available; done
 
 echo "== 1. the example pools and control-plane clusters"
 for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
@@ -379,12 +420,10 @@ if absent shoot -n garden-c5c3 e2e-short; then pass "no Shoot for e2e-short"; el
 echo "== 3b. names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)"
 # A name is the user's: the Shoot gets a derived name (internal/gardener.ShootName),
 # admitted by the real gardener-apiserver and recorded in the claim's status.
-# derived_shoot NAME: the Shoot name of a cluster whose name is longer than 17
-# characters (project c5c3): its first 11 characters, a trailing hyphen
+# derived_shoot NAME: the Shoot name of a cluster: its name up to 17
+# characters (project c5c3), else its first 11 characters, a trailing hyphen
 # dropped, and five hex digits of the name's SHA-256.
-derived_shoot() { local p="${1:0:11}"; printf '%s-%s' "${p%-}" "$(printf %s "$1" | sha256sum | cut -c1-5)"; }
-for i in 1 2 3; do server "e2e-compliance-$i" '{"c5c3.io/machine-pool":"e2e-compliance"}' Available; done
-claim hv-pool-compliance e2e-compliance 2 3
+derived_shoot() { [ ${#1} -le 17 ] && { printf %s "$1"; return; }; local p="${1:0:11}"; printf '%s-%s' "${p%-}" "$(printf %s "$1" | sha256sum | cut -c1-5)"; }
 $K apply -f - >/dev/null <<Y
 apiVersion: crossplane.c5c3.io/v1alpha1
 kind: ControlPlaneCluster
@@ -400,13 +439,23 @@ for c in hypervisorcluster/hv-pool-compliance controlplanecluster/eu-de-1-contro
     pass "... and the real gardener-apiserver holds Shoot garden-c5c3/$shoot of pool $n" || fail "no Shoot garden-c5c3/$shoot labelled c5c3.io/pool=$n"
   $K -n infrastructure get "$c" | head -1 | grep -qw SHOOT && pass "... kubectl get shows it in column SHOOT" || fail "no SHOOT column: $($K -n infrastructure get "$c" | head -1)"
 done
-$K -n infrastructure delete hypervisorcluster hv-pool-compliance --wait=false >/dev/null
 $K -n infrastructure delete controlplanecluster eu-de-1-control-plane --wait=false >/dev/null
-for n in hv-pool-compliance eu-de-1-control-plane; do
-  shoot=$(derived_shoot "$n")
-  eventually 120 "deleting $n deletes its Shoot $shoot" absent shoot -n garden-c5c3 "$shoot"
-done
-for i in 1 2 3; do $K delete server "e2e-compliance-$i" --wait=false >/dev/null 2>&1 || true; done
+eventually 120 "deleting eu-de-1-control-plane deletes its Shoot $(derived_shoot eu-de-1-control-plane)" absent shoot -n garden-c5c3 "$(derived_shoot eu-de-1-control-plane)"
+[ "$($K -n infrastructure get hypervisorcluster hv-pool-compliance -o jsonpath='{.status.dedicated}')" = true ] &&
+  pass "hv-pool-compliance is dedicated by its label dedicated: \"true\", as the docs write it (status.dedicated, column DEDICATED)" ||
+  fail "hv-pool-compliance is not dedicated: $($K -n infrastructure get hypervisorcluster hv-pool-compliance | tr -s ' ')"
+
+# finance-prod as the docs print it (apiVersion c5c3.io/v1alpha1), applied
+# by the tenant. The docs' pool names no tenant yet: the claim says so and
+# waits, until the platform names the tenant in spec.allowedTenants.
+if out=$(docs_claim 4 | as_tenant tenant-finance apply -f - 2>&1); then pass "the tenant applies the docs' finance-prod as written: $out"; else fail "the docs' finance-prod: $out"; fi
+docs_waits() {
+  case $(as_tenant tenant-finance get openstackclusters finance-prod -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}') in
+    *"hv-pool-compliance is dedicated (spec.labels.dedicated) and open to no tenant yet"*) return 0 ;; esac
+  return 1
+}
+eventually 180 "the tenant reads on finance-prod (kubectl get openstackclusters) that hv-pool-compliance is open to no tenant yet" docs_waits
+$K -n infrastructure patch hypervisorcluster hv-pool-compliance --type=merge -p '{"spec":{"allowedTenants":["tenant-finance"]}}' >/dev/null
 
 # Lists of pools are sets: a pool named twice is refused at admission, on the
 # tenant's own apply, naming the entry.
@@ -421,7 +470,7 @@ case $dup in *'spec.hypervisorClusters[1]'*'Duplicate value'*) pass "a claim nam
 
 # Nothing accepted is dropped in silence: team-a-prod asks for MTU 9000, which
 # the ControlPlane cannot carry; the tenant reads so on its own claim.
-sup=$(as_tenant team-a get openstackcluster team-a-prod -o jsonpath='{.status.unsupportedSettings} {.status.conditions[?(@.type=="Supported")].message}')
+sup=$(as_tenant team-a get $OSC team-a-prod -o jsonpath='{.status.unsupportedSettings} {.status.conditions[?(@.type=="Supported")].message}')
 case $sup in *'"spec.network.mtu"'*'spec.network.mtu'*) pass "team-a-prod's MTU is reported as not applied, on the tenant's claim: ${sup#* }" ;; *) fail "team-a-prod does not report spec.network.mtu: $sup" ;; esac
 
 echo "== 4. a dedicated pool overlapping another pool's servers"
@@ -434,9 +483,9 @@ if absent shoot -n garden-c5c3 e2e-fin; then pass "no Shoot for e2e-fin"; else f
 echo "== 4b. a cloud whose catalog has no compute"
 # It composes only what its catalog serves, is Ready without the rest, and
 # says so on the claim (read as the tenant).
-if $K -n team-c wait --for=condition=Ready openstackcluster/team-c-us --timeout=600s >/dev/null 2>&1; then pass "team-c-us (us-east-1, no compute in its catalog) is Ready"; else
-  fail "team-c-us is not Ready: $($K -n team-c get openstackcluster team-c-us -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
-us=$($K -n team-c get openstackcluster team-c-us -o jsonpath='{.spec.resourceRef.name}')
+if $K -n team-c wait --for=condition=Ready $OSC/team-c-us --timeout=600s >/dev/null 2>&1; then pass "team-c-us (us-east-1, no compute in its catalog) is Ready"; else
+  fail "team-c-us is not Ready: $($K -n team-c get $OSC team-c-us -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
+us=$($K -n team-c get $OSC team-c-us -o jsonpath='{.spec.resourceRef.name}')
 catalog=$($K get providerconfigs.openstack.provider.c5c3.io "$us" -o jsonpath='{.status.catalog.region}: {.status.catalog.services}')
 case $catalog in 'us-east-1: '*'"identity"'*) case $catalog in *compute* | *block-storage* | *volume* | *network*) fail "its catalog serves compute: $catalog" ;;
   *) pass "its ProviderConfig reads the catalog of $catalog" ;; esac ;;
@@ -444,11 +493,11 @@ case $catalog in 'us-east-1: '*'"identity"'*) case $catalog in *compute* | *bloc
 left=$($K get aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,quotasets.nova.provider.c5c3.io,quotasets.cinder.provider.c5c3.io,quotasets.neutron.provider.c5c3.io -l crossplane.io/claim-name=team-c-us -o name 2>&1)
 [ -z "$left" ] && pass "no aggregates, volume types or quotas were composed for it" || fail "composed for a cloud without compute: $left"
 [ -n "$($K get projects.keystone.provider.c5c3.io "$us" -o name 2>/dev/null)" ] && pass "its Keystone project exists" || fail "no Keystone project for team-c-us"
-served=$(as_tenant team-c get openstackcluster team-c-us -o jsonpath='{.status.unservedServices} {.status.conditions[?(@.type=="ServicesServed")].reason}: {.status.conditions[?(@.type=="ServicesServed")].message}')
+served=$(as_tenant team-c get $OSC team-c-us -o jsonpath='{.status.unservedServices} {.status.conditions[?(@.type=="ServicesServed")].reason}: {.status.conditions[?(@.type=="ServicesServed")].message}')
 case $served in '["nova","cinder","neutron"] NotInCatalog: '*"no endpoint for nova"*) pass "the tenant reads on the claim what its cloud does not serve: ${served#* }" ;;
   *) fail "ServicesServed on team-c-us: $served" ;; esac
-$K -n team-c delete openstackcluster team-c-us --wait=false >/dev/null
-eventually 180 "team-c-us is deleted (before 5 deletes the pool it consumes)" sh -c "! $K get xopenstackcluster $us >/dev/null 2>&1"
+$K -n team-c delete $OSC team-c-us --wait=false >/dev/null
+eventually 180 "team-c-us is deleted (before 5 deletes the pool it consumes)" sh -c "! $K get $XOSC $us >/dev/null 2>&1"
 eventually 60 "... and its usages of hv-pool-us, st-pool-us and cp-us-east-1 are released" sh -c "[ -z \"\$($K get clusterusages -l crossplane.io/claim-name=team-c-us -o name)\" ]"
 # Its tenant user goes before its application credential, whose password
 # Secret goes with the user: the credential's deletion must finish anyway.
@@ -495,13 +544,21 @@ real() {
       awk '/^[0-9a-f]/ {g = $2; gsub(/[()]/, "", g); next} /^ +[0-9a-f]/ {c = $2; gsub(/[()]/, "", c); print g, c}' ;;
   esac | sort
 }
-xr() { $K -n "$1" get openstackcluster "$2" -o jsonpath='{.spec.resourceRef.name}'; }
-for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
-  if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is Ready"; else fail "$c is not Ready"; fi
+# osc NAMESPACE CLAIM: the group a claim is in (the docs' c5c3.io or crossplane.c5c3.io).
+osc() { if $K -n "$1" get $DOSC "$2" >/dev/null 2>&1; then echo $DOSC; else echo $OSC; fi; }
+xr() { $K -n "$1" get "$(osc "$1" "$2")" "$2" -o jsonpath='{.spec.resourceRef.name}'; }
+# The docs' finance-prod, in their group, on the docs' dedicated pool, checked
+# like every example cloud below.
+if $K -n tenant-finance wait --for=condition=Ready $DOSC/finance-prod --timeout=600s >/dev/null 2>&1; then
+  pass "tenant-finance/finance-prod, the docs' cloud (c5c3.io), is Ready on hv-pool-compliance and st-pool-encrypted ($(( $(date +%s) - docs_pools_t0 )) s after its pools were applied)"
+else fail "the docs' finance-prod is not Ready: $($K -n tenant-finance get $DOSC finance-prod -o jsonpath='{.status.conditions}' | cut -c1-600)"; fi
+clouds="finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging tenant-finance/finance-prod"
+for c in $clouds; do
+  if $K -n "${c%/*}" wait --for=condition=Ready "$(osc "${c%/*}" "${c#*/}")/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is Ready"; else fail "$c is not Ready"; fi
 done
 declare -A before
 for what in projects aggregates volumetypes cephpools cephclients hagroups; do before[$what]=$(real "$what"); done
-for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+for c in $clouds; do
   x=$(xr "${c%/*}" "${c#*/}")
   grep -qx "$x" <<<"${before[projects]}" && pass "$c: Keystone project $x" || fail "$c: no Keystone project $x"
   n=$(grep -c "^$x-hv-pool" <<<"${before[aggregates]}"); [ "$n" -ge 1 ] && pass "$c: $n Nova aggregate(s)" || fail "$c: no Nova aggregate"
@@ -510,10 +567,10 @@ for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/t
   grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
   # Its OVN: per hypervisor pool, an HA chassis group of the pool's chassis
   # (the operator stand-in registers each pool's node in the pool's zone).
-  for p in $($K get xopenstackcluster "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
+  for p in $($K get $XOSC "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
     grep -qx "$x-$p garden-c5c3.$p-node-0" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis" ||
       fail "$c: no OVN HA chassis group $x-$p with chassis garden-c5c3.$p-node-0: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
-    st=$($K get xopenstackcluster "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
+    st=$($K get $XOSC "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
     [ "$st" = Ready ] && pass "$c: status.network reports $p's gateway group Ready" || fail "$c: status.network.gateways[$p].status is '$st'"
   done
   # ... reached over ssl: with the cloud's own client certificate, whose
@@ -531,37 +588,38 @@ echo "== 6b. each tenant logs in with its claim's connection secret"
 # cloud's endpoints serve HTTPS with a certificate of the landscape's CA)
 # side by side, and use `openstack --os-cloud` there.
 creds=$(mktemp -d)
-tenant_os() { (cd "$creds/$1" && OS_CLIENT_CONFIG_FILE=clouds.yaml timeout 120 openstack --os-cloud "$1" "${@:2}"); }
+# tenant_os NAMESPACE/CLAIM ARGS...: the cloud in its clouds.yaml is named after the claim.
+tenant_os() { (cd "$creds/$1" && OS_CLIENT_CONFIG_FILE=clouds.yaml timeout 120 openstack --os-cloud "${1#*/}" "${@:2}"); }
 declare -A project_of
-for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
+for c in $clouds; do
   ns=${c%/*} claim=${c#*/}
-  project_of[$claim]=$(os project show "$(xr "$ns" "$claim")" -f value -c id 2>/dev/null)
-  mkdir -p "$creds/$claim"
-  if ! as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$creds/$claim/clouds.yaml" || [ ! -s "$creds/$claim/clouds.yaml" ]; then
+  project_of[$c]=$(os project show "$(xr "$ns" "$claim")" -f value -c id 2>/dev/null)
+  mkdir -p "$creds/$c"
+  if ! as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$creds/$c/clouds.yaml" || [ ! -s "$creds/$c/clouds.yaml" ]; then
     fail "$c: the tenant cannot read a clouds.yaml from its connection secret $ns/$claim-credentials"
     continue
   fi
-  as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.cacert}' | base64 -d >"$creds/$claim/cacert"
-  if grep -q '^ *cacert: cacert$' "$creds/$claim/clouds.yaml" && grep -q 'auth_url: https://' "$creds/$claim/clouds.yaml" &&
-    openssl x509 -noout -in "$creds/$claim/cacert" 2>/dev/null; then
+  as_tenant "$ns" get secret "$claim-credentials" -o jsonpath='{.data.cacert}' | base64 -d >"$creds/$c/cacert"
+  if grep -q '^ *cacert: cacert$' "$creds/$c/clouds.yaml" && grep -q 'auth_url: https://' "$creds/$c/clouds.yaml" &&
+    openssl x509 -noout -in "$creds/$c/cacert" 2>/dev/null; then
     pass "$c: its clouds.yaml names an HTTPS Keystone and the CA beside it (key cacert)"
   else
-    fail "$c: its clouds.yaml or CA: $(grep -E 'auth_url|cacert' "$creds/$claim/clouds.yaml" | tr '\n' ' ') CA $(wc -c <"$creds/$claim/cacert") bytes"
+    fail "$c: its clouds.yaml or CA: $(grep -E 'auth_url|cacert' "$creds/$c/clouds.yaml" | tr '\n' ' ') CA $(wc -c <"$creds/$c/cacert") bytes"
   fi
   pcca=$($K get providerconfigs.openstack.provider.c5c3.io "$(xr "$ns" "$claim")" -o jsonpath='{.spec.caBundleSecretRef.name}/{.spec.caBundleSecretRef.key} {.status.catalog.region}')
   case $pcca in *-openstack-admin/cacert\ ?*) pass "$c: its ProviderConfig trusts the CA of the admin credential ($pcca) and reads the catalog over HTTPS" ;;
     *) fail "$c: its ProviderConfig's CA and catalog: '$pcca'" ;; esac
-  got=$(tenant_os "$claim" token issue -f value -c project_id 2>&1)
-  [ "$got" = "${project_of[$claim]}" ] && pass "$c: openstack --os-cloud $claim logs in, scoped to its own project" ||
-    fail "$c: logging in with the connection secret: $got (want project ${project_of[$claim]})"
-  name=$(tenant_os "$claim" project show "${project_of[$claim]}" -f value -c name 2>&1)
+  got=$(tenant_os "$c" token issue -f value -c project_id 2>&1)
+  [ "$got" = "${project_of[$c]}" ] && pass "$c: openstack --os-cloud $claim logs in, scoped to its own project" ||
+    fail "$c: logging in with the connection secret: $got (want project ${project_of[$c]})"
+  name=$(tenant_os "$c" project show "${project_of[$c]}" -f value -c name 2>&1)
   [ "$name" = "$(xr "$ns" "$claim")" ] && pass "$c: the tenant sees its project" || fail "$c: the tenant cannot see its project: $name"
 done
-other=${project_of[team-a-prod]}
-if [ -s "$creds/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
-  tenant_os team-b-staging project show "$other" >/dev/null 2>&1 && fail "team-b can see team-a's project" || pass "team-b cannot see team-a-prod's project"
-  tenant_os team-b-staging project set --description taken "$other" >/dev/null 2>&1 && fail "team-b can change team-a's project" || pass "team-b cannot change team-a-prod's project"
-  tenant_os team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"
+other=${project_of[team-a/team-a-prod]}
+if [ -s "$creds/team-b/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
+  tenant_os team-b/team-b-staging project show "$other" >/dev/null 2>&1 && fail "team-b can see team-a's project" || pass "team-b cannot see team-a-prod's project"
+  tenant_os team-b/team-b-staging project set --description taken "$other" >/dev/null 2>&1 && fail "team-b can change team-a's project" || pass "team-b cannot change team-a-prod's project"
+  tenant_os team-b/team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"
 fi
 rm -rf "$creds"
 
@@ -570,7 +628,7 @@ workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.sp
 total=0
 for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
   x=$(xr "${c%/*}" "${c#*/}")
-  n=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.hypervisor[?(@.name=="hv-pool-a")].allocatedNodes}')
+  n=$($K get $XOSC "$x" -o jsonpath='{.status.consumedPools.hypervisor[?(@.name=="hv-pool-a")].allocatedNodes}')
   meta=$(os aggregate show "$x-hv-pool-a" -f value -c properties 2>&1)
   # The CLI prints properties as a Python dict or as key='value' pairs, by version.
   case $meta in *"c5c3.io_allocated_nodes': '$n'"* | *"c5c3.io_allocated_nodes='$n'"*) pass "$c holds $n nodes of hv-pool-a in its own aggregate $x-hv-pool-a" ;;
@@ -593,7 +651,7 @@ spec:
 Y
 }
 refused_says() { # NAMESPACE NAME TEXT: read as the tenant, the claim is Refused and its PoolsReady condition says TEXT
-  case $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PoolsReady")].reason}: {.status.conditions[?(@.type=="PoolsReady")].message}') in
+  case $(as_tenant "$1" get $OSC "$2" -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PoolsReady")].reason}: {.status.conditions[?(@.type=="PoolsReady")].message}') in
     "Refused Refused: "*"$3"*) return 0 ;;
   esac
   return 1
@@ -605,7 +663,7 @@ refused_event() { # NAMESPACE NAME TEXT: read as the tenant, a Warning event Ref
 refusal() {
   eventually 60 "$4: $1/$2 is refused, and the tenant reads why on the claim (PHASE Refused, PoolsReady)" refused_says "$1" "$2" "$3"
   eventually 30 "... and in a Warning event on the claim, read as the tenant" refused_event "$1" "$2" "$3"
-  echo "      message: $(as_tenant "$1" get openstackcluster "$2" -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}' | cut -c1-300)"
+  echo "      message: $(as_tenant "$1" get $OSC "$2" -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}' | cut -c1-300)"
   [ -z "$($K get managed -l crossplane.io/claim-name="$2" -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for $1/$2"
 }
 # (team-c, a new tenant namespace, got the tenant role at the start, as the
@@ -623,7 +681,7 @@ sum=0; for a in $(stp '{.items[0].status.shares[*].allocatedGB}'); do sum=$((sum
   fail "st-pool-a: shares add up to $sum, allocatedGB '$allocated', shareableGB '$shareable'"
 x=$(xr team-a team-a-prod)
 q=$(cephc osd pool get-quota "$x-st-pool-a-volumes" -f json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["quota_max_bytes"])')
-has=$($K get xopenstackcluster "$x" -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-a")].allocatedGB}')
+has=$($K get $XOSC "$x" -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-a")].allocatedGB}')
 [ -n "$has" ] && [ "$q" = "$((has / 3 * 1024 * 1024 * 1024))" ] &&
   pass "team-a/team-a-prod holds $has GB of st-pool-a; its Ceph volume pool's quota is the $((has / 3)) GB it was given (3 replicas)" ||
   fail "team-a/team-a-prod: allocatedGB '$has', its volume pool's quota_max_bytes '$q'"
@@ -642,19 +700,19 @@ spec:
   storage: {ceph: {volumePool: {replication: 2, quotaGB: $((free / 2 + 1))}}}
 Y
 refusal team-c team-c-hoard "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed" "a volume quota larger than st-pool-a has free"
-as_tenant team-c get xopenstackclusters >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
-as_tenant team-c get openstackclusters -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
+as_tenant team-c get $XOSC >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
+as_tenant team-c get $OSC -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
 
 echo "== 8. the dedicated pool, and a pool of another region"
-users=$($K get xopenstackclusters -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
+users=$($K get $XOSC -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
 [ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
 cloud team-b team-b-on-fin hv-pool-fin 2
 refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it" "another tenant's dedicated pool"
 # (hv-pool-us went in 5; its storage pool is still there.)
 cloud team-b team-b-us hv-pool-a 2 st-pool-us
 refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
-$K -n team-b delete openstackcluster team-b-on-fin team-b-us --wait=false >/dev/null
-$K -n team-c delete openstackcluster team-c-big team-c-hoard --wait=false >/dev/null
+$K -n team-b delete $OSC team-b-on-fin team-b-us --wait=false >/dev/null
+$K -n team-c delete $OSC team-c-big team-c-hoard --wait=false >/dev/null
 
 echo "== 9. deleting a tenant's claim"
 gone=$(xr team-a team-a-staging)
@@ -668,7 +726,7 @@ if out=$($K delete objects.kubernetes.crossplane.io "$cp_obj" --wait=false 2>&1)
   case $out in *in-use*ProviderConfig*) pass "deleting team-a-staging's ControlPlane before its cloud's objects is refused: ${out#*denied the request: }" ;;
     *) fail "deleting team-a-staging's ControlPlane Object failed, not naming a ProviderConfig: $out" ;; esac
 fi
-$K -n team-a delete openstackcluster team-a-staging --wait=false >/dev/null
+$K -n team-a delete $OSC team-a-staging --wait=false >/dev/null
 eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
 # Its OVN gateways went through the ssl: databases with its client
 # certificate, which stayed until its ProviderConfig had no users; then
@@ -681,6 +739,18 @@ for what in projects aggregates volumetypes cephpools cephclients hagroups; do
   [ "$(grep -v "$gone" <<<"${before[$what]}")" = "$now" ] && pass "$what: every other tenant's are untouched" ||
     fail "$what of other tenants changed: $(diff <(grep -v "$gone" <<<"${before[$what]}") <(echo "$now") | tr '\n' ' ')"
 done
+
+# The docs' cloud goes as it came, by its tenant, in its group; then the
+# docs' pools, whose Shoots go with them.
+docs_xr=$(xr tenant-finance finance-prod)
+as_tenant tenant-finance delete openstackclusters finance-prod --wait=false >/dev/null
+eventually 240 "the docs' finance-prod is deleted by its tenant" absent xopenstackclusters.c5c3.io "$docs_xr"
+$K -n infrastructure delete hypervisorcluster hv-pool-compliance --wait=false >/dev/null
+$K -n infrastructure delete storagecluster st-pool-encrypted --wait=false >/dev/null
+eventually 180 "deleting hv-pool-compliance deletes its Shoot $(derived_shoot hv-pool-compliance)" absent shoot -n garden-c5c3 "$(derived_shoot hv-pool-compliance)"
+eventually 180 "deleting st-pool-encrypted deletes its Shoot $(derived_shoot st-pool-encrypted)" absent shoot -n garden-c5c3 "$(derived_shoot st-pool-encrypted)"
+for i in $(seq -w 1 20); do echo "docs-rack-1-$i"; done | xargs $K delete server --wait=false >/dev/null 2>&1
+$K delete server e2e-encrypted-1 e2e-encrypted-2 e2e-encrypted-3 --wait=false >/dev/null 2>&1
 
 echo "== 9b. a pool in use cannot be deleted"
 # Each cloud protects what it consumes with a Crossplane ClusterUsage; core's
@@ -703,10 +773,10 @@ eventually 30 "deleting the claim hv-pool-fin is held, and the claim names the c
 sleep 5
 $K get xhypervisorcluster "$fin" >/dev/null 2>&1 && ! absent shoot -n garden-c5c3 hv-pool-fin && pass "... its composite and Shoot are still there" || fail "hv-pool-fin's composite or Shoot went while in use"
 for c in finance/finance-prod internal/internal-prod team-a/team-a-prod team-b/team-b-staging; do
-  if $K -n "${c%/*}" wait --for=condition=Ready "openstackcluster/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is still Ready"; else fail "$c is not Ready while the pool's deletion is held"; fi
+  if $K -n "${c%/*}" wait --for=condition=Ready "$OSC/${c#*/}" --timeout=5s >/dev/null 2>&1; then pass "$c is still Ready"; else fail "$c is not Ready while the pool's deletion is held"; fi
 done
-$K -n finance delete openstackcluster finance-prod --wait=false >/dev/null
-eventually 180 "finance-prod, the pool's last cloud, is gone" sh -c "! $K get xopenstackcluster $fin_cloud >/dev/null 2>&1"
+$K -n finance delete $OSC finance-prod --wait=false >/dev/null
+eventually 180 "finance-prod, the pool's last cloud, is gone" sh -c "! $K get $XOSC $fin_cloud >/dev/null 2>&1"
 eventually 120 "then hv-pool-fin's held deletion proceeds: its claim is gone" absent -n infrastructure hypervisorcluster hv-pool-fin
 eventually 60 "... and its composite and Shoot" sh -c "! $K get xhypervisorcluster $fin >/dev/null 2>&1 && ! $K -n garden-c5c3 get shoot hv-pool-fin >/dev/null 2>&1"
 
@@ -718,8 +788,8 @@ echo "== 9c. a new Composition revision leaves a pinned production cloud where i
 # team-a-prod's claim names it.
 comp=production.xopenstackclusters.crossplane.c5c3.io
 prod_xr=$(xr team-a team-a-prod); int_xr=$(xr internal internal-prod)
-revref() { $K get xopenstackcluster "$1" -o jsonpath='{.spec.compositionRevisionRef.name}{.spec.crossplane.compositionRevisionRef.name}'; }
-on_domain() { case $($K get xopenstackcluster "$1" -o jsonpath='{.status.endpoints.keystone}') in *".$2") return 0 ;; esac; return 1; }
+revref() { $K get $XOSC "$1" -o jsonpath='{.spec.compositionRevisionRef.name}{.spec.crossplane.compositionRevisionRef.name}'; }
+on_domain() { case $($K get $XOSC "$1" -o jsonpath='{.status.endpoints.keystone}') in *".$2") return 0 ;; esac; return 1; }
 pinned=$(revref "$prod_xr")
 [ -n "$pinned" ] && on_domain "$prod_xr" cloud.cobaltcore.example && pass "team-a-prod is pinned to CompositionRevision $pinned" || fail "team-a-prod names no CompositionRevision ('$pinned') or is not on cloud.cobaltcore.example"
 $K patch composition "$comp" --type=json -p '[{"op":"replace","path":"/spec/pipeline/0/input/endpointDomain","value":"v2.cobaltcore.example"}]' >/dev/null
@@ -728,10 +798,10 @@ eventually 60 "the production Composition has a new revision" sh -c "[ \"\$($K g
 next=$(newest)
 eventually 120 "internal-prod (Automatic) takes revision $next: its Keystone endpoint moves to v2.cobaltcore.example" on_domain "$int_xr" v2.cobaltcore.example
 [ "$(revref "$prod_xr")" = "$pinned" ] && on_domain "$prod_xr" cloud.cobaltcore.example &&
-  pass "team-a-prod (Manual) stays on $pinned, its endpoint unchanged" || fail "team-a-prod left its revision: $(revref "$prod_xr"), $($K get xopenstackcluster "$prod_xr" -o jsonpath='{.status.endpoints.keystone}')"
-$K -n team-a patch openstackcluster team-a-prod --type=merge -p "{\"spec\":{\"compositionRevisionRef\":{\"name\":\"$next\"}}}" >/dev/null
+  pass "team-a-prod (Manual) stays on $pinned, its endpoint unchanged" || fail "team-a-prod left its revision: $(revref "$prod_xr"), $($K get $XOSC "$prod_xr" -o jsonpath='{.status.endpoints.keystone}')"
+$K -n team-a patch $OSC team-a-prod --type=merge -p "{\"spec\":{\"compositionRevisionRef\":{\"name\":\"$next\"}}}" >/dev/null
 eventually 120 "moved by its claim to $next, team-a-prod follows" on_domain "$prod_xr" v2.cobaltcore.example
-if $K -n team-a wait --for=condition=Ready openstackcluster/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
+if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,

@@ -16,14 +16,16 @@ import (
 	xv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
 // Catalog is what the Configuration package defines: its XRDs and Compositions.
 type Catalog struct {
-	// XRDs by claim kind and by composite kind, with the file each is in.
-	xrds map[string]*definition
+	// XRDs by the group and kind of the claim and of the composite, with
+	// the file each is in: a kind may be served in two groups.
+	xrds map[schema.GroupKind]*definition
 	// Compositions with their files.
 	compositions []*composition
 }
@@ -40,7 +42,7 @@ type composition struct {
 
 // LoadCatalog reads every XRD and Composition below dir.
 func LoadCatalog(dir string) (*Catalog, error) {
-	c := &Catalog{xrds: map[string]*definition{}}
+	c := &Catalog{xrds: map[schema.GroupKind]*definition{}}
 	err := walkYAML(dir, func(file string, u *unstructured.Unstructured) error {
 		switch u.GetKind() {
 		case xv1.CompositeResourceDefinitionKind:
@@ -48,9 +50,9 @@ func LoadCatalog(dir string) (*Catalog, error) {
 			if err := fromUnstructured(u, &d.xrd); err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
-			c.xrds[d.xrd.Spec.Names.Kind] = d
+			c.xrds[schema.GroupKind{Group: d.xrd.Spec.Group, Kind: d.xrd.Spec.Names.Kind}] = d
 			if d.xrd.Spec.ClaimNames != nil {
-				c.xrds[d.xrd.Spec.ClaimNames.Kind] = d
+				c.xrds[schema.GroupKind{Group: d.xrd.Spec.Group, Kind: d.xrd.Spec.ClaimNames.Kind}] = d
 			}
 		case xv1.CompositionKind:
 			cp := &composition{file: file}
@@ -64,9 +66,10 @@ func LoadCatalog(dir string) (*Catalog, error) {
 	return c, err
 }
 
-// Defines reports whether a claim or composite of this kind is defined.
-func (c *Catalog) Defines(kind string) bool {
-	_, ok := c.xrds[kind]
+// Defines reports whether a claim or composite of this object's group and
+// kind is defined.
+func (c *Catalog) Defines(o *unstructured.Unstructured) bool {
+	_, ok := c.xrds[o.GroupVersionKind().GroupKind()]
 	return ok
 }
 
@@ -89,7 +92,7 @@ func (c *Catalog) Resolve(claim *unstructured.Unstructured) (Resolution, error) 
 	if err != nil {
 		return Resolution{}, err
 	}
-	d := c.xrds[claim.GetKind()]
+	d := c.xrds[claim.GroupVersionKind().GroupKind()]
 	return Resolution{
 		XRD: xrdFile, Composition: compositionFile,
 		CompositeKind: d.xrd.Spec.Names.Kind,
@@ -98,14 +101,15 @@ func (c *Catalog) Resolve(claim *unstructured.Unstructured) (Resolution, error) 
 }
 
 func (c *Catalog) resolve(claim *unstructured.Unstructured) (string, string, error) {
-	d, ok := c.xrds[claim.GetKind()]
+	d, ok := c.xrds[claim.GroupVersionKind().GroupKind()]
 	if !ok {
-		return "", "", fmt.Errorf("no XRD defines kind %s", claim.GetKind())
+		return "", "", fmt.Errorf("no XRD defines %s", claim.GroupVersionKind().GroupKind())
 	}
 	compositeKind := d.xrd.Spec.Names.Kind
 	candidates := []*composition{}
 	for _, cp := range c.compositions {
-		if cp.comp.Spec.CompositeTypeRef.Kind == compositeKind {
+		ref := cp.comp.Spec.CompositeTypeRef
+		if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil && ref.Kind == compositeKind && gv.Group == d.xrd.Spec.Group {
 			candidates = append(candidates, cp)
 		}
 	}

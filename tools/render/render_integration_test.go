@@ -171,6 +171,13 @@ func TestRenderObservedIntegration(t *testing.T) {
 			name: "controlplanecluster-docs-long-name", claim: "tools/render/testdata/claims/eu-de-1-control-plane.yaml", required: cloudProfile,
 			wantOutput: "shootName: eu-de-1-con-c1757",
 		},
+		// The docs' cloud in the docs' group (c5c3.io), composed by the
+		// c5c3.io copy of the production Composition: its usages of the
+		// pools name it in that group.
+		{
+			name: "openstackcluster-docs-customer-b-staging-pools-ready", claim: "tools/render/testdata/claims/customer-b-staging.yaml", required: landscape,
+			wantOutput: "apiVersion: c5c3.io/v1alpha1 kind: XOpenStackCluster resourceRef: name: customer-b-staging",
+		},
 		// Refused: nothing composed, phase Refused, and the reason in a
 		// condition and an event for the claim (the golden file has them).
 		{

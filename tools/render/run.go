@@ -391,7 +391,7 @@ func describe(o *unstructured.Unstructured, cat *Catalog) string {
 		name = o.GetNamespace() + "/" + name
 	}
 	role := "composed"
-	if d, ok := cat.xrds[o.GetKind()]; ok {
+	if d, ok := cat.xrds[o.GroupVersionKind().GroupKind()]; ok {
 		role = "composite"
 		if d.xrd.Spec.ClaimNames != nil && d.xrd.Spec.ClaimNames.Kind == o.GetKind() {
 			role = "claim"
@@ -425,7 +425,7 @@ func Composite(rendered []byte, cat *Catalog) *unstructured.Unstructured {
 		return nil
 	}
 	for _, o := range objs {
-		if _, ok := cat.xrds[o.GetKind()]; ok {
+		if cat.Defines(o) {
 			return o
 		}
 	}
@@ -453,7 +453,7 @@ type Claim struct {
 func FindClaims(dir string, cat *Catalog) ([]Claim, error) {
 	var out []Claim
 	err := walkYAML(dir, func(file string, u *unstructured.Unstructured) error {
-		if cat.Defines(u.GetKind()) {
+		if cat.Defines(u) {
 			out = append(out, Claim{File: file, Object: u})
 		}
 		return nil

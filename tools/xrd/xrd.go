@@ -7,12 +7,14 @@ package xrd
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -31,11 +33,15 @@ func FromCRD(crd *extv1.CustomResourceDefinition, def v1alpha1.CompositeDefiniti
 		return nil, errors.Errorf("%s must be cluster scoped (+kubebuilder:resource:scope=Cluster): XRDs with claims define cluster-scoped composites", def.Kind)
 	}
 
+	group := crd.Spec.Group
+	if def.Group != "" {
+		group = def.Group
+	}
 	x := &xv1.CompositeResourceDefinition{
 		TypeMeta:   metav1.TypeMeta{APIVersion: xv1.SchemeGroupVersion.String(), Kind: xv1.CompositeResourceDefinitionKind},
-		ObjectMeta: metav1.ObjectMeta{Name: def.Plural + "." + crd.Spec.Group},
+		ObjectMeta: metav1.ObjectMeta{Name: def.Plural + "." + group},
 		Spec: xv1.CompositeResourceDefinitionSpec{
-			Group: crd.Spec.Group,
+			Group: group,
 			Names: extv1.CustomResourceDefinitionNames{
 				Kind: def.Kind, ListKind: def.Kind + "List", Plural: def.Plural,
 				Singular: crd.Spec.Names.Singular, Categories: crd.Spec.Names.Categories,
@@ -109,4 +115,34 @@ func Marshal(x *xv1.CompositeResourceDefinition) ([]byte, error) {
 		delete(md, "creationTimestamp")
 	}
 	return yaml.Marshal(m)
+}
+
+// ComposeInGroup copies a Composition of a composite served in the CRD's
+// group for the same composite served in another group (see
+// v1alpha1.CompositeDefinition.Group): the same pipeline, the composite type
+// and the name's group changed. It returns nil for a Composition of another
+// composite.
+func ComposeInGroup(comp map[string]any, crd *extv1.CustomResourceDefinition, def v1alpha1.CompositeDefinition) (map[string]any, error) {
+	ref, _ := comp["spec"].(map[string]any)["compositeTypeRef"].(map[string]any)
+	if ref == nil || ref["kind"] != def.Kind {
+		return nil, nil
+	}
+	apiVersion, _ := ref["apiVersion"].(string)
+	from, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, errors.Wrapf(err, "cannot parse compositeTypeRef.apiVersion %q", apiVersion)
+	}
+	if from.Group != crd.Spec.Group {
+		return nil, nil
+	}
+	out := runtime.DeepCopyJSON(comp)
+	md := out["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	suffix := "." + def.Plural + "." + crd.Spec.Group
+	if !strings.HasSuffix(name, suffix) {
+		return nil, errors.Errorf("Composition %s of %s must be named <variant>%s, to be named <variant>.%s.%s in group %s", name, def.Kind, suffix, def.Plural, def.Group, def.Group)
+	}
+	md["name"] = strings.TrimSuffix(name, suffix) + "." + def.Plural + "." + def.Group
+	out["spec"].(map[string]any)["compositeTypeRef"].(map[string]any)["apiVersion"] = schema.GroupVersion{Group: def.Group, Version: from.Version}.String()
+	return out, nil
 }

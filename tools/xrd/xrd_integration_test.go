@@ -15,6 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -98,8 +101,8 @@ var installConsumerAPI = sync.OnceValue(func() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	files, err := filepath.Glob("../../package/xrds/*.yaml")
-	if err != nil || len(files) != 4 {
-		return fmt.Errorf("want the 4 XRDs of the consumer API in package/xrds, found %v (%v)", files, err)
+	if err != nil || len(files) != len(v1alpha1.Composites) {
+		return fmt.Errorf("want the %d XRDs of the consumer API in package/xrds, found %v (%v)", len(v1alpha1.Composites), files, err)
 	}
 	for _, f := range files {
 		x := &xv1.CompositeResourceDefinition{}
@@ -110,7 +113,7 @@ var installConsumerAPI = sync.OnceValue(func() error {
 			return err
 		}
 	}
-	for _, ns := range []string{"infrastructure", "team-a", "team-b", "internal", "finance", "tenant-customer-a"} {
+	for _, ns := range []string{"infrastructure", "team-a", "team-b", "internal", "finance", "tenant-customer-a", "tenant-customer-b", "tenant-finance"} {
 		if err := kube.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns},
 		}}); err != nil {
@@ -223,9 +226,10 @@ func TestExamplesAdmittedIntegration(t *testing.T) {
 	}
 }
 
-// TestDocsClaimsAdmittedIntegration creates the claims as the C5C3 docs
-// write them — pools by name, no shares, no zones — in a real
-// kube-apiserver: they are accepted as written.
+// TestDocsClaimsAdmittedIntegration creates every claim of the C5C3
+// operations docs, byte for byte as the docs print them (their apiVersion
+// c5c3.io/v1alpha1 for clouds, crossplane.c5c3.io/v1alpha1 for pools), in a
+// real kube-apiserver: each is accepted as written, in the group it names.
 func TestDocsClaimsAdmittedIntegration(t *testing.T) {
 	ctx := setup(t)
 	b, err := os.ReadFile("testdata/c5c3-docs-claims.yaml")
@@ -241,15 +245,60 @@ func TestDocsClaimsAdmittedIntegration(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
 			t.Fatal(err)
 		}
+		written := u.GetAPIVersion()
 		if err := kube.Create(ctx, u); err != nil {
-			t.Errorf("%s %s/%s as the C5C3 docs write it is refused: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			t.Errorf("%s %s %s/%s as the C5C3 docs write it is refused: %v", written, u.GetKind(), u.GetNamespace(), u.GetName(), err)
 			continue
 		}
 		if err := kube.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
 			t.Fatal(err)
 		}
+		if u.GetAPIVersion() != written {
+			t.Errorf("%s %s: stored as %s", written, u.GetName(), u.GetAPIVersion())
+		}
 		if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "zones"); found {
 			t.Errorf("%s %s: spec.zones was defaulted by the API server; the function takes them from the CloudProfile", u.GetKind(), u.GetName())
+		}
+	}
+}
+
+// TestOpenStackClustersResolveToTheDocsGroupIntegration reads the real
+// kube-apiserver's discovery as kubectl does: with the cloud served in both
+// groups, "openstackclusters" means the docs' c5c3.io (API groups of equal
+// priority are ordered by name), and the other group is reached by its full
+// name, as docs/tenant-guide.md says.
+func TestOpenStackClustersResolveToTheDocsGroupIntegration(t *testing.T) {
+	setup(t)
+	dc, err := discovery.NewDiscoveryClientForConfig(kubetest.Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := restmapper.GetAPIGroupResources(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDiscoveryRESTMapper(groups)
+	for in, want := range map[string]string{
+		"openstackclusters":                    v1alpha1.DocsGroup,
+		"openstackcluster":                     v1alpha1.DocsGroup,
+		"openstackclusters.c5c3.io":            v1alpha1.DocsGroup,
+		"openstackclusters.crossplane.c5c3.io": v1alpha1.Group,
+	} {
+		// As kubectl: resource.version.group first, then resource.group.
+		gvr, gr := schema.ParseResourceArg(in)
+		got, err := schema.GroupVersionResource{}, error(nil)
+		if gvr != nil {
+			got, err = mapper.ResourceFor(*gvr)
+		}
+		if gvr == nil || err != nil {
+			got, err = mapper.ResourceFor(gr.WithVersion(""))
+		}
+		if err != nil {
+			t.Errorf("kubectl get %s: %v", in, err)
+			continue
+		}
+		if got.Group != want {
+			t.Errorf("kubectl get %s: resolves to group %s, want %s", in, got.Group, want)
 		}
 	}
 }
@@ -273,6 +322,9 @@ func TestBadClaimsRefusedIntegration(t *testing.T) {
 		"hv-workers-wrong-type":         {hvPool, muts(set("spec.workers", "twenty")), []string{"spec.workers", "must be of type integer"}},
 		"hv-kubernetes-1-29":            {hvPool, muts(set("spec.kubernetesVersion", "1.29")), []string{"spec.kubernetesVersion", "should match"}},
 		"hv-dedicated-no-tenants":       {hvPool, muts(set("spec.dedicated", true)), []string{"spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"}},
+		"hv-dedicated-label-not-bool":   {hvPool, muts(set("spec.labels.dedicated", "yes")), []string{`spec.labels.dedicated marks a dedicated pool, as spec.dedicated does: it must be "true" or "false"`}},
+		"hv-dedicated-label-disagrees":  {hvPoolFin, muts(set("spec.labels.dedicated", "false")), []string{`spec.labels.dedicated is "false" and spec.dedicated is true`}},
+		"st-dedicated-label-not-bool":   {stPool, muts(set("spec.labels", map[string]any{"dedicated": "1"})), []string{`spec.labels.dedicated marks a dedicated pool`}},
 		"hv-tenant-invalid":             {hvPoolFin, muts(set("spec.allowedTenants", []any{"Team_A"})), []string{"spec.allowedTenants[0]", "should match"}},
 		"hv-no-region":                  {hvPool, muts(del("spec.region")), []string{"spec.region", "Required value"}},
 		"st-replication-0":              {stPool, muts(set("spec.ceph.replicationFactor", int64(0))), []string{"spec.ceph.replicationFactor", "greater than or equal to 1"}},
@@ -350,6 +402,7 @@ func TestBadUpdatesRefusedIntegration(t *testing.T) {
 			set("spec.dedicated", true)(u)
 			set("spec.allowedTenants", []any{"team-a"})(u)
 		}, "spec.dedicated is immutable"},
+		"hv-dedicated-label":   {hvPool, set("spec.labels.dedicated", "true"), "spec.labels.dedicated is immutable"},
 		"st-region":            {stPool, set("spec.region", "us-east-1"), "spec.region is immutable"},
 		"st-encrypted":         {stPoolFin, set("spec.ceph.encrypted", false), "spec.ceph.encrypted is immutable"},
 		"cp-region":            {controlPlan, set("spec.region", "eu-de-2"), "spec.region is immutable"},
@@ -383,7 +436,11 @@ func TestPrinterColumnsIntegration(t *testing.T) {
 	for _, d := range v1alpha1.Composites {
 		for _, plural := range []string{d.Plural, d.ClaimPlural} {
 			crd := &extv1.CustomResourceDefinition{}
-			if err := kube.Get(ctx, client.ObjectKey{Name: plural + "." + v1alpha1.Group}, crd); err != nil {
+			group := v1alpha1.Group
+			if d.Group != "" {
+				group = d.Group
+			}
+			if err := kube.Get(ctx, client.ObjectKey{Name: plural + "." + group}, crd); err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]bool{}

@@ -67,6 +67,9 @@ type PoolAccess struct {
 	// Dedicated pools serve only the tenants in allowedTenants, get a machine
 	// pool label of their own and a taint that keeps other workloads off.
 	// Shared pools are divided between the clouds that consume them.
+	// spec.labels.dedicated: "true", as the C5C3 docs write it, makes a pool
+	// dedicated too; a pool marked so may leave allowedTenants empty until a
+	// platform engineer names its tenants, and serves no cloud meanwhile.
 	// +kubebuilder:default=false
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.dedicated is immutable: create a new pool instead"
 	// +optional
@@ -78,6 +81,19 @@ type PoolAccess struct {
 	// +listType=set
 	// +optional
 	AllowedTenants []TenantNamespace `json:"allowedTenants,omitempty"`
+}
+
+// LabelDedicated is the pool label the C5C3 docs mark a dedicated pool with
+// (spec.labels: {dedicated: "true"}). It means what spec.dedicated means.
+const LabelDedicated = "dedicated"
+
+// applyDedicatedLabel makes a pool the docs' way marks dedicated dedicated.
+// The XRD admits the label only as "true" or "false", never "false" beside
+// spec.dedicated: true, and keeps it as immutable as spec.dedicated.
+func (a *PoolAccess) applyDedicatedLabel(labels map[string]string) {
+	if labels[LabelDedicated] == "true" {
+		a.Dedicated = true
+	}
 }
 
 // ShootPhase is the lifecycle phase of a cluster backed by a Gardener Shoot.

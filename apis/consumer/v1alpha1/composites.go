@@ -4,6 +4,10 @@ package v1alpha1
 // schema that controller-gen derives from the Go types: the claim names and
 // the connection details the composite publishes.
 type CompositeDefinition struct {
+	// Group serves the composite and its claim; empty is the Go type's
+	// (Group). A kind listed twice is served in both groups, with the
+	// schema of its one Go type.
+	Group string
 	// Kind and Plural of the cluster-scoped composite resource.
 	Kind, Plural string
 	// ClaimKind and ClaimPlural of the namespaced claim.
@@ -16,6 +20,11 @@ type CompositeDefinition struct {
 
 // Label that selects one of the OpenStackCluster Compositions.
 const LabelEnvironment = "crossplane.c5c3.io/environment"
+
+// cloudConnectionSecretKeys are the keys of a cloud's connection secret:
+// the tenant's application credential, written into the claim's namespace
+// by the provider (never through a function).
+var cloudConnectionSecretKeys = []string{"clouds.yaml", "auth_url", "region_name", "application_credential_id", "application_credential_secret", "cacert"}
 
 // Composites lists every composite resource of the consumer API. make generate
 // writes one XRD per entry into package/xrds.
@@ -44,9 +53,17 @@ var Composites = []CompositeDefinition{
 		// a claim that selects nothing gets production.
 		Kind: XOpenStackClusterKind, Plural: "xopenstackclusters",
 		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
-		// The tenant's application credential, written into the claim's
-		// namespace by the provider (never through a function).
-		ConnectionSecretKeys: []string{"clouds.yaml", "auth_url", "region_name", "application_credential_id", "application_credential_secret", "cacert"},
+		ConnectionSecretKeys: cloudConnectionSecretKeys,
 		DefaultComposition:   "production.xopenstackclusters.crossplane.c5c3.io",
+	},
+	{
+		// The same cloud as the C5C3 docs write its claim: apiVersion
+		// c5c3.io/v1alpha1. make generate copies the crossplane.c5c3.io
+		// Compositions of the kind for this group.
+		Group: DocsGroup,
+		Kind:  XOpenStackClusterKind, Plural: "xopenstackclusters",
+		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
+		ConnectionSecretKeys: cloudConnectionSecretKeys,
+		DefaultComposition:   "production.xopenstackclusters.c5c3.io",
 	},
 }

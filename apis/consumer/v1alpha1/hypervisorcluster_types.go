@@ -7,6 +7,9 @@ import (
 // HypervisorClusterParameters are the desired properties of a hypervisor pool.
 // +kubebuilder:validation:XValidation:rule="self.workers <= self.maxWorkers",message="spec.workers must not exceed spec.maxWorkers"
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
+// +kubebuilder:validation:XValidation:rule="!has(self.labels) || !('dedicated' in self.labels) || self.labels['dedicated'] in ['true', 'false']",message="spec.labels.dedicated marks a dedicated pool, as spec.dedicated does: it must be \"true\" or \"false\""
+// +kubebuilder:validation:XValidation:rule="!self.dedicated || !has(self.labels) || !('dedicated' in self.labels) || self.labels['dedicated'] == 'true'",message="spec.labels.dedicated is \"false\" and spec.dedicated is true: a pool is dedicated or shared, drop one of them"
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.labels) && 'dedicated' in oldSelf.labels && oldSelf.labels['dedicated'] == 'true') == (has(self.labels) && 'dedicated' in self.labels && self.labels['dedicated'] == 'true')",message="spec.labels.dedicated is immutable, as spec.dedicated is: create a new pool instead"
 type HypervisorClusterParameters struct {
 	PoolPlacement `json:",inline"`
 	PoolAccess    `json:",inline"`
@@ -101,6 +104,10 @@ type HypervisorClusterStatus struct {
 	// Phase of the pool.
 	// +optional
 	Phase HypervisorPoolPhase `json:"phase,omitempty"`
+	// Dedicated says whether the pool is dedicated, by spec.dedicated or
+	// by spec.labels.dedicated.
+	// +optional
+	Dedicated bool `json:"dedicated,omitempty"`
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
@@ -173,7 +180,7 @@ type PoolShare struct {
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.name"
 // +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".status.shootName"
-// +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".spec.dedicated"
+// +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".status.dedicated"
 // +kubebuilder:printcolumn:name="WORKERS",type=integer,JSONPath=".spec.workers"
 // +kubebuilder:printcolumn:name="NODES",type=integer,JSONPath=".status.nodeCount"
 // +kubebuilder:printcolumn:name="ALLOCATED",type=integer,JSONPath=".status.allocatedNodes"
@@ -194,4 +201,10 @@ type XHypervisorClusterList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []XHypervisorCluster `json:"items"`
+}
+
+// Default fills what the schema leaves to code: spec.labels.dedicated:
+// "true" makes the pool dedicated. Functions call it on every pool they read.
+func (x *XHypervisorCluster) Default() {
+	x.Spec.applyDedicatedLabel(x.Spec.Labels)
 }

@@ -11,7 +11,17 @@ const (
 	Version = "v1alpha1"
 )
 
+// DocsGroup serves the tenant's cloud as the C5C3 docs write it:
+// apiVersion c5c3.io/v1alpha1, kind OpenStackCluster. Its composite is
+// XOpenStackCluster of the same schema, composed by the same function; the
+// pool and control-plane kinds are served in Group only, as the docs write
+// them (see Composites).
+const DocsGroup = "c5c3.io"
+
 var (
+	// DocsGroupVersion is the group version of the docs' OpenStackCluster.
+	DocsGroupVersion = schema.GroupVersion{Group: DocsGroup, Version: Version}
+
 	// SchemeGroupVersion is the group version of the consumer API.
 	SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
 

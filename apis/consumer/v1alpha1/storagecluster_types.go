@@ -57,6 +57,9 @@ type Ceph struct {
 // +kubebuilder:validation:XValidation:rule="!self.dedicated || (has(self.allowedTenants) && size(self.allowedTenants) > 0)",message="spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"
 // +kubebuilder:validation:XValidation:rule="!has(self.arbiterCluster) || size(self.arbiterCluster) == 0 || (has(self.zones) && size(self.zones) == 2)",message="spec.zones must name the 2 zones a stretched pool (spec.arbiterCluster) spans, one Ceph monitor in each"
 // +kubebuilder:validation:XValidation:rule="!has(self.capacity) || !has(self.ceph.targetCapacity) || self.capacity == self.ceph.targetCapacity",message="spec.capacity and spec.ceph.targetCapacity both size the pool: set one of them, or the same size in both"
+// +kubebuilder:validation:XValidation:rule="!has(self.labels) || !('dedicated' in self.labels) || self.labels['dedicated'] in ['true', 'false']",message="spec.labels.dedicated marks a dedicated pool, as spec.dedicated does: it must be \"true\" or \"false\""
+// +kubebuilder:validation:XValidation:rule="!self.dedicated || !has(self.labels) || !('dedicated' in self.labels) || self.labels['dedicated'] == 'true'",message="spec.labels.dedicated is \"false\" and spec.dedicated is true: a pool is dedicated or shared, drop one of them"
+// +kubebuilder:validation:XValidation:rule="(has(oldSelf.labels) && 'dedicated' in oldSelf.labels && oldSelf.labels['dedicated'] == 'true') == (has(self.labels) && 'dedicated' in self.labels && self.labels['dedicated'] == 'true')",message="spec.labels.dedicated is immutable, as spec.dedicated is: create a new pool instead"
 type StorageClusterParameters struct {
 	PoolPlacement `json:",inline"`
 	PoolAccess    `json:",inline"`
@@ -142,6 +145,10 @@ type StorageClusterStatus struct {
 	// Phase of the pool.
 	// +optional
 	Phase StoragePoolPhase `json:"phase,omitempty"`
+	// Dedicated says whether the pool is dedicated, by spec.dedicated or
+	// by spec.labels.dedicated.
+	// +optional
+	Dedicated bool `json:"dedicated,omitempty"`
 	// ClusterName is Gardener's technical ID of the pool's Shoot.
 	// +optional
 	ClusterName string `json:"clusterName,omitempty"`
@@ -215,6 +222,7 @@ type StoragePoolShare struct {
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=".spec.region"
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.name"
 // +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".status.shootName"
+// +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".status.dedicated"
 // +kubebuilder:printcolumn:name="DEVICES",type=string,JSONPath=".spec.ceph.deviceClass"
 // +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".spec.ceph.targetCapacity"
 // +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"
@@ -245,4 +253,10 @@ func (p *StorageClusterParameters) TargetCapacity() Quantity {
 		return p.Ceph.TargetCapacity
 	}
 	return p.Capacity
+}
+
+// Default fills what the schema leaves to code: spec.labels.dedicated:
+// "true" makes the pool dedicated. Functions call it on every pool they read.
+func (x *XStorageCluster) Default() {
+	x.Spec.applyDedicatedLabel(x.Spec.Labels)
 }

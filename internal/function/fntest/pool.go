@@ -176,6 +176,12 @@ func SharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, u po
 		return rsp
 	}
 	st.Fields["shares"] = structpb.NewListValue(&structpb.ListValue{})
+	// Whether the pool is dedicated, by spec.dedicated; a test of
+	// spec.labels.dedicated says so itself.
+	if _, ok := st.GetFields()["dedicated"]; !ok {
+		spec := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue()
+		st.Fields["dedicated"] = structpb.NewBoolValue(spec.GetFields()["dedicated"].GetBoolValue())
+	}
 	for k, v := range status {
 		st.Fields[k] = structpb.NewNumberValue(v)
 	}

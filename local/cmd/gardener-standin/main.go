@@ -34,6 +34,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -119,7 +120,14 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenersta
 			continue
 		}
 		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
-		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()))
+		workers, _, _ := unstructured.NestedSlice(s.Object, "spec", "provider", "workers")
+		var nodeLabels map[string]string
+		if len(workers) > 0 {
+			if w, ok := workers[0].(map[string]any); ok {
+				nodeLabels, _, _ = unstructured.NestedStringMap(w, "labels")
+			}
+		}
+		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()), nodeLabels)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/c5c3/consumer-plane/internal/cephcaps"
+	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
 // The node agents run as containers, one node's worth per Shoot cluster:
@@ -81,8 +82,13 @@ var nodeAgents = []nodeAgent{
 // A process that ended is started again at the next sweep.
 func (s *standin) agents(ctx context.Context, c *cluster) error {
 	node := c.name + "-node-0"
-	// The Shoot of a pool is named after it (cluster is namespace.shoot).
-	_, pool, _ := strings.Cut(c.name, ".")
+	// The pool is its node's c5c3.io/pool label (the Shoot's worker
+	// label, which the gardener stand-in registers the node with); a Shoot
+	// of a long-named pool has a derived name (internal/gardener.ShootName).
+	pool, err := poolOf(ctx, c, node)
+	if err != nil {
+		return err
+	}
 	if _, err := c.kube.AppsV1().DaemonSets("c5c3-agents").Get(ctx, "ovs-agent", metav1.GetOptions{}); err == nil {
 		if err := s.registerChassis(ctx, c.name, pool, node); err != nil {
 			return err
@@ -235,4 +241,19 @@ func (s *standin) stopAgents(gone func(cluster string) bool) {
 			delete(s.procs, key)
 		}
 	}
+}
+
+// poolOf reads the pool a Shoot's cluster serves from its node's labels;
+// a cluster without them is named after its pool (cluster is
+// namespace.shoot).
+func poolOf(ctx context.Context, c *cluster, node string) (string, error) {
+	n, err := c.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	switch {
+	case err == nil && n.Labels[gardener.LabelPool] != "":
+		return n.Labels[gardener.LabelPool], nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return "", err
+	}
+	_, pool, _ := strings.Cut(c.name, ".")
+	return pool, nil
 }
