@@ -9,7 +9,8 @@
 #   COBALTCORE_OPENSTACK_RUN  run directory (default /tmp/cobaltcore-openstack; wiped unless KEEP=1)
 #   COMPUTE_HOSTS             fake compute hosts (default "hv-1 hv-2")
 #   CINDER_BACKENDS           fake cinder-volume backends (default: one per example storage pool,
-#                             "ceph-st-pool-{a,b,fin,s,us}")
+#                             "ceph-st-pool-{a,b,fin,s,us}", and st-pool-encrypted, the storage
+#                             pool the C5C3 docs' finance-prod names, which make e2e claims)
 #
 # Every API serves HTTPS (and OVN's databases ssl: on 6643 and 6644), as a landscape's do, with a certificate for
 # 127.0.0.1 and localhost from a local CA ($RUN/tls/ca.crt, kept across
@@ -25,7 +26,7 @@ set -euo pipefail
 H=$(cd "$(dirname "$0")" && pwd)
 RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 COMPUTE_HOSTS=${COMPUTE_HOSTS:-"hv-1 hv-2"}
-CINDER_BACKENDS=${CINDER_BACKENDS:-"ceph-st-pool-a ceph-st-pool-b ceph-st-pool-fin ceph-st-pool-s ceph-st-pool-us"}
+CINDER_BACKENDS=${CINDER_BACKENDS:-"ceph-st-pool-a ceph-st-pool-b ceph-st-pool-fin ceph-st-pool-s ceph-st-pool-us ceph-st-pool-encrypted"}
 PY=/usr/bin/python3   # the distribution's python, with the OpenStack modules
 KS=https://127.0.0.1:5000/v3
 # Every service keeps its data in the one MariaDB, as deployed OpenStacks do:

@@ -3,6 +3,9 @@
 # what the product must do there, end to end through Crossplane core, the
 # functions, the provider and the stand-ins:
 #
+#   0. the C5C3 operations docs' dedicated pool hv-pool-compliance, applied as
+#      the docs print it, and the storage pool their finance-prod names start
+#      provisioning (3b and 6 check them);
 #   1. every example pool and control-plane cluster is Ready (up.sh waited);
 #  1a. Crossplane core runs under its chart's ServiceAccount and RBAC (with
 #      the RBAC manager and CobaltCore's crossplane-rbac.yaml), and
@@ -23,6 +26,10 @@
 #      says by how much it falls short (UnderProvisioned);
 #   4. a dedicated pool whose labels match a Server another pool claimed gets
 #      no Shoot (LabelOverlap);
+#  3b. names longer than Gardener allows provision with derived Shoot names;
+#      the docs' hv-pool-compliance is dedicated by its label, and the docs'
+#      finance-prod (c5c3.io/v1alpha1), applied by its tenant as printed,
+#      says it waits until the platform names the tenant on the pool;
 #  4b. a cloud in a region whose catalog has no Nova, Cinder or Neutron
 #      (us-east-1) composes no aggregates, volume types or quotas, is Ready,
 #      and its tenant reads on the claim which services it lacks;
@@ -30,7 +37,8 @@
 #      ShootKubeconfig, leaves the Servers and every other pool untouched;
 #      deleting the stretched pool removes its arbiter from the control-plane
 #      cluster and releases it;
-#   6. the tenants' clouds: every example OpenStackCluster is Ready, and each
+#   6. the tenants' clouds: every example OpenStackCluster and the docs'
+#      finance-prod (in group c5c3.io) is Ready, and each
 #      has its own objects in the real services (Keystone project, Nova
 #      aggregates, Cinder volume types, Ceph pools and CephX client, and in
 #      OVN, reached over ssl: with the cloud's client certificate, an HA
@@ -49,7 +57,9 @@
 #      claim on it, and a claim on a pool of another region, are refused and
 #      get nothing. For each refusal the tenant (an identity with only the
 #      tenant role of its namespace, impersonated) reads PHASE Refused, the
-#      reason in the claim's PoolsReady condition and a Warning event;
+#      reason in the claim's PoolsReady condition and a Warning event; a
+#      tenant is refused an environment its namespace does not allow, a
+#      compositionRef and a resourceRef, when it applies the claim;
 #   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
 #      pools and client, and OVN HA chassis groups from the real services, and leaves every other
 #      tenant's objects as they were;
@@ -131,6 +141,10 @@ echo "== 0. the C5C3 docs' dedicated pool and the storage its cloud names (provi
 # st-pool-encrypted, which the docs' finance-prod names, is the platform's.
 # The tenant's namespace tenant-finance binds the tenant role to its group.
 docs_pools_t0=$(date +%s)
+# Its Cinder backend is one the local OpenStack registers (local/openstack/start.sh).
+OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
+OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 60 openstack --os-cloud admin volume service list -f value -c Host 2>/dev/null | grep -q '@ceph-st-pool-encrypted$' ||
+  fail "the local OpenStack has no cinder-volume backend ceph-st-pool-encrypted: it was started before it knew it; restart it (make openstack-down openstack-up)"
 docs_claim 3 | $K apply -f - >/dev/null
 $K apply -f - >/dev/null <<Y
 apiVersion: crossplane.c5c3.io/v1alpha1
@@ -142,7 +156,8 @@ spec:
   workers: 3
   maxWorkers: 3
   ironcore: {machinePool: e2e-encrypted, machineClass: baremetal-storage-nvme}
-  ceph: {osdCount: 1, deviceClass: nvme, targetCapacity: 10Ti, replicationFactor: 3, encrypted: true}
+  # Room for the docs' finance-prod, a large cloud: 16384 GB × 3 replicas.
+  ceph: {osdCount: 1, deviceClass: nvme, targetCapacity: 64Ti, replicationFactor: 3, encrypted: true}
 ---
 apiVersion: v1
 kind: Namespace
@@ -159,6 +174,8 @@ for i in 1 2 3; do server "e2e-encrypted-$i" '{"c5c3.io/machine-pool":"e2e-encry
 
 echo "== 1. the example pools and control-plane clusters"
 for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
+  # The docs' pools of 0 are still provisioning; 3b waits for them.
+  case $n in */hv-pool-compliance | */st-pool-encrypted) continue ;; esac
   if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
 done
 
@@ -547,6 +564,8 @@ real() {
 # osc NAMESPACE CLAIM: the group a claim is in (the docs' c5c3.io or crossplane.c5c3.io).
 osc() { if $K -n "$1" get $DOSC "$2" >/dev/null 2>&1; then echo $DOSC; else echo $OSC; fi; }
 xr() { $K -n "$1" get "$(osc "$1" "$2")" "$2" -o jsonpath='{.spec.resourceRef.name}'; }
+# xosc NAMESPACE CLAIM: the composites of the claim's group.
+xosc() { if [ "$(osc "$1" "$2")" = "$DOSC" ]; then echo xopenstackclusters.c5c3.io; else echo "$XOSC"; fi; }
 # The docs' finance-prod, in their group, on the docs' dedicated pool, checked
 # like every example cloud below.
 if $K -n tenant-finance wait --for=condition=Ready $DOSC/finance-prod --timeout=600s >/dev/null 2>&1; then
@@ -567,10 +586,13 @@ for c in $clouds; do
   grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
   # Its OVN: per hypervisor pool, an HA chassis group of the pool's chassis
   # (the operator stand-in registers each pool's node in the pool's zone).
-  for p in $($K get $XOSC "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
-    grep -qx "$x-$p garden-c5c3.$p-node-0" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis" ||
-      fail "$c: no OVN HA chassis group $x-$p with chassis garden-c5c3.$p-node-0: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
-    st=$($K get $XOSC "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
+  xk=$(xosc "${c%/*}" "${c#*/}")
+  for p in $($K get "$xk" "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
+    # The node is named after the pool's Shoot (derived for a long name).
+    node=garden-c5c3.$(derived_shoot "$p")-node-0
+    grep -qx "$x-$p $node" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis $node" ||
+      fail "$c: no OVN HA chassis group $x-$p with chassis $node: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
+    st=$($K get "$xk" "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
     [ "$st" = Ready ] && pass "$c: status.network reports $p's gateway group Ready" || fail "$c: status.network.gateways[$p].status is '$st'"
   done
   # ... reached over ssl: with the cloud's own client certificate, whose
@@ -711,6 +733,26 @@ refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-poo
 # (hv-pool-us went in 5; its storage pool is still there.)
 cloud team-b team-b-us hv-pool-a 2 st-pool-us
 refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
+# A tenant does not choose its own limits: team-b's namespace allows staging
+# only (annotation c5c3.io/environments), and what Crossplane and the
+# platform team write is not the tenant's to write
+# (examples/crossplane/claim-composition-policy.yaml).
+own_limits() { # WHAT SPEC-LINE WANT
+  local out
+  out=$(as_tenant team-b apply --dry-run=server -f - 2>&1 <<Y
+apiVersion: c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: e2e-own-limits, namespace: team-b}
+spec: {$2region: eu-de-1, size: xlarge, hypervisorClusters: [hv-pool-a], storageClusters: [st-pool-a]}
+Y
+)
+  case $out in *"$3"*) pass "team-b's tenant is refused $1: ${out##*: }" ;; *) fail "team-b's tenant choosing $1: $out" ;; esac
+}
+own_limits "production in its staging namespace" "" "namespace team-b may claim clouds of environment staging, not production"
+own_limits "the production Composition by name" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, compositionRef: {name: production.xopenstackclusters.c5c3.io}, " \
+  "spec.compositionRef, spec.compositionRevisionRef and spec.resourceRef are written by Crossplane and the platform team"
+own_limits "another cloud's composite" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, resourceRef: {apiVersion: c5c3.io/v1alpha1, kind: XOpenStackCluster, name: $(xr team-a team-a-prod)}, " \
+  "spec.compositionRef, spec.compositionRevisionRef and spec.resourceRef are written by Crossplane and the platform team"
 $K -n team-b delete $OSC team-b-on-fin team-b-us --wait=false >/dev/null
 $K -n team-c delete $OSC team-c-big team-c-hoard --wait=false >/dev/null
 
