@@ -269,6 +269,16 @@ func TestRunFunction(t *testing.T) {
 					fntest.AccessNoShoot, cephNoAccess))
 			}(),
 		},
+		"DocsFlowDefaults": {
+			reason: "A storage pool claim as the C5C3 docs' flow writes it, without spec.name and spec.ironcore.machinePool, is the claim's name on servers labelled with it: the same pool.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				delete(s, "name")
+				delete(fntest.Map(s, "ironcore"), "machinePool")
+			}), map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess)),
+		},
 		"ShootReady": {
 			reason: "A ready Shoot gets access objects; Ceph still waits for access.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
