@@ -244,6 +244,15 @@ func TestRunFunction(t *testing.T) {
 			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
 				fntest.ShootCreating, fntest.AccessNoShoot)),
 		},
+		"DocsFlowDefaults": {
+			reason: "A pool claim as the C5C3 docs' flow writes it, without spec.name and spec.ironcore.machinePool, is the claim's name on servers labelled with it: the same pool.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				delete(s, "name")
+				delete(fntest.Map(s, "ironcore"), "machinePool")
+			}), withInventory(nil)),
+			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
+				fntest.ShootCreating, fntest.AccessNoShoot)),
+		},
 		"InventoryNotReady": {
 			reason: "An inventory that cannot count (its metal cluster is unreachable) holds the Shoot back and passes on why.",
 			req: fntest.Request(xr, map[string]string{"inventory": `{"apiVersion": "ironcore.provider.c5c3.io/v1alpha1", "kind": "ServerInventory", "metadata": {"name": "hypervisor-hv-pool-a"},

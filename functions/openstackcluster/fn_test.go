@@ -760,7 +760,7 @@ func TestRefusals(t *testing.T) {
 					cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 45})), "Ready", map[string]int{"hv-pool-a": 45}),
 				}
 			},
-			want:   "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (allocated: team-b/team-b-staging-1: 45), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
+			want:   "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (45 nodes held by 1 other cloud), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
 			queued: "8",
 		},
 		"an over-committed shared storage pool": {
@@ -774,7 +774,7 @@ func TestRefusals(t *testing.T) {
 					}
 				})
 			},
-			want:     "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (allocated: team-b/team-b-staging-1: 900), and the cloud asks for 300 (a quota of 100 GB × 3 replicas)",
+			want:     "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (900 GB held by 1 other cloud), and the cloud asks for 300 (a quota of 100 GB × 3 replicas)",
 			queuedGB: "300",
 		},
 		"a volume pool quota larger than the storage pool": {
@@ -810,7 +810,7 @@ func TestRefusals(t *testing.T) {
 					cloudXR("internal-prod-1", "internal", "2026-11-03T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 10})), "Ready", map[string]int{"hv-pool-a": 10}),
 				}
 			},
-			want:   "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (allocated: internal/internal-prod-1: 10, team-b/team-b-staging-1: 15), and the cloud asks for 30",
+			want:   "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (25 nodes held by 2 other clouds), and the cloud asks for 30",
 			queued: "30",
 		},
 		"a size above the Composition's cap in its input": {
@@ -852,8 +852,16 @@ func TestRefusals(t *testing.T) {
 				return
 			}
 			mustNotFail(t, rsp)
-			if got := refusal(t, rsp); got != tc.want {
+			got := refusal(t, rsp)
+			if got != tc.want {
 				t.Errorf("refusal on the claim:\n got %q\nwant %q", got, tc.want)
+			}
+			// The tenant reads it: it says how much is free, never whose
+			// the rest is.
+			for _, other := range []string{"team-b", "internal", "tenant-customer-a"} {
+				if strings.Contains(got, other+"/") || strings.Contains(got, other+"-") {
+					t.Errorf("the refusal names another tenant's cloud (%s): %q", other, got)
+				}
 			}
 			if got := get(status(rsp), "phase"); got != "Refused" {
 				t.Errorf("status.phase = %v, want Refused", got)
@@ -895,7 +903,7 @@ func TestRefusalKeepsARunningCloud(t *testing.T) {
 	w.clouds = []string{cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(setPoolsOf(map[string]any{"name": "hv-pool-a", "nodes": 40})), "Ready", map[string]int{"hv-pool-a": 40})}
 	xr := cloudXR("team-a-prod-7xk2p", "team-a", "2026-11-10T00:00:00Z", spec(setPoolsOf(map[string]any{"name": "hv-pool-a", "nodes": 20})), "Ready", map[string]int{"hv-pool-a": 10})
 	rsp := run(t, w.request(xr))
-	want := "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 10 are free (allocated: team-b/team-b-staging-1: 40), and the cloud asks for 20"
+	want := "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 10 are free (40 nodes held by 1 other cloud), and the cloud asks for 20"
 	if got := fatal(rsp); got != want {
 		t.Errorf("Fatal result:\n got %q\nwant %q", got, want)
 	}
@@ -1331,7 +1339,7 @@ func TestDefaultShares(t *testing.T) {
 			t.Errorf("the older cloud's shares (-want +got):\n%s", diff)
 		}
 		w.clouds = []string{older}
-		want := "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 12 nodes, 4 are free (allocated: tenant-customer-a/customer-a-prod: 8), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)"
+		want := "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 12 nodes, 4 are free (8 nodes held by 1 other cloud), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)"
 		if got := refusal(t, run(t, w.request(newer))); got != want {
 			t.Errorf("the newer cloud:\n got %q\nwant %q", got, want)
 		}

@@ -106,8 +106,8 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		switch {
 		case a.refused:
 			if overCommitted == nil {
-				overCommitted = fmt.Errorf("%s: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (allocated: %s), and the cloud asks for %d%s",
-					shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others), a.asked, howAsked(c.xr, pool))
+				overCommitted = fmt.Errorf("%s: hypervisor pool %s would be over-committed: of its %d nodes, %d are free (%s), and the cloud asks for %d%s",
+					shareField, name, pool.Spec.Workers, max(a.free, 0), describeShares(a.others, "nodes"), a.asked, howAsked(c.xr, pool))
 			}
 		case a.waiting:
 			msg := fmt.Sprintf("hypervisor pool %s has not given the cloud the %d nodes it asks for yet (see the pool's %s condition)", use.name, a.asked, conditionPoolAllocation)
@@ -155,8 +155,8 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 			return nil, fmt.Errorf("%s: the cloud asks for %d GB of storage pool %s%s, which shares out %d GB", quotaField, a.asked, sc, howAskedGB(c, pool), capacity)
 		case a.refused:
 			if overCommitted == nil {
-				overCommitted = fmt.Errorf("%s: storage pool %s would be over-committed: of its %d GB, %d are free (allocated: %s), and the cloud asks for %d%s",
-					quotaField, sc, capacity, max(a.free, 0), describeShares(a.others), a.asked, howAskedGB(c, pool))
+				overCommitted = fmt.Errorf("%s: storage pool %s would be over-committed: of its %d GB, %d are free (%s), and the cloud asks for %d%s",
+					quotaField, sc, capacity, max(a.free, 0), describeShares(a.others, "GB"), a.asked, howAskedGB(c, pool))
 			}
 		case a.waiting:
 			msg := fmt.Sprintf("storage pool %s has not given the cloud the %d GB it asks for yet (see the pool's %s condition)", use.name, a.asked, conditionPoolAllocation)

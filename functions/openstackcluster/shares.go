@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/crossplane/function-sdk-go/resource"
@@ -207,17 +206,19 @@ func ownRecord(observed map[resource.Name]resource.ObservedComposed, u used, nam
 	return r, r.Unknown == ""
 }
 
-// describeShares lists the shares that fill a pool, for a refusal.
-func describeShares(ss []pool.Share) string {
-	if len(ss) == 0 {
-		return "none"
-	}
-	parts := make([]string, 0, len(ss))
+// describeShares says how much of a pool other clouds hold, for a refusal a
+// tenant reads: how much and how many, never whose (the pool's
+// status.shares names them for the platform team).
+func describeShares(ss []pool.Share, unit string) string {
+	var held int64
 	for _, s := range ss {
-		parts = append(parts, fmt.Sprintf("%s: %d", s.Claim, s.Allocated))
+		held += s.Allocated
 	}
-	slices.Sort(parts)
-	return strings.Join(parts, ", ")
+	clouds := "clouds"
+	if len(ss) == 1 {
+		clouds = "cloud"
+	}
+	return fmt.Sprintf("%d %s held by %d other %s", held, unit, len(ss), clouds)
 }
 
 // recordedNodes is what the cloud's status records of a pool.

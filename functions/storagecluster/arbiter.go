@@ -8,6 +8,7 @@ import (
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/resource/composed"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,6 +63,9 @@ const (
 	resourceArbiterServiceAccount resource.Name = "arbiter-service-account"
 	resourceArbiterRole           resource.Name = "arbiter-role"
 	resourceArbiterRoleBinding    resource.Name = "arbiter-role-binding"
+	// What may run there: only what the arbiter's monitor is.
+	resourceArbiterPodPolicy        resource.Name = "arbiter-pod-policy"
+	resourceArbiterPodPolicyBinding resource.Name = "arbiter-pod-policy-binding"
 	// In the management cluster: the ServiceAccount's kubeconfig, and the
 	// usage that keeps the arbiter cluster while the pool needs it.
 	resourceArbiterAccess resource.Name = "arbiter-access"
@@ -73,7 +77,7 @@ const conditionArbiterReady = "ArbiterReady"
 
 func init() {
 	// The core and RBAC kinds are manifests placed in the arbiter cluster.
-	for _, add := range []func(*runtime.Scheme) error{arbiterv1alpha1.AddToScheme, protectionv1beta1.AddToScheme, corev1.AddToScheme, rbacv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{arbiterv1alpha1.AddToScheme, protectionv1beta1.AddToScheme, corev1.AddToScheme, rbacv1.AddToScheme, admissionv1.AddToScheme} {
 		if err := add(composed.Scheme); err != nil {
 			panic(err)
 		}
@@ -99,11 +103,48 @@ var arbiterRole = []rbacv1.PolicyRule{
 	{APIGroups: []string{"apps"}, Resources: []string{"deployments/finalizers"}, Verbs: []string{"update"}},
 }
 
+// arbiterPodRules say what a pod in the monitor's namespace may be: what the
+// external-arbiter-operator makes of Rook's monitor (not privileged, no host
+// namespaces, no added capabilities, a hostPath only for the monitor's data
+// under /var/lib/rook/mon-*). Pod Security cannot say it: its baseline
+// level already forbids that hostPath. Whoever holds the operator's
+// kubeconfig may create Deployments there, and no more than these pods.
+var arbiterPodRules = []admissionv1.Validation{
+	{Expression: "!(has(object.spec.hostNetwork) && object.spec.hostNetwork) && !(has(object.spec.hostPID) && object.spec.hostPID) && !(has(object.spec.hostIPC) && object.spec.hostIPC)",
+		Message: "the arbiter's monitor uses no host network, PID or IPC namespace"},
+	{Expression: "variables.containers.all(c, !has(c.securityContext) || ((!has(c.securityContext.privileged) || !c.securityContext.privileged) && (!has(c.securityContext.capabilities) || !has(c.securityContext.capabilities.add) || size(c.securityContext.capabilities.add) == 0)))",
+		Message: "the arbiter's monitor runs no privileged container and adds no capabilities"},
+	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath) || (v.hostPath.path.startsWith('/var/lib/rook/mon-') && !v.hostPath.path.contains('..')))",
+		Message: "the arbiter's monitor mounts from its node only its data, below /var/lib/rook/mon-"},
+}
+
 // arbiterAccess are the manifests of the monitor's namespace in the arbiter
-// cluster and of the operator's identity there, by composed resource name.
+// cluster, of what may run there and of the operator's identity there, by
+// composed resource name.
 func arbiterAccess(monitorNamespace string) map[resource.Name]runtime.Object {
 	meta := metav1.ObjectMeta{Name: arbiterServiceAccount, Namespace: monitorNamespace}
+	policy := metav1.ObjectMeta{Name: "cobaltcore-" + monitorNamespace}
 	return map[resource.Name]runtime.Object{
+		resourceArbiterPodPolicy: &admissionv1.ValidatingAdmissionPolicy{
+			TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"}, ObjectMeta: policy,
+			Spec: admissionv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(admissionv1.Fail),
+				MatchConstraints: &admissionv1.MatchResources{
+					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: monitorNamespace}},
+					ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+						Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+						Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+					}}},
+				},
+				Variables: []admissionv1.Variable{{Name: "containers",
+					Expression: "object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.ephemeralContainers) ? object.spec.ephemeralContainers : [])"}},
+				Validations: arbiterPodRules,
+			},
+		},
+		resourceArbiterPodPolicyBinding: &admissionv1.ValidatingAdmissionPolicyBinding{
+			TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"}, ObjectMeta: policy,
+			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
+		},
 		resourceArbiterNamespace: &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: monitorNamespace}},
 		resourceArbiterServiceAccount: &corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta,
@@ -149,7 +190,8 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 	}
 
 	// The token is requested once its ServiceAccount may do its job.
-	ready := markReady(observed, desired, resourceArbiterNamespace, resourceArbiterServiceAccount, resourceArbiterRole, resourceArbiterRoleBinding)
+	ready := markReady(observed, desired, resourceArbiterPodPolicy, resourceArbiterPodPolicyBinding,
+		resourceArbiterNamespace, resourceArbiterServiceAccount, resourceArbiterRole, resourceArbiterRoleBinding)
 	if !ready {
 		return false, fmt.Sprintf("creating the arbiter's ServiceAccount %s/%s in cluster %s", monitorNamespace, arbiterServiceAccount, s.ArbiterCluster), nil
 	}

@@ -269,6 +269,16 @@ func TestRunFunction(t *testing.T) {
 					fntest.AccessNoShoot, cephNoAccess))
 			}(),
 		},
+		"DocsFlowDefaults": {
+			reason: "A storage pool claim as the C5C3 docs' flow writes it, without spec.name and spec.ironcore.machinePool, is the claim's name on servers labelled with it: the same pool.",
+			req: fntest.Request(fntest.EditSpec(xr, func(s map[string]any) {
+				delete(s, "name")
+				delete(fntest.Map(s, "ironcore"), "machinePool")
+			}), map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess)),
+		},
 		"ShootReady": {
 			reason: "A ready Shoot gets access objects; Ceph still waits for access.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
@@ -507,7 +517,7 @@ func TestStretchedPool(t *testing.T) {
 			observed[n] = observedObject("storage-st-pool-a-"+n, "True", `{}`)
 		}
 	}
-	inArbiter := []string{"arbiter-namespace", "arbiter-service-account", "arbiter-role", "arbiter-role-binding"}
+	inArbiter := []string{"arbiter-pod-policy", "arbiter-pod-policy-binding", "arbiter-namespace", "arbiter-service-account", "arbiter-role", "arbiter-role-binding"}
 	inPool := []string{"arbiter-kubeconfig", "arbiter-remote-cluster", "arbiter"}
 
 	t.Run("looking up the arbiter cluster", func(t *testing.T) {
@@ -556,6 +566,15 @@ func TestStretchedPool(t *testing.T) {
 					t.Errorf("the arbiter's Role grants %v", rule)
 				}
 			}
+		}
+		// What may run in the monitor's namespace is bound by a policy of
+		// that namespace alone (tools/render's arbiter test enforces it).
+		policy := manifest(res["arbiter-pod-policy"].GetResource().AsMap())
+		if sel := fntest.Map(policy, "spec", "matchConstraints", "namespaceSelector", "matchLabels"); sel["kubernetes.io/metadata.name"] != "ceph-arbiter-st-pool-a" {
+			t.Errorf("the arbiter's pod policy selects namespaces %v, want ceph-arbiter-st-pool-a", sel)
+		}
+		if b := manifest(res["arbiter-pod-policy-binding"].GetResource().AsMap()); fntest.Map(b, "spec")["policyName"] != fntest.Map(policy, "metadata")["name"] {
+			t.Errorf("the binding binds %v, not the arbiter's pod policy %v", fntest.Map(b, "spec")["policyName"], fntest.Map(policy, "metadata")["name"])
 		}
 		usage := res["arbiter-usage"].GetResource().AsMap()["spec"].(map[string]any)
 		if of := fntest.Map(usage, "of", "resourceRef")["name"]; of != "cp-eu-de-3-x7k2p" {

@@ -359,9 +359,11 @@ wait_for 30 "the garden's objects of local/garden are refused" $K apply -f local
 $K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K apply -f local/demo/providerconfigs.yaml >/dev/null
-# The policy a landscape applies before any claim: only core (its chart's
-# ServiceAccount, the policy's default) may set a composite's claim labels.
-$K apply -f examples/crossplane/claim-labels-policy.yaml >/dev/null
+# The policies a landscape applies before any claim: only core (its chart's
+# ServiceAccount, the policy's default) may set a composite's claim labels,
+# and a tenant's namespace, not the tenant, decides its clouds' environment
+# (the demo's admin is a cluster admin, of the platform team).
+$K apply -f examples/crossplane/claim-labels-policy.yaml -f examples/crossplane/claim-composition-policy.yaml >/dev/null
 
 # wait_claims BOUND KINDS: poll until every claim of KINDS (comma-separated)
 # is Ready, saying every 15s how many are; fail after BOUND seconds naming

@@ -2,7 +2,9 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -48,6 +50,8 @@ func arbiterDoesOnlyItsJob(t *testing.T, rendered []byte, arbiterPC string) {
 			t.Cleanup(func() { _ = admin.Delete(ctx, u) })
 		case "ServiceAccount":
 			serviceAccount = u.GetName()
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			t.Cleanup(func() { _ = admin.Delete(ctx, u) })
 		}
 		if err := admin.Create(ctx, u); err != nil {
 			t.Fatalf("the arbiter cluster refuses %s %s of Object %s: %v", u.GetKind(), u.GetName(), o.GetName(), err)
@@ -147,6 +151,63 @@ func arbiterDoesOnlyItsJob(t *testing.T, rendered []byte, arbiterPC string) {
 	} {
 		if err := do(); !kerrors.IsForbidden(err) {
 			t.Errorf("the arbiter's ServiceAccount may %s: %v, want Forbidden", what, err)
+		}
+	}
+
+	monitorRunsOnlyAsItself(ctx, t, namespace)
+}
+
+// monitorRunsOnlyAsItself checks, with the cluster's own admission, what a
+// pod in the monitor's namespace may be, whoever creates it (the Deployment
+// controller, for the arbiter's Deployments): what the external-arbiter-
+// operator makes of Rook's monitor is admitted; a privileged pod, one on the
+// host's network or one mounting the host's root is Forbidden. Dry runs, as
+// an admin, so that only the namespace's policy can refuse them.
+func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace string) {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(kubetest.Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	monitor := func(edit func(*corev1.PodSpec)) *corev1.Pod {
+		spec := corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "mon", Image: "quay.io/ceph/ceph:v19.2.3",
+				SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"NET_RAW"}}},
+				VolumeMounts:    []corev1.VolumeMount{{Name: "ceph-daemon-data", MountPath: "/var/lib/ceph/mon/ceph-a"}}}},
+			Volumes: []corev1.Volume{{Name: "ceph-daemon-data", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/rook/mon-a/data"}}}},
+		}
+		if edit != nil {
+			edit(&spec)
+		}
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mon-arbiter-a", Namespace: namespace}, Spec: spec}
+	}
+	// The policy is enforced once the API server has compiled it.
+	kubetest.Until(t, "the monitor's namespace refuses a privileged pod", 30*time.Second, func() error {
+		_, err := cs.CoreV1().Pods(namespace).Create(ctx, monitor(func(s *corev1.PodSpec) { s.Containers[0].SecurityContext.Privileged = ptr.To(true) }), dry)
+		if !kerrors.IsInvalid(err) && !kerrors.IsForbidden(err) {
+			return fmt.Errorf("a privileged pod: %v, want refused", err)
+		}
+		return nil
+	})
+	if _, err := cs.CoreV1().Pods(namespace).Create(ctx, monitor(nil), dry); err != nil {
+		t.Errorf("the arbiter's monitor, as the external-arbiter-operator makes it, is refused in %s: %v", namespace, err)
+	}
+	for what, edit := range map[string]func(*corev1.PodSpec){
+		"on the host's network":       func(s *corev1.PodSpec) { s.HostNetwork = true },
+		"in the host's PID namespace": func(s *corev1.PodSpec) { s.HostPID = true },
+		"mounting the host's root":    func(s *corev1.PodSpec) { s.Volumes[0].HostPath.Path = "/" },
+		"mounting beyond its data":    func(s *corev1.PodSpec) { s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-a/../../../../etc" },
+		"adding SYS_ADMIN": func(s *corev1.PodSpec) {
+			s.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}
+		},
+		"with a privileged init container": func(s *corev1.PodSpec) {
+			s.InitContainers = []corev1.Container{{Name: "init", Image: "busybox", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}
+		},
+	} {
+		_, err := cs.CoreV1().Pods(namespace).Create(ctx, monitor(edit), dry)
+		if !kerrors.IsInvalid(err) && !kerrors.IsForbidden(err) {
+			t.Errorf("a pod %s is admitted in the monitor's namespace %s: %v", what, namespace, err)
 		}
 	}
 }

@@ -262,6 +262,37 @@ func TestDocsClaimsAdmittedIntegration(t *testing.T) {
 	}
 }
 
+// TestDocsFlowPoolClaimsAdmittedIntegration creates pool claims as the C5C3
+// docs' provisioning flow draws them — a region and a size, no spec.name, no
+// ironcore — in a real kube-apiserver: admitted, with the machine class
+// defaulted (the functions name the pool and its machine pool after the
+// claim). Without a region they are refused naming spec.region
+// (TestBadClaimsRefusedIntegration).
+func TestDocsFlowPoolClaimsAdmittedIntegration(t *testing.T) {
+	ctx := setup(t)
+	for _, tc := range []struct {
+		claim, class string
+	}{
+		{`{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "HypervisorCluster", "metadata": {"name": "flow-hv-pool", "namespace": "infrastructure"}, "spec": {"region": "eu-de-1", "workers": 50}}`, "baremetal-kvm"},
+		{`{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "StorageCluster", "metadata": {"name": "flow-st-pool", "namespace": "infrastructure"}, "spec": {"region": "eu-de-1", "capacity": "500Ti"}}`, "baremetal-storage"},
+	} {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(tc.claim), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Create(ctx, u); err != nil {
+			t.Errorf("%s %s as the docs' flow writes it is refused: %v", u.GetKind(), u.GetName(), err)
+			continue
+		}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+			t.Fatal(err)
+		}
+		if c, _, _ := unstructured.NestedString(u.Object, "spec", "ironcore", "machineClass"); c != tc.class {
+			t.Errorf("%s %s: spec.ironcore.machineClass %q, want the default %q", u.GetKind(), u.GetName(), c, tc.class)
+		}
+	}
+}
+
 // TestOpenStackClustersResolveToTheDocsGroupIntegration reads the real
 // kube-apiserver's discovery as kubectl does: with the cloud served in both
 // groups, "openstackclusters" means the docs' c5c3.io (API groups of equal
@@ -318,7 +349,6 @@ func TestBadClaimsRefusedIntegration(t *testing.T) {
 		"hv-duplicate-zone":             {hvPool, muts(set("spec.zones", []any{"eu-de-1a", "eu-de-1a"})), []string{"spec.zones[1]", "Duplicate value"}},
 		"hv-name-too-long":              {hvPool, muts(set("spec.name", "hypervisor-pool-eu-de-1-a-for-every-tenant")), []string{"spec.name", "may not be more than 40"}},
 		"hv-name-invalid":               {hvPool, muts(set("spec.name", "HV_POOL")), []string{"spec.name", "should match"}},
-		"hv-no-machine-pool":            {hvPool, muts(del("spec.ironcore.machinePool")), []string{"spec.ironcore.machinePool", "Required value"}},
 		"hv-workers-wrong-type":         {hvPool, muts(set("spec.workers", "twenty")), []string{"spec.workers", "must be of type integer"}},
 		"hv-kubernetes-1-29":            {hvPool, muts(set("spec.kubernetesVersion", "1.29")), []string{"spec.kubernetesVersion", "should match"}},
 		"hv-dedicated-no-tenants":       {hvPool, muts(set("spec.dedicated", true)), []string{"spec.allowedTenants must name the tenant namespace(s) a dedicated pool is for"}},

@@ -1,6 +1,9 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // MaxNameLength is the longest name a pool or a control-plane cluster may
 // have. The name is the user's: the Shoot that carries it gets a name derived
@@ -83,6 +86,18 @@ type PoolAccess struct {
 	AllowedTenants []TenantNamespace `json:"allowedTenants,omitempty"`
 }
 
+// defaultName names a pool whose spec.name is omitted after its claim, or
+// the composite of a pool created without one.
+func (p *PoolPlacement) defaultName(labels map[string]string, composite string) {
+	if p.Name != "" {
+		return
+	}
+	p.Name = PoolName(composite)
+	if n := labels[xcrd.LabelKeyClaimName]; n != "" {
+		p.Name = PoolName(n)
+	}
+}
+
 // LabelDedicated is the pool label the C5C3 docs mark a dedicated pool with
 // (spec.labels: {dedicated: "true"}). It means what spec.dedicated means.
 const LabelDedicated = "dedicated"
@@ -142,8 +157,11 @@ type PoolPlacement struct {
 	// Name is the pool's name, which tenants use to refer to it; its Shoot is
 	// named after it (status.shootName). It must be the claim's metadata.name (or, for a pool
 	// created as a composite, the composite's): clouds find a pool by it.
+	// When omitted, as the C5C3 docs' provisioning flow writes pool claims,
+	// it is that name.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.name is immutable"
-	Name PoolName `json:"name"`
+	// +optional
+	Name PoolName `json:"name,omitempty"`
 
 	// KubernetesVersion of the pool's Shoot.
 	// +kubebuilder:default="1.34"

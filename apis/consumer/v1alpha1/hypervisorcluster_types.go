@@ -28,14 +28,19 @@ type HypervisorClusterParameters struct {
 	// +optional
 	MaxWorkers int32 `json:"maxWorkers,omitempty"`
 
-	// IronCore selects the bare-metal servers of the pool.
+	// IronCore selects the bare-metal servers of the pool; when omitted,
+	// those of its machine class labelled with the pool's name.
+	// +kubebuilder:default={}
+	// +optional
 	IronCore HypervisorMachines `json:"ironcore"`
 }
 
 // HypervisorMachines are the bare-metal servers of a hypervisor pool.
 type HypervisorMachines struct {
-	// MachinePool is the machine-pool label value of the pool's servers.
-	MachinePool MachinePoolLabel `json:"machinePool"`
+	// MachinePool is the machine-pool label value of the pool's servers
+	// (c5c3.io/machine-pool). When omitted, the pool's name.
+	// +optional
+	MachinePool MachinePoolLabel `json:"machinePool,omitempty"`
 	// MachineClass of the pool's servers.
 	// +kubebuilder:default=baremetal-kvm
 	// +optional
@@ -204,7 +209,13 @@ type XHypervisorClusterList struct {
 }
 
 // Default fills what the schema leaves to code: spec.labels.dedicated:
-// "true" makes the pool dedicated. Functions call it on every pool they read.
+// "true" makes the pool dedicated; an omitted spec.name is the claim's
+// name, and an omitted machine pool the pool's name. Functions call it on
+// every pool they read.
 func (x *XHypervisorCluster) Default() {
 	x.Spec.applyDedicatedLabel(x.Spec.Labels)
+	x.Spec.defaultName(x.GetLabels(), x.GetName())
+	if x.Spec.IronCore.MachinePool == "" {
+		x.Spec.IronCore.MachinePool = MachinePoolLabel(x.Spec.Name)
+	}
 }

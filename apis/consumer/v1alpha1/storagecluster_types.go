@@ -6,8 +6,10 @@ import (
 
 // StorageMachines are the bare-metal servers of a storage pool.
 type StorageMachines struct {
-	// MachinePool is the machine-pool label value of the pool's servers.
-	MachinePool MachinePoolLabel `json:"machinePool"`
+	// MachinePool is the machine-pool label value of the pool's servers
+	// (c5c3.io/machine-pool). When omitted, the pool's name.
+	// +optional
+	MachinePool MachinePoolLabel `json:"machinePool,omitempty"`
 	// MachineClass of the pool's servers.
 	// +kubebuilder:default=baremetal-storage
 	// +optional
@@ -79,7 +81,10 @@ type StorageClusterParameters struct {
 	// +optional
 	MaxWorkers int32 `json:"maxWorkers,omitempty"`
 
-	// IronCore selects the bare-metal servers of the pool.
+	// IronCore selects the bare-metal servers of the pool; when omitted,
+	// those of its machine class labelled with the pool's name.
+	// +kubebuilder:default={}
+	// +optional
 	IronCore StorageMachines `json:"ironcore"`
 
 	// Capacity is the raw capacity the pool is sized for, as the C5C3 docs
@@ -256,7 +261,13 @@ func (p *StorageClusterParameters) TargetCapacity() Quantity {
 }
 
 // Default fills what the schema leaves to code: spec.labels.dedicated:
-// "true" makes the pool dedicated. Functions call it on every pool they read.
+// "true" makes the pool dedicated; an omitted spec.name is the claim's
+// name, and an omitted machine pool the pool's name. Functions call it on
+// every pool they read.
 func (x *XStorageCluster) Default() {
 	x.Spec.applyDedicatedLabel(x.Spec.Labels)
+	x.Spec.defaultName(x.GetLabels(), x.GetName())
+	if x.Spec.IronCore.MachinePool == "" {
+		x.Spec.IronCore.MachinePool = MachinePoolLabel(x.Spec.Name)
+	}
 }

@@ -166,7 +166,12 @@ func SharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, u po
 	if FatalOf(rsp) != "" {
 		return rsp
 	}
-	name := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["name"].GetStringValue()
+	xr := req.GetObserved().GetComposite().GetResource().GetFields()
+	name := xr["spec"].GetStructValue().GetFields()["name"].GetStringValue()
+	if name == "" {
+		// A claim's pool is named after the claim when spec.name is omitted.
+		name = xr["metadata"].GetStructValue().GetFields()["labels"].GetStructValue().GetFields()["crossplane.io/claim-name"].GetStringValue()
+	}
 	sel := &fnv1.ResourceSelector{ApiVersion: "protection.crossplane.io/v1beta1", Kind: "ClusterUsage",
 		Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{Labels: map[string]string{pool.LabelUsedPool: name}}}}
 	rsp.Requirements.Resources[pool.RequirementShares] = sel
