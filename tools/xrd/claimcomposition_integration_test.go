@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/test/kubetest"
@@ -47,13 +46,7 @@ func TestTenantsCannotChooseTheirLimitsIntegration(t *testing.T) {
 		t.Cleanup(func() { _ = kube.Delete(context.Background(), u) })
 	}
 	as := func(user string, groups ...string) client.Client {
-		cfg := rest.CopyConfig(kubetest.Config(t))
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
-		c, err := client.New(cfg, client.Options{Scheme: kube.Scheme()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return impersonate(t, user, append(groups, "system:authenticated")...)
 	}
 	tenant := as("tenant", "env-tenants")
 	crossplane := as("system:serviceaccount:crossplane-system:crossplane", "system:masters")

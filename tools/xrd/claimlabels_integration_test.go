@@ -30,17 +30,9 @@ func TestOnlyCrossplaneSetsClaimLabelsIntegration(t *testing.T) {
 	ctx := setup(t)
 	applyFile(ctx, t, claimLabelsPolicy)
 
-	as := func(user string) client.Client {
-		cfg := rest.CopyConfig(kubetest.Config(t))
-		// system:masters may do anything RBAC governs; admission policies
-		// apply to it all the same.
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:masters"}}
-		c, err := client.New(cfg, client.Options{Scheme: kube.Scheme()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	// system:masters may do anything RBAC governs; admission policies
+	// apply to it all the same.
+	as := func(user string) client.Client { return impersonate(t, user, "system:masters") }
 	crossplane, mallory := as("system:serviceaccount:crossplane-system:crossplane"), as("mallory")
 	claimed := map[string]string{"crossplane.io/claim-name": "hv-pool-a", "crossplane.io/claim-namespace": "infrastructure"}
 	composite := func(name string, labels map[string]string) *unstructured.Unstructured {
@@ -135,4 +127,17 @@ func applyFile(ctx context.Context, t *testing.T, file string) {
 			}
 		})
 	}
+}
+
+// impersonate is a client of the test's kube-apiserver acting as user, of
+// groups.
+func impersonate(t *testing.T, user string, groups ...string) client.Client {
+	t.Helper()
+	cfg := rest.CopyConfig(kubetest.Config(t))
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: groups}
+	c, err := client.New(cfg, client.Options{Scheme: kube.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
