@@ -5,8 +5,9 @@
 // Gardener can't revoke or list the kubeconfigs it issued, so there is no
 // external object to observe: the connection Secret is the state. Observe
 // reads it; a missing Secret means "create" (request one), a kubeconfig
-// within renewBeforeSeconds of its expiry means "update" (request a new
-// one); the reconciler publishes what Create and Update return.
+// within renewBeforeSeconds of its expiry (half way through its real
+// lifetime when that is not longer) means "update" (request a new one); the reconciler
+// publishes what Create and Update return.
 package shootkubeconfig
 
 import (
@@ -36,6 +37,7 @@ import (
 // Connection secret keys besides the kubeconfig.
 const (
 	keyExpiresAt = "expiresAt"
+	keyIssuedAt  = "issuedAt"
 	keyServer    = "server"
 	// keyServiceAccount names the ServiceAccount the kubeconfig logs in as
 	// (namespace/name); empty for Gardener's admin.
@@ -129,7 +131,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (m
 	} else {
 		mg.SetConditions(xpv2.Available())
 	}
-	renewAt := expires.Add(-renewBefore(mg.Spec.ForProvider))
+	renewAt := expires.Add(-renewWindow(mg.Spec.ForProvider, s.Data[keyIssuedAt], expires))
 	// A kubeconfig of another identity than the spec asks for is replaced.
 	sameUser := string(s.Data[keyServiceAccount]) == serviceAccount(mg.Spec.ForProvider)
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: sameUser && e.now().Before(renewAt)}, nil
@@ -168,6 +170,7 @@ func (e *external) issue(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (man
 	return managed.ConnectionDetails{
 		v1alpha1.ConnectionSecretKeyKubeconfig: kc.Data,
 		keyExpiresAt:                           []byte(kc.ExpiresAt.UTC().Format(time.RFC3339)),
+		keyIssuedAt:                            []byte(issued.UTC().Format(time.RFC3339)),
 		keyServer:                              []byte(kc.Server),
 		keyServiceAccount:                      []byte(serviceAccount(p)),
 	}, nil
@@ -226,4 +229,22 @@ func renewBefore(p v1alpha1.ShootKubeconfigParameters) time.Duration {
 		return defaultRenewBefore
 	}
 	return time.Duration(*p.RenewBeforeSeconds) * time.Second
+}
+
+// renewWindow is how long before its expiry a kubeconfig is renewed:
+// renewBeforeSeconds, unless that is not shorter than the lifetime it
+// really got, then half that lifetime. Gardener (or a token's issuer) may
+// issue a shorter one than asked for; renewing it renewBeforeSeconds early
+// would then request a new one on every poll. issuedAt is what the
+// connection Secret recorded; a Secret written before it did is taken to
+// have the lifetime the spec asks for.
+func renewWindow(p v1alpha1.ShootKubeconfigParameters, issuedAt []byte, expires time.Time) time.Duration {
+	lived := lifetime(p)
+	if issued, err := time.Parse(time.RFC3339, string(issuedAt)); err == nil {
+		lived = expires.Sub(issued)
+	}
+	if before := renewBefore(p); before < lived {
+		return before
+	}
+	return lived / 2
 }
