@@ -64,7 +64,8 @@ type storageState struct {
 // cluster.
 // volumeQuota is its volume pool's quota in bytes (0: unlimited), what the
 // storage pool gave the cloud (see storageUse.quota).
-func composeStorage(c *cloud, st string, volumeQuota int64, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
+// volumeReplication is its volume pool's replication (storageUse.replicas).
+func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication int32, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
 	s := &c.xr.Spec.Storage.Ceph
 	access := pool.ProviderConfigName(pool.KindStorage, st)
 	res := storageState{status: v1alpha1.CephResources{StorageCluster: st}, ready: true}
@@ -77,7 +78,7 @@ func composeStorage(c *cloud, st string, volumeQuota int64, namespaceReady bool,
 		into        **v1alpha1.CephPool
 	}
 	pools := []cephPool{
-		{useVolumes, s.VolumePool.Replication, s.VolumePool.Compression, volumeQuota, &res.status.VolumePool},
+		{useVolumes, volumeReplication, s.VolumePool.Compression, volumeQuota, &res.status.VolumePool},
 		{useImages, s.ImagePool.Replication, s.ImagePool.Compression, 0, &res.status.ImagePool},
 	}
 	if s.EphemeralPool.Enabled {
@@ -252,13 +253,14 @@ func anyMap(m map[string]string) map[string]any {
 // in a storage pool.
 func cephPoolResource(st, use string) resource.Name { return resource.Name("ceph-" + st + "-" + use) }
 
-// observedVolumeQuota is the quota (bytes, 0 unlimited) of the tenant's
-// volume pool in a storage pool as it was last composed, and whether it was.
-func observedVolumeQuota(observed map[resource.Name]resource.ObservedComposed, st string) (int64, bool) {
+// observedVolumePool is the quota (bytes, 0 unlimited) and replication of
+// the tenant's volume pool in a storage pool, and whether it exists.
+func observedVolumePool(observed map[resource.Name]resource.ObservedComposed, st string) (quota int64, size int32, ok bool) {
 	o, ok := observed[cephPoolResource(st, useVolumes)]
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
 	q, _ := o.Resource.GetInteger("spec.forProvider.quotaMaxBytes")
-	return q, true
+	n, _ := o.Resource.GetInteger("spec.forProvider.size")
+	return q, int32(n), true //nolint:gosec // a pool's size, at most 10
 }

@@ -1753,6 +1753,43 @@ func TestStorageShares(t *testing.T) {
 		}
 	})
 
+	t.Run("more replicas wait for the share they take", func(t *testing.T) {
+		// team-a-prod holds 300 GB of st-pool-a (100 GB × 3) and now asks
+		// for 4 replicas: 400 GB, not granted yet.
+		granted := func(gb int) func(*world) {
+			return func(w *world) {
+				w.st[0] = fntest.Edit(w.st[0], func(m map[string]any) {
+					st := fntest.Map(m, "status")
+					st["shareableGB"], st["allocatedGB"], st["shares"] = 102400, gb, []any{
+						map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 400, "allocatedGB": gb},
+					}
+				})
+				w.observed["ceph-st-pool-a-volumes"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "Pool", "metadata": {"name": "team-a-prod-7xk2p-st-pool-a-volumes"},
+				  "spec": {"forProvider": {"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": 3, "quotaMaxBytes": 107374182400}}}`
+			}
+		}
+		four := teamA(func(s map[string]any) { get(s, "storage", "ceph", "volumePool").(map[string]any)["replication"] = 4 })
+		for _, tc := range []struct {
+			gb       int
+			size     float64
+			quotaGiB float64
+		}{
+			{300, 3, 100}, // the share of 3 replicas: they stay, and so does the quota
+			{400, 4, 100}, // granted: 4 replicas of the same quota
+		} {
+			w := eu()
+			granted(tc.gb)(&w)
+			rsp := run(t, w.request(four))
+			vol := desired(t, rsp, "ceph-st-pool-a-volumes")
+			if got := get(vol, "spec", "forProvider", "size"); got != tc.size {
+				t.Errorf("holding %d GB of the 400 asked: the volume pool's size is %v, want %v", tc.gb, got, tc.size)
+			}
+			if got := get(vol, "spec", "forProvider", "quotaMaxBytes"); got != tc.quotaGiB*(1<<30) {
+				t.Errorf("holding %d GB of the 400 asked: quotaMaxBytes %v, want %v GiB", tc.gb, got, tc.quotaGiB)
+			}
+		}
+	})
+
 	t.Run("the Composition's cap bounds the default quota", func(t *testing.T) {
 		w := eu()
 		w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxQuotas": {"volumePoolGB": 50}}`

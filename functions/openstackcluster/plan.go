@@ -48,6 +48,21 @@ type storageUse struct {
 	// (0: unlimited).
 	volumes     bool
 	volumeQuota int64
+	// volumeSize is the volume pool's replication, 0 before it exists.
+	volumeSize int32
+}
+
+// replicas is the replication the cloud's volume pool gets now: the one the
+// claim asks for, once the storage pool has granted the raw capacity it
+// takes (or asks for none); until then, the one it has. Raising it at once
+// would re-replicate the data already there beyond the cloud's share, and
+// keep it so if the larger share is refused.
+func (s storageUse) replicas(c *v1alpha1.XOpenStackCluster) int32 {
+	want := c.Spec.Storage.Ceph.VolumePool.Replication
+	if s.volumeSize == 0 || s.volumeSize == want || s.asked == 0 || s.has >= s.asked {
+		return want
+	}
+	return s.volumeSize
 }
 
 // quota is the volume pool quota (bytes, 0 unlimited) the cloud composes in
@@ -63,7 +78,7 @@ func (s storageUse) quota(c *v1alpha1.XOpenStackCluster) (int64, bool) {
 	case s.asked == 0:
 		return 0, true
 	default:
-		return s.has / replication(c) * gib, true
+		return s.has / int64(max(s.replicas(c), 1)) * gib, true
 	}
 }
 
@@ -128,7 +143,7 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 	for i, sc := range c.xr.Spec.StorageClusters {
 		field := fmt.Sprintf("spec.storageClusters[%d]", i)
 		use := storageUse{name: string(sc)}
-		use.volumeQuota, use.volumes = observedVolumeQuota(observed, use.name)
+		use.volumeQuota, use.volumeSize, use.volumes = observedVolumePool(observed, use.name)
 		pool := l.storagePools[sc]
 		if pool == nil {
 			p.missing = append(p.missing, "storage pool "+use.name)
