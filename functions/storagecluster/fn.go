@@ -155,17 +155,24 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	return rsp, nil
 }
 
+// shareablePercent is the part of a pool's raw capacity its clouds' volume
+// pools may be given: Ceph's nearfull ratio (0.85). Ceph stops every write
+// of the pool at its full ratio (0.95), and the tenants' image and ephemeral
+// pools, which have no quota, draw from the same raw space: the rest is
+// their headroom (docs/allocation.md).
+const shareablePercent = 85
+
 // shareableGB is the raw capacity the pool shares out among its clouds' volume
-// pool quotas: spec.ceph.targetCapacity (or spec.capacity), or until it is
-// set the capacity Ceph last reported; 0 while neither is known (nothing is
-// granted).
+// pool quotas: shareablePercent of spec.ceph.targetCapacity (or
+// spec.capacity), or until it is set of the capacity Ceph last reported; 0
+// while neither is known (nothing is granted).
 func shareableGB(xr *v1alpha1.XStorageCluster) int64 {
 	if q, err := apiresource.ParseQuantity(string(xr.Spec.TargetCapacity())); err == nil {
-		return q.Value() >> 30
+		return (q.Value() >> 30) * shareablePercent / 100
 	}
 	if c := xr.Status.Capacity; c != nil {
 		if q, err := apiresource.ParseQuantity(c.Total); err == nil {
-			return q.Value() >> 30
+			return (q.Value() >> 30) * shareablePercent / 100
 		}
 	}
 	return 0

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
 
@@ -670,13 +671,14 @@ func storageUsage(cloud string, annotations map[string]string) string {
 	return fntest.PoolUsage("st-pool-a", "XStorageCluster", "st-pool-a-4hq8z", cloud, annotations)
 }
 
-// TestShares: a storage pool shares out its raw capacity (targetCapacity)
-// among the volume pool quotas its clouds record, as a hypervisor pool its
+// TestShares: a storage pool shares out 85 % of its raw capacity
+// (targetCapacity; the rest is headroom below Ceph's full ratio) among the
+// volume pool quotas its clouds record, as a hypervisor pool its
 // nodes: what it gave stays, requests are served in their order while they
 // fit, and its status and Allocation condition say who has what and who
 // waits. Records of another kind of pool are not its.
 func TestShares(t *testing.T) {
-	small := fntest.EditSpec(xr, func(s map[string]any) { fntest.Map(s, "ceph")["targetCapacity"] = "10Ti" })
+	small := fntest.EditSpec(xr, func(s map[string]any) { fntest.Map(s, "ceph")["targetCapacity"] = "12Ti" })
 	x := fntest.Edit(small, func(m map[string]any) {
 		m["status"] = map[string]any{"shares": []any{map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "askedGB": 6144, "allocatedGB": 6144}}}
 	})
@@ -705,8 +707,8 @@ func TestShares(t *testing.T) {
 	if diff := cmp.Diff(want, st["shares"]); diff != "" {
 		t.Errorf("status.shares (-want +got):\n%s", diff)
 	}
-	if st["allocatedGB"] != float64(9216) || st["shareableGB"] != float64(10240) {
-		t.Errorf("status.allocatedGB = %v, shareableGB = %v; want 9216 of 10240 (10Ti)", st["allocatedGB"], st["shareableGB"])
+	if st["allocatedGB"] != float64(9216) || st["shareableGB"] != float64(10444) {
+		t.Errorf("status.allocatedGB = %v, shareableGB = %v; want 9216 of 10444 (85 %% of 12Ti)", st["allocatedGB"], st["shareableGB"])
 	}
 	var got *fnv1.Condition
 	for _, c := range rsp.GetConditions() {
@@ -715,7 +717,7 @@ func TestShares(t *testing.T) {
 		}
 	}
 	wantCond := fntest.Condition("Allocation", fnv1.Status_STATUS_CONDITION_FALSE, "RequestsWaiting",
-		"9216 of 10240 GB allocated to 3 cloud(s); waiting for free GB: team-c/prod asks for 3072, has 0")
+		"9216 of 10444 GB allocated to 3 cloud(s); waiting for free GB: team-c/prod asks for 3072, has 0")
 	if diff := cmp.Diff(wantCond, got, protocmp.Transform()); diff != "" {
 		t.Errorf("the Allocation condition (-want +got):\n%s", diff)
 	}
@@ -728,8 +730,8 @@ func TestShares(t *testing.T) {
 	if err := json.Unmarshal([]byte(reported), xs); err != nil {
 		t.Fatal(err)
 	}
-	if got := shareableGB(xs); got != 20480 {
-		t.Errorf("a pool without targetCapacity shares out %d GB, want the 20480 Ceph reports", got)
+	if got := shareableGB(xs); got != 17408 {
+		t.Errorf("a pool without targetCapacity shares out %d GB, want 17408, 85 %% of the 20480 Ceph reports", got)
 	}
 
 	// The C5C3 docs write spec.capacity: it sizes the pool as targetCapacity does.
@@ -741,8 +743,28 @@ func TestShares(t *testing.T) {
 	if err := json.Unmarshal([]byte(docs), xd); err != nil {
 		t.Fatal(err)
 	}
-	if got := shareableGB(xd); got != 10240 {
-		t.Errorf("a pool with the docs' spec.capacity 10Ti shares out %d GB, want 10240", got)
+	if got := shareableGB(xd); got != 8704 {
+		t.Errorf("a pool with the docs' spec.capacity 10Ti shares out %d GB, want 8704 (85 %%)", got)
+	}
+
+	// A pool that shrinks (OSDs out, a smaller target) keeps the shares it
+	// gave, which hold data, and grants nothing more until they fit.
+	shrunk := fntest.Edit(fntest.EditSpec(x, func(s map[string]any) { fntest.Map(s, "ceph")["targetCapacity"] = "6Ti" }), func(m map[string]any) {
+		m["status"] = map[string]any{"shares": []any{
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "askedGB": 6144, "allocatedGB": 6144},
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "askedGB": 3072, "allocatedGB": 3072},
+		}}
+	})
+	req.Observed.Composite.Resource = resource.MustStructJSON(shrunk)
+	if rsp, err = (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	st = rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().AsMap()
+	if diff := cmp.Diff(want, st["shares"]); diff != "" {
+		t.Errorf("a pool shrunk to 6Ti (5222 GB shareable): status.shares (-want +got):\n%s", diff)
+	}
+	if st["allocatedGB"] != float64(9216) || st["shareableGB"] != float64(5222) {
+		t.Errorf("a pool shrunk to 6Ti: allocatedGB %v of shareableGB %v, want 9216 of 5222 (kept, none granted)", st["allocatedGB"], st["shareableGB"])
 	}
 }
 

@@ -91,9 +91,15 @@ func mustCeph(t *testing.T, args ...string) string {
 // cephPool is one pool as `ceph osd pool ls detail` shows it, or nil.
 func cephPool(t *testing.T, name string) map[string]any {
 	t.Helper()
+	// Standard output alone: the CLI's warnings on standard error are no
+	// JSON.
+	out, err := exec.Command("timeout", "30", "ceph", "-c", filepath.Join(cephRun(), "ceph.conf"), "osd", "pool", "ls", "detail", "-f", "json").Output()
+	if err != nil {
+		t.Fatalf("ceph osd pool ls detail: %v", err)
+	}
 	var pools []map[string]any
-	if err := json.Unmarshal([]byte(mustCeph(t, "osd", "pool", "ls", "detail", "-f", "json")), &pools); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(out, &pools); err != nil {
+		t.Fatalf("ceph osd pool ls detail: %v: %s", err, out)
 	}
 	for _, p := range pools {
 		if p["pool_name"] == name {
@@ -146,10 +152,82 @@ func TestIntegrationCephPoolLifecycle(t *testing.T) {
 		return a.Objects >= 1 && a.UsedBytes > 0 && a.AvailableBytes > 0, fmt.Sprintf("%+v", a)
 	})
 
+	// It holds an object: only with dataPolicy Delete does it go with it
+	// (TestIntegrationCephPoolKeepsData).
+	h.update(t, p, func() { p.Spec.ForProvider.DataPolicy = v1alpha1.DataPolicyDelete })
 	h.delete(t, p)
 	h.waitGone(t, p)
 	if cephPool(t, name) != nil {
 		t.Fatalf("pool %s still in ceph", name)
+	}
+}
+
+// rbd runs the rbd CLI against the local Ceph.
+func rbd(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("timeout", append([]string{"60", "rbd", "-c", filepath.Join(cephRun(), "ceph.conf")}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("rbd %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestIntegrationCephPoolKeepsData: deleting a Pool resource never deletes
+// the tenant's data with it unless the resource says it may (dataPolicy
+// Delete): a pool holding an image, only a trashed image, or an image with
+// a snapshot stays in Ceph, with its data, and the resource goes; with
+// dataPolicy Delete it goes with its data; a pool whose images were all
+// removed, and one that never had any, go as before.
+func TestIntegrationCephPoolKeepsData(t *testing.T) {
+	h, pc := withCeph(t)
+	for _, tc := range []struct {
+		name   string
+		fill   func(t *testing.T, pool string)
+		policy v1alpha1.DataPolicy
+		kept   bool
+	}{
+		{"image", func(t *testing.T, pool string) { rbd(t, "create", "--size", "64", pool+"/tenant-volume-1") }, "", true},
+		{"trashed", func(t *testing.T, pool string) {
+			rbd(t, "create", "--size", "64", pool+"/tenant-volume-1")
+			rbd(t, "trash", "mv", pool+"/tenant-volume-1")
+		}, "", true},
+		{"snapshot", func(t *testing.T, pool string) {
+			rbd(t, "create", "--size", "64", pool+"/tenant-volume-1")
+			rbd(t, "snap", "create", pool+"/tenant-volume-1@before")
+		}, v1alpha1.DataPolicyRetain, true},
+		{"deletable", func(t *testing.T, pool string) { rbd(t, "create", "--size", "64", pool+"/tenant-volume-1") }, v1alpha1.DataPolicyDelete, false},
+		{"emptied", func(t *testing.T, pool string) {
+			rbd(t, "create", "--size", "64", pool+"/tenant-volume-1")
+			rbd(t, "rm", pool+"/tenant-volume-1")
+		}, "", false},
+		{"empty", func(*testing.T, string) {}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			name := h.name("cc-keep-" + tc.name)
+			p := &v1alpha1.Pool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.PoolSpec{ClusterManagedResourceSpec: managedBy(pc),
+				ForProvider: v1alpha1.PoolParameters{Name: name, Size: 1, Application: "rbd", DataPolicy: tc.policy}}}
+			h.create(t, p)
+			h.waitReady(t, p)
+			tc.fill(t, name)
+			h.delete(t, p)
+			h.waitGone(t, p)
+			got := cephPool(t, name)
+			switch {
+			case tc.kept && got == nil:
+				t.Fatalf("pool %s went with its data", name)
+			case !tc.kept && got != nil:
+				t.Fatalf("pool %s is still in ceph", name)
+			case tc.kept:
+				t.Cleanup(func() { _, _ = cephCLI("osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it") })
+				list := []string{"ls", name}
+				if tc.name == "trashed" {
+					list = []string{"trash", "ls", name}
+				}
+				out, err := exec.Command("timeout", append([]string{"60", "rbd", "-c", filepath.Join(cephRun(), "ceph.conf")}, list...)...).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "tenant-volume-1") {
+					t.Errorf("the kept pool %s lists no tenant-volume-1 (rbd %s): %v %s", name, strings.Join(list, " "), err, out)
+				}
+			}
+		})
 	}
 }
 

@@ -66,6 +66,9 @@
 #  9b. a pool in use cannot be deleted: each cloud's ClusterUsage makes core's
 #      webhook refuse it; the pool claim's deletion is held, naming the cloud,
 #      every cloud stays Ready; once the last cloud on it is gone, it deletes;
+#  9d. a tenant's Ceph data outlives an edit of its claim: a storage pool
+#      removed from a cloud leaves its Ceph pool with the tenant's image,
+#      and taking it back takes that pool over again;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -844,6 +847,25 @@ eventually 120 "internal-prod (Automatic) takes revision $next: its Keystone end
 $K -n team-a patch $OSC team-a-prod --type=merge -p "{\"spec\":{\"compositionRevisionRef\":{\"name\":\"$next\"}}}" >/dev/null
 eventually 120 "moved by its claim to $next, team-a-prod follows" on_domain "$prod_xr" v2.cobaltcore.example
 if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
+
+echo "== 9d. a tenant's data outlives an edit of its claim"
+# internal-prod's tenant writes an image into its volume pool of st-pool-b,
+# then removes st-pool-b from its claim: the Ceph pool with the image stays
+# (its Pool resource goes; the provider keeps a pool that holds data), the
+# empty ones go; putting st-pool-b back takes the kept pool over again.
+rbdc() { timeout 60 rbd -c "$CEPH_RUN/ceph.conf" "$@"; }
+x=$(xr internal internal-prod); vol=$x-st-pool-b-volumes
+if rbdc create --size 64 "$vol/tenant-volume-1" >/dev/null 2>&1; then pass "internal-prod holds an image tenant-volume-1 in $vol"; else fail "cannot create an image in $vol"; fi
+as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageClusters":["st-pool-a"]}}' >/dev/null
+eventually 180 "st-pool-b removed from the claim: its Pool resource $vol goes" absent pools.ceph.provider.c5c3.io "$vol"
+eventually 60 "... and its empty image pool $x-st-pool-b-images with it" sh -c "! timeout 30 ceph -c $CEPH_RUN/ceph.conf osd pool ls | grep -qx $x-st-pool-b-images"
+cephc osd pool ls 2>/dev/null | grep -qx "$vol" && rbdc ls "$vol" 2>/dev/null | grep -qx tenant-volume-1 &&
+  pass "the Ceph pool $vol is kept, with the tenant's image" || fail "the Ceph pool $vol or its image went with the claim's edit"
+as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageClusters":["st-pool-a","st-pool-b"]}}' >/dev/null
+eventually 300 "st-pool-b back in the claim: the Pool resource $vol takes the kept pool over" sh -c "$K wait --for=condition=Ready pools.ceph.provider.c5c3.io/$vol --timeout=5s"
+rbdc ls "$vol" 2>/dev/null | grep -qx tenant-volume-1 && pass "... with the tenant's image" || fail "$vol lost tenant-volume-1"
+if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=300s >/dev/null 2>&1; then pass "internal-prod is Ready again"; else fail "internal-prod is not Ready after st-pool-b came back"; fi
+rbdc rm "$vol/tenant-volume-1" >/dev/null 2>&1
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,

@@ -18,6 +18,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 )
 
 // dir is where `make xpkg` writes the packages.
@@ -42,7 +44,8 @@ func TestPackagesIntegration(t *testing.T) {
 			"logicalswitches.ovn.provider.c5c3.io",
 		}},
 		"configuration-cobaltcore": {kind: "Configuration",
-			others: map[string]int{"CompositeResourceDefinition": 4, "Composition": 6},
+			// Every XRD of the consumer API, every Composition of package/.
+			others: map[string]int{"CompositeResourceDefinition": len(consumerv1alpha1.Composites), "Composition": compositionFiles(t)},
 			depends: []string{
 				"xpkg.c5c3.io/cobaltcore/function-controlplane-cluster", "xpkg.c5c3.io/cobaltcore/function-hypervisor-cluster",
 				"xpkg.c5c3.io/cobaltcore/function-storage-cluster", "xpkg.c5c3.io/cobaltcore/function-openstack-cluster",
@@ -200,4 +203,14 @@ func packageObjects(t *testing.T, img v1.Image, digest string) []*unstructured.U
 		}
 		return objs
 	}
+}
+
+// compositionFiles counts the Compositions the Configuration is built from.
+func compositionFiles(t *testing.T) int {
+	t.Helper()
+	files, err := filepath.Glob("../../package/compositions/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Compositions in package/compositions: %v", err)
+	}
+	return len(files)
 }

@@ -60,7 +60,27 @@ type PoolParameters struct {
 	// CrushRule of the pool.
 	// +optional
 	CrushRule string `json:"crushRule,omitempty"`
+
+	// DataPolicy is what becomes of the pool's data when this resource is
+	// deleted. Retain (the default) keeps a pool that holds objects (RBD
+	// images, in the trash or not, with their snapshots, or anything else)
+	// in Ceph, detached from the resource: the resource goes, the pool and
+	// its data stay. Delete deletes the pool with its data. A pool that
+	// holds nothing is deleted either way.
+	// +kubebuilder:default=Retain
+	// +optional
+	DataPolicy DataPolicy `json:"dataPolicy,omitempty"`
 }
+
+// DataPolicy says whether deleting a resource may delete the data it holds.
+// +kubebuilder:validation:Enum=Retain;Delete
+type DataPolicy string
+
+// Data policies.
+const (
+	DataPolicyRetain DataPolicy = "Retain"
+	DataPolicyDelete DataPolicy = "Delete"
+)
 
 // PoolObservation is the observed state of a Pool.
 type PoolObservation struct {

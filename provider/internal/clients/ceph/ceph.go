@@ -45,6 +45,9 @@ type Conn interface {
 	// MonCommand sends one JSON command with an optional input buffer and
 	// returns the output, the status text and an *Error.
 	MonCommand(cmd, in []byte) (out []byte, status string, err error)
+	// ListObjects lists up to limit object names of a pool, in every
+	// namespace.
+	ListObjects(pool string, limit int) ([]string, error)
 	Shutdown()
 }
 

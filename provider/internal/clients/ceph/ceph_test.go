@@ -21,6 +21,12 @@ type fakeConn struct {
 	out    string
 	sent   []map[string]any
 	input  []string
+	// objects are the pool's, for ListObjects.
+	objects []string
+}
+
+func (f *fakeConn) ListObjects(_ string, limit int) ([]string, error) {
+	return f.objects[:min(limit, len(f.objects))], nil
 }
 
 func (f *fakeConn) MonCommand(cmd, in []byte) ([]byte, string, error) {
@@ -93,5 +99,33 @@ func TestNewKey(t *testing.T) {
 	}
 	if k2, _ := NewKey(now); k2 == k {
 		t.Error("two keys are equal")
+	}
+}
+
+// TestContents: a pool's objects say whether it holds data. RBD's pool-wide
+// bookkeeping, which stays once an image has been, is none; an image, in
+// the trash or with snapshots, keeps its header and data objects; anything
+// else is data too.
+func TestContents(t *testing.T) {
+	for name, tc := range map[string]struct {
+		objects []string
+		empty   bool
+		images  int
+	}{
+		"a new pool":                         {nil, true, 0},
+		"its images gone, its trash purged":  {[]string{"rbd_directory", "rbd_info", "rbd_trash", "rbd_children"}, true, 0},
+		"an image":                           {[]string{"rbd_directory", "rbd_id.vol-1", "rbd_header.1a2b", "rbd_object_map.1a2b", "rbd_data.1a2b.0000000000000000"}, false, 1},
+		"an image in the trash":              {[]string{"rbd_directory", "rbd_trash", "rbd_header.1a2b"}, false, 1},
+		"data of an image whose header went": {[]string{"rbd_directory", "rbd_data.1a2b.0000000000000001"}, false, 0},
+		"an object of another kind":          {[]string{"backup.tar"}, false, 0},
+	} {
+		c := &Client{Conn: &fakeConn{objects: tc.objects}}
+		got, err := c.Contents(context.Background(), "volumes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Empty() != tc.empty || got.Images != tc.images {
+			t.Errorf("%s: %s (empty %v), want empty %v with %d image(s)", name, got, got.Empty(), tc.empty, tc.images)
+		}
 	}
 }

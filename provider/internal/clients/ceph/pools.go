@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Pool is one entry of `ceph osd pool ls detail`.
@@ -164,6 +165,62 @@ func (c *Client) DeletePool(ctx context.Context, name string) error {
 		return nil
 	}
 	return err
+}
+
+// Contents is what a pool holds, as its objects say: objects of any kind
+// (the data of RBD images, in the trash or not, with their snapshots, or
+// anything else), and among them the RBD images (one header object an
+// image). RBD's pool-wide bookkeeping (its directory, trash and settings
+// objects, which stay once an image has been) is nothing.
+type Contents struct {
+	Objects, Images int
+	// More is set when the pool holds more than were listed.
+	More bool
+}
+
+// Empty reports whether the pool holds nothing.
+func (c Contents) Empty() bool { return c.Objects == 0 }
+
+func (c Contents) String() string {
+	more := ""
+	if c.More {
+		more = " or more"
+	}
+	return fmt.Sprintf("%d object(s)%s, %d of them RBD image header(s)", c.Objects, more, c.Images)
+}
+
+// rbdBookkeeping are the objects RBD keeps per pool, not per image.
+var rbdBookkeeping = map[string]bool{
+	"rbd_directory": true, "rbd_info": true, "rbd_trash": true, "rbd_children": true,
+	"rbd_mirroring": true, "rbd_namespace": true, "rbd_task": true,
+}
+
+// contentsLimit bounds the listing: a pool with data is known by its first
+// objects.
+const contentsLimit = 1000
+
+// Contents lists a pool's objects (exactly, unlike the usage Ceph reports
+// some seconds late) and says what they are.
+func (c *Client) Contents(ctx context.Context, pool string) (Contents, error) {
+	if err := ctx.Err(); err != nil {
+		return Contents{}, err
+	}
+	names, err := c.Conn.ListObjects(pool, contentsLimit)
+	if err != nil {
+		return Contents{}, err
+	}
+	var n Contents
+	for _, name := range names {
+		if rbdBookkeeping[name] {
+			continue
+		}
+		n.Objects++
+		if strings.HasPrefix(name, "rbd_header.") {
+			n.Images++
+		}
+	}
+	n.More = len(names) == contentsLimit
+	return n, nil
 }
 
 // PoolMissing is the error of a pool that is gone.

@@ -63,4 +63,23 @@ func (r radosConn) MonCommand(cmd, in []byte) ([]byte, string, error) {
 	return out, status, err
 }
 
+func (r radosConn) ListObjects(pool string, limit int) ([]string, error) {
+	ioctx, err := r.c.OpenIOContext(pool)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open ceph pool %q: %w", pool, err)
+	}
+	defer ioctx.Destroy()
+	ioctx.SetNamespace(rados.AllNamespaces)
+	iter, err := ioctx.Iter()
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the objects of ceph pool %q: %w", pool, err)
+	}
+	defer iter.Close()
+	var names []string
+	for len(names) < limit && iter.Next() {
+		names = append(names, iter.Value())
+	}
+	return names, iter.Err()
+}
+
 func (r radosConn) Shutdown() { r.c.Shutdown() }

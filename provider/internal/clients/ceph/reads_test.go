@@ -11,6 +11,8 @@ import (
 // would, and records the commands.
 type clusterConn struct{ sent []map[string]any }
 
+func (f *clusterConn) ListObjects(string, int) ([]string, error) { return nil, nil }
+
 func (f *clusterConn) MonCommand(cmd, _ []byte) ([]byte, string, error) {
 	var m map[string]any
 	_ = json.Unmarshal(cmd, &m)

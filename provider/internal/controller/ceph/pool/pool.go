@@ -13,8 +13,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
@@ -29,12 +32,24 @@ const OwnerKey = "cobaltcore.c5c3.io_resource"
 
 // Setup adds the Pool controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {
+	log := mgr.GetLogger().WithName("ceph-pool")
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Pool"), &v1alpha1.PoolList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Pool](providerconfig.Connector[*v1alpha1.Pool, *ceph.Client]{Client: pc.Client,
-			External: func(c *ceph.Client) managed.TypedExternalClient[*v1alpha1.Pool] { return &external{ceph: c} }}))
+			External: func(c *ceph.Client) managed.TypedExternalClient[*v1alpha1.Pool] { return &external{ceph: c, log: log} }}))
 }
 
-type external struct{ ceph *ceph.Client }
+type external struct {
+	ceph *ceph.Client
+	log  logr.Logger
+}
+
+// retained counts the pools kept, with their data, when their resource went.
+var retained = prometheus.NewCounter(prometheus.CounterOpts{
+	Name: "cobaltcore_provider_ceph_pools_retained_total",
+	Help: "Ceph pools kept with their data when their Pool resource was deleted (spec.forProvider.dataPolicy Retain).",
+})
+
+func init() { metrics.Registry.MustRegister(retained) }
 
 // owner is the resource named in the pool's ownership key ("" none).
 func owner(p ceph.Pool) string {
@@ -92,6 +107,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 	default:
 		// Someone else's pool: Create refuses it with the reason.
 		return managed.ExternalObservation{}, nil
+	}
+	if meta.WasDeleted(mg) {
+		// Deleting: a pool that holds data stays unless the resource says
+		// the data may go; it is then no longer the resource's, which
+		// goes (the reconciler deletes only what exists).
+		if keep, err := e.retains(ctx, mg); err != nil || keep {
+			return managed.ExternalObservation{ResourceExists: !keep}, err
+		}
 	}
 	usage, err := e.ceph.Usage(ctx)
 	if err != nil {
@@ -254,6 +277,11 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 	if o := owner(observed); o != "" && o != mg.GetName() {
 		return managed.ExternalDelete{}, terminal.Wrap(fmt.Errorf("ceph pool %q belongs to resource %q; not deleting it", p.Name, o))
 	}
+	// Observe released a pool with data already; this is the last look
+	// before the data would go.
+	if keep, err := e.retains(ctx, mg); err != nil || keep {
+		return managed.ExternalDelete{}, err
+	}
 	if err := e.ceph.DeletePool(ctx, p.Name); err != nil {
 		return managed.ExternalDelete{}, fmt.Errorf("cannot delete ceph pool %q: %w", p.Name, err)
 	}
@@ -261,3 +289,25 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }
+
+// retains reports whether deleting the resource must keep its pool: it holds
+// data and spec.forProvider.dataPolicy is not Delete. A pool whose contents
+// cannot be read is kept too (with the error): the data is never deleted
+// on a guess.
+func (e *external) retains(ctx context.Context, mg *v1alpha1.Pool) (bool, error) {
+	p := mg.Spec.ForProvider
+	if p.DataPolicy == v1alpha1.DataPolicyDelete {
+		return false, nil
+	}
+	c, err := e.ceph.Contents(ctx, p.Name)
+	if err != nil {
+		return true, fmt.Errorf("cannot tell whether ceph pool %q holds data, so it is not deleted: %w", p.Name, err)
+	}
+	if c.Empty() {
+		return false, nil
+	}
+	retained.Inc()
+	e.log.Info("Keeping a ceph pool that holds data: its resource goes, the pool stays (spec.forProvider.dataPolicy is not Delete)",
+		"pool", p.Name, "resource", mg.GetName(), "contents", c.String())
+	return true, nil
+}
