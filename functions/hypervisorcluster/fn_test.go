@@ -253,6 +253,14 @@ func TestRunFunction(t *testing.T) {
 			want: countedRsp(inventoryNew, fntest.Response(`{"phase": "Provisioning"}`, map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, false)},
 				fntest.ShootCreating, fntest.AccessNoShoot)),
 		},
+		"DocsFlowNameNotAPoolName": {
+			reason: "A claim whose metadata.name is no pool name (a dot, here), with spec.name omitted, is refused naming both: the schema never saw the name.",
+			req: fntest.Request(fntest.Edit(xr, func(m map[string]any) {
+				fntest.Map(m, "metadata", "labels")["crossplane.io/claim-name"] = "hv.pool-a"
+				delete(fntest.Map(m, "spec"), "name")
+			}), nil),
+			want: fntest.Fatal(`spec.name "hv.pool-a" (or the claim's metadata.name it defaults to) must be a DNS label of at most 40 characters that starts with a letter: clouds, Shoots and namespaces in other clusters are named after it`),
+		},
 		"InventoryNotReady": {
 			reason: "An inventory that cannot count (its metal cluster is unreachable) holds the Shoot back and passes on why.",
 			req: fntest.Request(xr, map[string]string{"inventory": `{"apiVersion": "ironcore.provider.c5c3.io/v1alpha1", "kind": "ServerInventory", "metadata": {"name": "hypervisor-hv-pool-a"},

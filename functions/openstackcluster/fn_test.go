@@ -1790,6 +1790,23 @@ func TestStorageShares(t *testing.T) {
 		}
 	})
 
+	t.Run("more replicas wait while the pool decides too", func(t *testing.T) {
+		// A volume pool of 3 replicas (100 GiB) that the pool has no share
+		// of in its status yet: it takes 300 GB, not the 400 the claim's 4
+		// replicas would, and keeps its 3 until the pool gives 400.
+		w := eu()
+		undecided(&w)
+		w.observed["ceph-st-pool-a-volumes"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "Pool", "metadata": {"name": "team-a-prod-7xk2p-st-pool-a-volumes"},
+		  "spec": {"forProvider": {"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": 3, "quotaMaxBytes": 107374182400}}}`
+		rsp := run(t, w.request(teamA(func(s map[string]any) { get(s, "storage", "ceph", "volumePool").(map[string]any)["replication"] = 4 })))
+		if got := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "size"); got != float64(3) {
+			t.Errorf("the volume pool's size is %v while the pool decides, want the 3 it has", got)
+		}
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", "c5c3.io/allocated-gb"); got != "300" {
+			t.Errorf("the record says the cloud has %v GB, want the 300 its volume pool takes (100 GB × 3)", got)
+		}
+	})
+
 	t.Run("the Composition's cap bounds the default quota", func(t *testing.T) {
 		w := eu()
 		w.input = `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "staging", "maxQuotas": {"volumePoolGB": 50}}`

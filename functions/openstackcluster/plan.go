@@ -59,7 +59,13 @@ type storageUse struct {
 // keep it so if the larger share is refused.
 func (s storageUse) replicas(c *v1alpha1.XOpenStackCluster) int32 {
 	want := c.Spec.Storage.Ceph.VolumePool.Replication
-	if s.volumeSize == 0 || s.volumeSize == want || s.asked == 0 || s.has >= s.asked {
+	switch {
+	case s.volumeSize == 0 || s.volumeSize == want:
+		return want
+	case s.pool == nil:
+		// A pool that is gone decides nothing: what exists stays.
+		return s.volumeSize
+	case s.asked == 0 || s.has >= s.asked:
 		return want
 	}
 	return s.volumeSize
@@ -157,7 +163,13 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 			return nil, err
 		}
 		own, recorded := ownRecord(observed, usedStoragePool, use.name)
-		a := storageAllocation(c, pool, use.volumeQuota/gib*replication(c.xr), own, recorded, now)
+		// What the existing volume pool takes: its quota times the
+		// replication it has, not the one the claim may just have raised.
+		held := use.volumeQuota / gib * replication(c.xr)
+		if use.volumeSize > 0 {
+			held = use.volumeQuota / gib * int64(use.volumeSize)
+		}
+		a := storageAllocation(c, pool, held, own, recorded, now)
 		use.pool, use.allocation = pool, a
 		p.storage = append(p.storage, use)
 		const quotaField = "spec.storage.ceph.volumePool.quotaGB"
@@ -166,7 +178,9 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 			// Unlimited in a dedicated pool: nothing to share out.
 		case capacity == 0:
 			p.notReady = append(p.notReady, fmt.Sprintf("storage pool %s does not know the capacity it shares out yet (its spec.ceph.targetCapacity, or what Ceph reports)", use.name))
-		case a.asked > capacity:
+		case a.asked > capacity && a.asked > a.has:
+			// (A cloud already given what it asks for keeps it, should the
+			// pool share out less than it gave, as after an upgrade.)
 			return nil, fmt.Errorf("%s: the cloud asks for %d GB of storage pool %s%s, which shares out %d GB", quotaField, a.asked, sc, howAskedGB(c, pool), capacity)
 		case a.refused:
 			if overCommitted == nil {

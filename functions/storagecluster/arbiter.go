@@ -105,17 +105,24 @@ var arbiterRole = []rbacv1.PolicyRule{
 
 // arbiterPodRules say what a pod in the monitor's namespace may be: what the
 // external-arbiter-operator makes of Rook's monitor (not privileged, no host
-// namespaces, no added capabilities, a hostPath only for the monitor's data
-// under /var/lib/rook/mon-*). Pod Security cannot say it: its baseline
-// level already forbids that hostPath. Whoever holds the operator's
-// kubeconfig may create Deployments there, and no more than these pods.
+// namespaces or ports, no added capabilities, no unconfined seccomp, custom
+// SELinux, proc mount or sysctls, and from its node only a monitor's data
+// directory, /var/lib/rook/mon-<id>/data). Pod Security cannot say it: its
+// baseline level already forbids that hostPath. Whoever holds the
+// operator's kubeconfig may create Deployments there, and no more than these
+// pods. The path is matched whole: a prefix would let one pod plant a
+// symlink that another mounts.
 var arbiterPodRules = []admissionv1.Validation{
 	{Expression: "!(has(object.spec.hostNetwork) && object.spec.hostNetwork) && !(has(object.spec.hostPID) && object.spec.hostPID) && !(has(object.spec.hostIPC) && object.spec.hostIPC)",
 		Message: "the arbiter's monitor uses no host network, PID or IPC namespace"},
 	{Expression: "variables.containers.all(c, !has(c.securityContext) || ((!has(c.securityContext.privileged) || !c.securityContext.privileged) && (!has(c.securityContext.capabilities) || !has(c.securityContext.capabilities.add) || size(c.securityContext.capabilities.add) == 0)))",
 		Message: "the arbiter's monitor runs no privileged container and adds no capabilities"},
-	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath) || (v.hostPath.path.startsWith('/var/lib/rook/mon-') && !v.hostPath.path.contains('..')))",
-		Message: "the arbiter's monitor mounts from its node only its data, below /var/lib/rook/mon-"},
+	{Expression: "variables.containers.all(c, (!has(c.ports) || c.ports.all(p, !has(p.hostPort) || p.hostPort == 0)) && (!has(c.securityContext) || (!has(c.securityContext.seLinuxOptions) && (!has(c.securityContext.procMount) || c.securityContext.procMount == 'Default') && (!has(c.securityContext.seccompProfile) || c.securityContext.seccompProfile.type != 'Unconfined'))))",
+		Message: "the arbiter's monitor uses no host port, custom SELinux options, unmasked proc mount or unconfined seccomp profile"},
+	{Expression: "!has(object.spec.securityContext) || (!has(object.spec.securityContext.sysctls) && !has(object.spec.securityContext.seLinuxOptions) && (!has(object.spec.securityContext.seccompProfile) || object.spec.securityContext.seccompProfile.type != 'Unconfined'))",
+		Message: "the arbiter's monitor sets no sysctls, custom SELinux options or unconfined seccomp profile"},
+	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath) || v.hostPath.path.matches('^/var/lib/rook/mon-[a-z0-9]+/data$'))",
+		Message: "the arbiter's monitor mounts from its node only a monitor's data directory, /var/lib/rook/mon-<id>/data"},
 }
 
 // arbiterAccess are the manifests of the monitor's namespace in the arbiter

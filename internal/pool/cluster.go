@@ -2,10 +2,12 @@ package pool
 
 import (
 	"fmt"
+	"unicode"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
@@ -88,6 +90,11 @@ func ValidateAccess(p v1alpha1.PoolPlacement, a v1alpha1.PoolAccess) error {
 // sets) or, for a pool created as a composite, by the composite's name,
 // never by listing every pool (see function-openstack-cluster).
 func ValidateName(xr metav1.Object, name v1alpha1.PoolName) error {
+	// A name the claim's metadata.name gave (spec.name omitted) has not
+	// met the schema's rules for spec.name.
+	if name == "" || len(name) > v1alpha1.MaxNameLength || len(validation.IsDNS1123Label(string(name))) > 0 || !unicode.IsLetter(rune(name[0])) {
+		return fmt.Errorf("spec.name %q (or the claim's metadata.name it defaults to) must be a DNS label of at most %d characters that starts with a letter: clouds, Shoots and namespaces in other clusters are named after it", name, v1alpha1.MaxNameLength)
+	}
 	if claim := xr.GetLabels()[function.LabelClaimName]; claim != "" {
 		if claim != string(name) {
 			return fmt.Errorf("spec.name %q must be the claim's metadata.name (%q): clouds find a pool by its claim's name", name, claim)

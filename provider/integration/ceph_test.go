@@ -226,6 +226,21 @@ func TestIntegrationCephPoolKeepsData(t *testing.T) {
 				if err != nil || !strings.Contains(string(out), "tenant-volume-1") {
 					t.Errorf("the kept pool %s lists no tenant-volume-1 (rbd %s): %v %s", name, strings.Join(list, " "), err, out)
 				}
+				if tc.name != "image" {
+					return
+				}
+				// Kept for the resource that went: another of its name,
+				// as a later cloud of a reused name would compose, does
+				// not get the data.
+				again := &v1alpha1.Pool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.PoolSpec{ClusterManagedResourceSpec: managedBy(pc),
+					ForProvider: v1alpha1.PoolParameters{Name: name, Size: 1, Application: "rbd"}}}
+				h.create(t, again)
+				h.waitSyncError(t, again, "was kept with its data when the resource it belonged to went")
+				h.delete(t, again)
+				h.waitGone(t, again)
+				if cephPool(t, name) == nil {
+					t.Fatalf("deleting the resource that was refused the kept pool %s deleted it", name)
+				}
 			}
 		})
 	}

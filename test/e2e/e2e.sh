@@ -753,9 +753,9 @@ Y
 }
 own_limits "production in its staging namespace" "" "namespace team-b may claim clouds of environment staging, not production"
 own_limits "the production Composition by name" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, compositionRef: {name: production.xopenstackclusters.c5c3.io}, " \
-  "spec.compositionRef, spec.compositionRevisionRef and spec.resourceRef are written by Crossplane and the platform team"
+  "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
 own_limits "another cloud's composite" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, resourceRef: {apiVersion: c5c3.io/v1alpha1, kind: XOpenStackCluster, name: $(xr team-a team-a-prod)}, " \
-  "spec.compositionRef, spec.compositionRevisionRef and spec.resourceRef are written by Crossplane and the platform team"
+  "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
 $K -n team-b delete $OSC team-b-on-fin team-b-us --wait=false >/dev/null
 $K -n team-c delete $OSC team-c-big team-c-hoard --wait=false >/dev/null
 

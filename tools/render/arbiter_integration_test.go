@@ -198,6 +198,18 @@ func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace string
 		"in the host's PID namespace": func(s *corev1.PodSpec) { s.HostPID = true },
 		"mounting the host's root":    func(s *corev1.PodSpec) { s.Volumes[0].HostPath.Path = "/" },
 		"mounting beyond its data":    func(s *corev1.PodSpec) { s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-a/../../../../etc" },
+		"mounting below a monitor's data, where a symlink may wait": func(s *corev1.PodSpec) {
+			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-a/data/escape"
+		},
+		"on a host port": func(s *corev1.PodSpec) {
+			s.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 3300, HostPort: 3300}}
+		},
+		"with an unconfined seccomp profile": func(s *corev1.PodSpec) {
+			s.SecurityContext = &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined}}
+		},
+		"setting sysctls": func(s *corev1.PodSpec) {
+			s.SecurityContext = &corev1.PodSecurityContext{Sysctls: []corev1.Sysctl{{Name: "kernel.shm_rmid_forced", Value: "0"}}}
+		},
 		"adding SYS_ADMIN": func(s *corev1.PodSpec) {
 			s.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}
 		},

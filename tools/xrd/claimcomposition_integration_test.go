@@ -71,7 +71,7 @@ func TestTenantsCannotChooseTheirLimitsIntegration(t *testing.T) {
 	}
 	const (
 		notAllowed = "may claim clouds of environment"
-		notYours   = "spec.compositionRef, spec.compositionRevisionRef and spec.resourceRef are written by Crossplane and the platform team"
+		notYours   = "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
 		onlyEnv    = "spec.compositionSelector.matchLabels may name only crossplane.c5c3.io/environment"
 	)
 
@@ -103,6 +103,7 @@ func TestTenantsCannotChooseTheirLimitsIntegration(t *testing.T) {
 		"a selector with another label":                           {tenant, claim("env-prod", "c5c3.io", set("spec.compositionSelector", map[string]any{"matchLabels": map[string]any{"crossplane.c5c3.io/environment": "production", "tier": "gold"}})), onlyEnv},
 		"a compositionRef":                                        {tenant, claim("env-staging", "c5c3.io", selects("staging"), set("spec.compositionRef", map[string]any{"name": "production.xopenstackclusters.c5c3.io"})), notYours},
 		"a compositionRevisionRef":                                {tenant, claim("env-prod", "crossplane.c5c3.io", set("spec.compositionRevisionRef", map[string]any{"name": "production-abc"})), notYours},
+		"a compositionRevisionSelector":                           {tenant, claim("env-prod", "c5c3.io", set("spec.compositionRevisionSelector", map[string]any{"matchLabels": map[string]any{"release": "old"}})), notYours},
 		"a resourceRef":                                           {tenant, claim("env-prod", "c5c3.io", set("spec.resourceRef", map[string]any{"apiVersion": "c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "name": "someone-elses"})), notYours},
 		"the platform's staging cloud, in a production namespace": {platform, claim("env-prod", "c5c3.io", selects("staging")), ""},
 		"the platform pinning a revision":                         {platform, claim("env-prod", "crossplane.c5c3.io", set("spec.compositionRevisionRef", map[string]any{"name": "production-abc"})), ""},

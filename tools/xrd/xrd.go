@@ -123,7 +123,8 @@ func Marshal(x *xv1.CompositeResourceDefinition) ([]byte, error) {
 // and the name's group changed. It returns nil for a Composition of another
 // composite.
 func ComposeInGroup(comp map[string]any, crd *extv1.CustomResourceDefinition, def v1alpha1.CompositeDefinition) (map[string]any, error) {
-	ref, _ := comp["spec"].(map[string]any)["compositeTypeRef"].(map[string]any)
+	spec, _ := comp["spec"].(map[string]any)
+	ref, _ := spec["compositeTypeRef"].(map[string]any)
 	if ref == nil || ref["kind"] != def.Kind {
 		return nil, nil
 	}
@@ -136,7 +137,7 @@ func ComposeInGroup(comp map[string]any, crd *extv1.CustomResourceDefinition, de
 		return nil, nil
 	}
 	out := runtime.DeepCopyJSON(comp)
-	md := out["metadata"].(map[string]any)
+	md, _ := out["metadata"].(map[string]any)
 	name, _ := md["name"].(string)
 	suffix := "." + def.Plural + "." + crd.Spec.Group
 	if !strings.HasSuffix(name, suffix) {

@@ -77,6 +77,16 @@ func (c *cli) Run() error {
 // composeInGroup writes, for each Composition of the kind in its CRD's
 // group, its copy for def.Group, as <plural>.<group>-<file name>.
 func (c *cli) composeInGroup(crd *extv1.CustomResourceDefinition, def v1alpha1.CompositeDefinition) error {
+	// The copies of Compositions that went or were renamed go too.
+	old, err := filepath.Glob(filepath.Join(c.Compositions, def.Plural+"."+def.Group+"-*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
 	return eachYAML(filepath.Join(c.Compositions, def.Plural+"-*.yaml"), func(f string, b []byte) error {
 		comp := map[string]any{}
 		if err := yaml.Unmarshal(b, &comp); err != nil {

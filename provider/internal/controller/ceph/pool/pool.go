@@ -15,6 +15,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -29,6 +30,33 @@ import (
 // OwnerKey is the application metadata key naming the resource that owns a
 // pool (Ceph allows only [A-Za-z0-9_.-] in keys).
 const OwnerKey = "cobaltcore.c5c3.io_resource"
+
+// RetainedKey marks a pool kept with its data when its resource went: the
+// identity (identityOf) of whom it was kept for. Only a resource of that
+// identity takes it over again; another of the same name is refused, so
+// that kept data never passes to whoever reuses a name.
+const RetainedKey = "cobaltcore.c5c3.io_retained_for"
+
+// identityOf is what a kept pool stays tied to: the UID of the composite
+// that controls the resource (a cloud that drops a storage pool and takes it
+// back composes a new resource, under the same composite), else the
+// resource's own.
+func identityOf(mg *v1alpha1.Pool) string {
+	if ref := metav1.GetControllerOf(mg); ref != nil {
+		return string(ref.UID)
+	}
+	return string(mg.GetUID())
+}
+
+// retainedFor is the identity a pool was kept for ("" none).
+func retainedFor(p ceph.Pool) string {
+	for _, md := range p.ApplicationMetadata {
+		if r := md[RetainedKey]; r != "" {
+			return r
+		}
+	}
+	return ""
+}
 
 // Setup adds the Pool controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {
@@ -94,6 +122,10 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 		return managed.ExternalObservation{}, nil
 	}
 	adopted := false
+	if r := retainedFor(observed); r != "" && r != identityOf(mg) {
+		// Kept with its data for another: Create refuses it with the reason.
+		return managed.ExternalObservation{}, nil
+	}
 	switch o := owner(observed); {
 	case meta.GetExternalName(mg) == p.Name && (o == "" || o == mg.GetName()):
 		// Ours, or imported by setting the external name.
@@ -142,6 +174,9 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 		return managed.ExternalCreation{}, err
 	}
 	if observed, ok := pools[p.Name]; ok {
+		if r := retainedFor(observed); r != "" && r != identityOf(mg) {
+			return managed.ExternalCreation{}, terminal.Wrap(fmt.Errorf("ceph pool %q was kept with its data when the resource it belonged to went (%s %s); it is not handed to another: delete it in Ceph, or name another pool", p.Name, RetainedKey, r))
+		}
 		if o := owner(observed); o != "" && o != mg.GetName() {
 			return managed.ExternalCreation{}, terminal.Wrap(fmt.Errorf("ceph pool %q already exists and belongs to resource %q", p.Name, o))
 		}
@@ -305,6 +340,10 @@ func (e *external) retains(ctx context.Context, mg *v1alpha1.Pool) (bool, error)
 	}
 	if c.Empty() {
 		return false, nil
+	}
+	// Tied to whom it is kept for before the resource lets go of it.
+	if err := e.ceph.SetApplicationKey(ctx, p.Name, app(p), RetainedKey, identityOf(mg)); err != nil {
+		return true, fmt.Errorf("cannot mark ceph pool %q as kept, so it is not released: %w", p.Name, err)
 	}
 	retained.Inc()
 	e.log.Info("Keeping a ceph pool that holds data: its resource goes, the pool stays (spec.forProvider.dataPolicy is not Delete)",
