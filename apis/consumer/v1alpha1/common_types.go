@@ -98,6 +98,16 @@ func (p *PoolPlacement) defaultName(labels map[string]string, composite string) 
 	}
 }
 
+// defaultPool fills what the schema leaves to code in either pool kind:
+// spec.labels.dedicated, an omitted spec.name, an omitted machine pool.
+func defaultPool(x metav1.Object, p *PoolPlacement, a *PoolAccess, machinePool *MachinePoolLabel) {
+	a.applyDedicatedLabel(p.Labels)
+	p.defaultName(x.GetLabels(), x.GetName())
+	if *machinePool == "" {
+		*machinePool = MachinePoolLabel(p.Name)
+	}
+}
+
 // LabelDedicated is the pool label the C5C3 docs mark a dedicated pool with
 // (spec.labels: {dedicated: "true"}). It means what spec.dedicated means.
 const LabelDedicated = "dedicated"

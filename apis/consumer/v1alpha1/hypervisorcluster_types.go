@@ -213,9 +213,5 @@ type XHypervisorClusterList struct {
 // name, and an omitted machine pool the pool's name. Functions call it on
 // every pool they read.
 func (x *XHypervisorCluster) Default() {
-	x.Spec.applyDedicatedLabel(x.Spec.Labels)
-	x.Spec.defaultName(x.GetLabels(), x.GetName())
-	if x.Spec.IronCore.MachinePool == "" {
-		x.Spec.IronCore.MachinePool = MachinePoolLabel(x.Spec.Name)
-	}
+	defaultPool(x, &x.Spec.PoolPlacement, &x.Spec.PoolAccess, &x.Spec.IronCore.MachinePool)
 }
