@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -168,6 +169,8 @@ func (c *Clusters) start(k, uid string, nodeLabels map[string]string) (Cluster, 
 // prepare makes the admin user and installs what every Shoot has: the
 // bindings gardenlet deploys for the groups of Gardener's admin
 // kubeconfigs, and the CRDs and namespaces of the landscape's operators.
+// A Shoot's data outlives a failed start (its etcd prefix is the Shoot's
+// UID), so every step takes what an earlier attempt left as done.
 func (c *Clusters) prepare(plane *envtest.ControlPlane, node string, nodeLabels map[string]string) ([]byte, error) {
 	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
@@ -181,7 +184,10 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane, node string, nodeLabels 
 		return nil, err
 	}
 	if len(c.crds) > 0 {
-		if _, err := envtest.InstallCRDs(u.Config(), envtest.CRDInstallOptions{Paths: c.crds, ErrorIfPathMissing: true}); err != nil {
+		// envtest waits 10 s for the CRDs to be served; a dozen Shoots
+		// starting at once on two cores took longer.
+		opts := envtest.CRDInstallOptions{Paths: c.crds, ErrorIfPathMissing: true, MaxTime: 2 * time.Minute}
+		if _, err := envtest.InstallCRDs(u.Config(), opts); err != nil {
 			return nil, err
 		}
 	}
@@ -191,12 +197,13 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane, node string, nodeLabels 
 	}
 	for _, ns := range c.namespaces {
 		_, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-		if err != nil {
+		if err != nil && !kerrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("cannot create namespace %s: %w", ns, err)
 		}
 	}
 	// No kubelet runs it: the Node only says what the worker's labels are.
-	if _, err := cs.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: nodeLabels}}, metav1.CreateOptions{}); err != nil {
+	_, err = cs.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: nodeLabels}}, metav1.CreateOptions{})
+	if err != nil && !kerrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("cannot register node %s: %w", node, err)
 	}
 	return kc, nil
@@ -253,7 +260,8 @@ func bindGardenerGroups(cfg *rest.Config) error {
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
 			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: g}},
 		}
-		if _, err := cs.RbacV1().ClusterRoleBindings().Create(context.Background(), crb, metav1.CreateOptions{}); err != nil {
+		_, err := cs.RbacV1().ClusterRoleBindings().Create(context.Background(), crb, metav1.CreateOptions{})
+		if err != nil && !kerrors.IsAlreadyExists(err) {
 			return fmt.Errorf("cannot bind group %s: %w", g, err)
 		}
 	}

@@ -1,0 +1,65 @@
+package gardenerstandin
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// TestIntegrationAShootClusterStartsAgainOnItsData starts a Shoot's cluster,
+// stops it and starts it again under the same UID, as the stand-in does
+// when a start fails half-way (a kube-apiserver slow to serve the CRDs on a
+// loaded machine): the second start finds the first one's namespaces,
+// bindings and Node in etcd and must take them, not fail on them forever.
+func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		msg := "no KUBEBUILDER_ASSETS (kube-apiserver, etcd): run make tools and export the variables of tools/upstream/build.sh --env"
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	c, err := NewClusters(t.TempDir(), nil, []string{"rook-ceph"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	const k, uid = "garden-c5c3.hv-pool-a", "2f1c6a3e-0000-4000-8000-000000000001"
+	labels := map[string]string{"c5c3.io/pool": "hv-pool-a"}
+
+	_, first, err := c.start(k, uid, labels)
+	if err != nil {
+		t.Fatalf("first start: %v", err)
+	}
+	if err := first.APIServer.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	info, second, err := c.start(k, uid, labels)
+	if err != nil {
+		t.Fatalf("a start on the data of an earlier one: %v", err)
+	}
+	t.Cleanup(func() { _ = second.APIServer.Stop() }) //nolint:errcheck // best effort
+
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(info.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := cs.CoreV1().Nodes().Get(context.Background(), k+"-node-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := node.Labels["c5c3.io/pool"]; got != "hv-pool-a" {
+		t.Errorf("node-0's c5c3.io/pool label = %q, want hv-pool-a", got)
+	}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Get(context.Background(), gardenerAdminGroups[0], metav1.GetOptions{}); err != nil {
+		t.Error(err)
+	}
+}
