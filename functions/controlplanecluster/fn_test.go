@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,10 @@ const providerConfig = `{
   "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "controlplane-cp-eu-de-1-kubeconfig", "key": "kubeconfig"}}}
 }`
 
+// secretsProviderConfig is this project's provider's ProviderConfig of the
+// same cluster and Secret, for SecretCopies.
+var secretsProviderConfig = strings.Replace(providerConfig, "kubernetes.crossplane.io/v1alpha1", "kubernetes.provider.c5c3.io/v1alpha1", 1)
+
 const kubeconfigReady = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig",
   "metadata": {"name": "controlplane-cp-eu-de-1"},
   "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
@@ -105,15 +110,15 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1")}),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--cp-eu-de-1",
 			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false), "secrets-provider-config": fntest.Composed(secretsProviderConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"AccessReady": {
 			reason: "With its kubeconfig kept fresh the cluster is Ready, and OpenStack clouds can place their control planes through the ProviderConfig.",
-			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}),
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig}),
 			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--cp-eu-de-1",
 			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true)},
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true)},
 				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-cp-eu-de-1")),
 		},
 		"NotHighlyAvailable": {

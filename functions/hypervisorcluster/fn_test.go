@@ -91,6 +91,10 @@ const providerConfig = `{
   "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "hypervisor-hv-pool-a-kubeconfig", "key": "kubeconfig"}}}
 }`
 
+// secretsProviderConfig is this project's provider's ProviderConfig of the
+// same cluster and Secret, for SecretCopies.
+var secretsProviderConfig = strings.Replace(providerConfig, "kubernetes.crossplane.io/v1alpha1", "kubernetes.provider.c5c3.io/v1alpha1", 1)
+
 // The pool cluster's ProviderConfig and HypervisorInventory of our provider,
 // composed once the cluster can be reached.
 const (
@@ -195,12 +199,12 @@ func countedRsp(inventory string, rsp *fnv1.RunFunctionResponse) *fnv1.RunFuncti
 }
 
 func TestRunFunction(t *testing.T) {
-	accessReady := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})
+	accessReady := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})
 	// A fresh map each time: Counted adds the inventory to it.
 	// The node agents are placed once the pool's cluster can be reached.
 	readyResources := func() map[string]*fnv1.Resource {
 		return fntest.Agents(map[string]*fnv1.Resource{
-			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true),
 			"hypervisors-provider-config": fntest.Composed(hypervisorsConfig, true), "hypervisors": fntest.Composed(hypervisorInventory, true),
 		}, pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, agentbundle.Hypervisor)
 	}
@@ -294,7 +298,7 @@ func TestRunFunction(t *testing.T) {
 				Servers: 20, Claimed: 15, Failed: 5, Usable: 15, UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 960, MemoryGiB: 7680},
 			})}),
 			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "inventory": {"servers": 20, "available": 0, "usable": 15, "claimedByOthers": 0, "failed": 5, "capacity": {"vcpus": 960, "memoryGB": 7680}}}`,
-				map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryOwn, true), "shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				map[string]*fnv1.Resource{"inventory": fntest.Composed(inventoryOwn, true), "shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false), "secrets-provider-config": fntest.Composed(secretsProviderConfig, false)},
 				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "UnderProvisioned",
 					"spec.workers 20 exceeds the 15 servers the IronCore inventory can provide (20 servers labelled c5c3.io/machine-pool=hv-pool-a: 0 available, 0 claimed by another pool, 5 failed): 5 more are needed before the pool's Shoot is created"),
 				fntest.ShootAvailable, fntest.AccessCreating),
@@ -345,22 +349,22 @@ func TestRunFunction(t *testing.T) {
 			reason: "Once the Shoot is ready, access to it is composed and its minimum counts as the pool's nodes; the pool waits for the kubeconfig.",
 			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a")})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false), "secrets-provider-config": fntest.Composed(secretsProviderConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating),
 			),
 		},
 		"KubeconfigNotReady": {
 			reason: "A ShootKubeconfig that has not written its Secret yet keeps the pool Provisioning and says what it waits for.",
-			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig})),
+			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("False"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, true)},
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true)},
 				fntest.ShootAvailable, fntest.Condition("AccessReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"waiting for ShootKubeconfig hypervisor-hv-pool-a to write Secret crossplane-system/hypervisor-hv-pool-a-kubeconfig: no Shoot access yet")),
 			),
 		},
 		"AccessReady": {
 			reason: "With the Shoot ready and its kubeconfig kept fresh the pool is Ready.",
-			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})),
+			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				readyResources(),
 				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting),
@@ -395,7 +399,7 @@ func TestRunFunction(t *testing.T) {
 		"Scaling": {
 			reason: "A ready pool whose Shoot Gardener is changing stays usable and is Scaling.",
 			req: fntest.Request(xr, withInventory(map[string]string{
-				"shoot": fntest.ShootReconciling("hv-pool-a", 50), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig,
+				"shoot": fntest.ShootReconciling("hv-pool-a", 50), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig,
 			})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Scaling", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`, readyResources(),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (50%)"),
@@ -693,7 +697,7 @@ func TestASecondPoolOfANameIsRefused(t *testing.T) {
 // images names its registry (and, if it pins one, the tag) in the
 // Composition's input, and the pool places its agents from there.
 func TestAgentImagesFromTheInput(t *testing.T) {
-	observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig})
+	observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})
 	req := fntest.WithInput(fntest.Request(xr, observed), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
 	  "agentImages": {"registry": "registry.landscape.example/cobaltcore", "tag": "v0.2.0"}}`)
 	fntest.WithRequired(req, "cloud-profile", false, cloudProfile("baremetal-kvm"))

@@ -6,8 +6,8 @@ package main
 //     status shows; Rook's CephBlockPool reports none;
 //   - the Client publishes its key only as a connection secret in the
 //     management cluster, from where an Object copies it into the
-//     control-plane cluster (remote.PatchFrom): the key never passes through
-//     this function, a status or an event. Rook's CephClient writes the key
+//     control-plane cluster (remote.SecretCopy): the key never passes through
+//     this function, an object's spec or status, or an event. Rook's CephClient writes the key
 //     into a Secret of the pool cluster, which would have to be observed
 //     through an Object whose status carries the Secret;
 //   - the same resources serve a Ceph cluster that Rook does not run (the
@@ -30,6 +30,7 @@ import (
 
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	kubernetesv1alpha1 "github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/cephcaps"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -140,7 +141,9 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 		return res, err
 	}
 	res.status.Client = &v1alpha1.CephClient{Name: "client." + c.cephEntity(st)}
-	secretKey := resource.Name("ceph-" + st + "-client-secret")
+	// Named anew when the copy moved from a provider-kubernetes Object to a
+	// SecretCopy: a composed resource does not change its kind in place.
+	secretKey := resource.Name("ceph-" + st + "-client-key")
 	_, keyCopying := observed[secretKey]
 	switch {
 	case clientStatus != v1alpha1.CephPoolReady:
@@ -150,19 +153,17 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 		res.ready = false
 		res.waiting = append(res.waiting, fmt.Sprintf("the key of %s waits for namespace %s", c.cephEntity(st), c.namespace()))
 	default:
-		// The key exists only now; the Object copies it from the client's
-		// connection secret into the cloud's namespace.
-		o := remote.Created(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), map[string]any{
-			"apiVersion": "v1", "kind": "Secret",
-			"metadata":   map[string]any{"name": cephClientSecretRemote(st), "namespace": c.namespace(), "labels": anyMap(c.labels())},
-			"type":       "Opaque",
-			"stringData": map[string]any{cephv1alpha1.ConnectionSecretKeyEntity: "client." + c.cephEntity(st)},
+		// The key exists only now; the provider's SecretCopy copies it from
+		// the client's connection secret into the cloud's namespace.
+		o, err := remote.SecretCopy(c.name+"-"+st+"-ceph-client", c.controlPlaneAccess(), remote.Copy{
+			SourceNamespace: c.in.SecretNamespace, SourceName: c.cephClientSecret(st),
+			Keys:            []kubernetesv1alpha1.KeyCopy{{From: cephv1alpha1.ConnectionSecretKeyKey}, {From: cephv1alpha1.ConnectionSecretKeyMonHost}},
+			Literals:        map[string]string{cephv1alpha1.ConnectionSecretKeyEntity: "client." + c.cephEntity(st)},
+			TargetNamespace: c.namespace(), TargetName: cephClientSecretRemote(st), Labels: c.labels(),
 		})
-		from := func(key string) remote.Patch {
-			return remote.Patch{APIVersion: "v1", Kind: "Secret", Namespace: c.in.SecretNamespace, Name: c.cephClientSecret(st),
-				FieldPath: "data." + key, ToFieldPath: "data." + key}
+		if err != nil {
+			return res, err
 		}
-		remote.PatchFrom(o, from(cephv1alpha1.ConnectionSecretKeyKey), from(cephv1alpha1.ConnectionSecretKeyMonHost))
 		desired[secretKey] = &resource.DesiredComposed{Resource: o}
 		if function.ObservedReady(observed, secretKey) {
 			desired[secretKey].Ready = resource.ReadyTrue

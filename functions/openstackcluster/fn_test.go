@@ -406,7 +406,7 @@ func (w *world) storageReady() {
 }
 
 func (w *world) keyCopied() {
-	w.observed["ceph-st-pool-a-client-secret"] = readyObject("team-a-prod-7xk2p-st-pool-a-ceph-client", nil)
+	w.observed["ceph-st-pool-a-client-key"] = readyManaged("kubernetes.provider.c5c3.io/v1alpha1", "SecretCopy", "team-a-prod-7xk2p-st-pool-a-ceph-client", nil)
 }
 
 func (w *world) controlPlaneReady() {
@@ -570,15 +570,15 @@ func TestStages(t *testing.T) {
 			message: map[string]string{conditionControlPlaneReady: "ControlPlane openstack-team-a-prod-7xk2p/team-a-prod-7xk2p in control-plane cluster cp-eu-de-1 is being created"},
 		}},
 		{"storage ready", w.storageReady, want{
-			resources: slices.Concat([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat([]string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{conditionStorageReady: "the key of openstack-team-a-prod-7xk2p-st-pool-a is being copied to Secret openstack-team-a-prod-7xk2p/ceph-client-st-pool-a"},
 		}},
 		{"key copied", w.keyCopied, want{
-			resources: slices.Concat([]string{"ceph-st-pool-a-client-secret", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
+			resources: slices.Concat([]string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady},
 		}},
 		{"control plane ready", w.controlPlaneReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, usages, order[:1]), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, usages, order[:1]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 			message: map[string]string{
 				conditionCloudReady:   "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1",
@@ -587,15 +587,15 @@ func TestStages(t *testing.T) {
 		}},
 		{"admin credential copied", w.adminReady, want{
 			// The services' objects wait for the catalog.
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages, order[:1]), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages, order[:1]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 		}},
 		{"cloud objects ready", w.cloudReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 		}},
 		{"OVN databases published", w.ovnReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{
 				conditionNetworkReady: "no chassis of hypervisor pool hv-pool-a is registered in the cloud's OVN Southbound yet (its nodes' ovn-controller, with the OVS agent announcing availability zone hv-pool-a)",
@@ -604,12 +604,12 @@ func TestStages(t *testing.T) {
 		{"chassis registered", func() {
 			w.chassisRegistered(map[string]any{"name": "node-b", "gateway": false}, map[string]any{"name": "node-c", "gateway": true}, map[string]any{"name": "node-a"})
 		}, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Provisioning",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Provisioning",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{conditionNetworkReady: "OVN HA chassis group team-a-prod-7xk2p-hv-pool-a of hypervisor pool hv-pool-a is Creating"},
 		}},
 		{"gateway group ready", w.gatewaysReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-secret", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Ready",
+			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Ready",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady},
 			message: map[string]string{conditionNetworkReady: "the cloud's OVN has an HA chassis group of gateway chassis in each of its 1 hypervisor pool(s)"},
 		}},
@@ -1561,7 +1561,7 @@ func TestSpecFields(t *testing.T) {
 		"controlPlaneCluster places everything through its ProviderConfig": {
 			mutate: func(s map[string]any) { s["controlPlaneCluster"] = "cp-eu-de-1-b" },
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
-				for _, n := range []string{"namespace", "control-plane", "admin-credential", "ceph-st-pool-a-client-secret"} {
+				for _, n := range []string{"namespace", "control-plane", "admin-credential", "ceph-st-pool-a-client-key"} {
 					if got := get(desired(t, rsp, n), "spec", "providerConfigRef", "name"); got != "controlplane-cp-eu-de-1-b" {
 						t.Errorf("%s is placed through %v", n, got)
 					}
@@ -1625,15 +1625,21 @@ func TestKeysNeverPassThrough(t *testing.T) {
 			t.Errorf("the response carries %q", secret)
 		}
 	}
-	// The key is copied by reference: the Object names the connection
-	// secret, never the value.
-	refs := get(desired(t, rsp, "ceph-st-pool-a-client-secret"), "spec", "references")
-	want := []any{
-		map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system", "name": "team-a-prod-7xk2p-st-pool-a-ceph-client", "fieldPath": "data.key"}, "toFieldPath": "data.key"},
-		map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system", "name": "team-a-prod-7xk2p-st-pool-a-ceph-client", "fieldPath": "data.mon_host"}, "toFieldPath": "data.mon_host"},
+	// The key is copied by the provider's SecretCopy, which names the
+	// connection secret and the keys, never a value.
+	copied := desired(t, rsp, "ceph-st-pool-a-client-key")
+	if got := copied["kind"]; got != "SecretCopy" {
+		t.Fatalf("the key is copied by a %s, want a SecretCopy", got)
 	}
-	if diff := cmp.Diff(want, refs); diff != "" {
-		t.Errorf("key Secret references (-want +got):\n%s", diff)
+	want := map[string]any{
+		"source":   map[string]any{"namespace": "crossplane-system", "name": "team-a-prod-7xk2p-st-pool-a-ceph-client"},
+		"keys":     []any{map[string]any{"from": "key"}, map[string]any{"from": "mon_host"}},
+		"literals": map[string]any{"entity": "client.openstack-team-a-prod-7xk2p-st-pool-a"},
+		"target": map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "name": "ceph-client-st-pool-a",
+			"labels": map[string]any{"c5c3.io/openstack-cluster": "team-a-prod-7xk2p", "c5c3.io/tenant": "team-a"}},
+	}
+	if diff := cmp.Diff(want, get(copied, "spec", "forProvider")); diff != "" {
+		t.Errorf("the key's SecretCopy (-want +got):\n%s", diff)
 	}
 }
 

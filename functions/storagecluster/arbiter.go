@@ -18,6 +18,7 @@ import (
 	arbiterv1alpha1 "github.com/c5c3/consumer-plane/apis/arbiter/v1alpha1"
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
+	kubernetesv1alpha1 "github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -54,7 +55,7 @@ const (
 
 // Composed resources of a stretched pool.
 const (
-	resourceArbiterKubeconfig    resource.Name = "arbiter-kubeconfig"
+	resourceArbiterKubeconfig    resource.Name = "arbiter-kubeconfig-copy"
 	resourceArbiterRemoteCluster resource.Name = "arbiter-remote-cluster"
 	resourceArbiter              resource.Name = "arbiter"
 	// In the arbiter cluster: the monitor's namespace and the operator's
@@ -233,12 +234,14 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 	}
 
 	secretName := "arbiter-" + s.ArbiterCluster + "-kubeconfig"
-	kc := remote.Created(pc+"-arbiter-kubeconfig", pc, map[string]any{
-		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-		"metadata": map[string]any{"name": secretName, "namespace": arbiterNamespace},
+	kc, err := remote.SecretCopy(pc+"-arbiter-kubeconfig", pc, remote.Copy{
+		SourceNamespace: access.SecretNamespace, SourceName: access.SecretName(),
+		Keys:            []kubernetesv1alpha1.KeyCopy{{From: gardenerv1alpha1.ConnectionSecretKeyKubeconfig, To: arbiterKubeconfigKey}},
+		TargetNamespace: arbiterNamespace, TargetName: secretName,
 	})
-	remote.PatchFrom(kc, remote.Patch{APIVersion: "v1", Kind: "Secret", Namespace: access.SecretNamespace, Name: access.SecretName(),
-		FieldPath: "data." + gardenerv1alpha1.ConnectionSecretKeyKubeconfig, ToFieldPath: "data." + arbiterKubeconfigKey})
+	if err != nil {
+		return false, "", err
+	}
 	desired[resourceArbiterKubeconfig] = &resource.DesiredComposed{Resource: kc}
 
 	rc, err := function.Composed(&arbiterv1alpha1.RemoteCluster{

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/crossplane/function-sdk-go/logging"
@@ -74,6 +75,10 @@ const providerConfig = `{
   "apiVersion": "kubernetes.crossplane.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "storage-st-pool-a"},
   "spec": {"credentials": {"source": "Secret", "secretRef": {"namespace": "crossplane-system", "name": "storage-st-pool-a-kubeconfig", "key": "kubeconfig"}}}
 }`
+
+// secretsProviderConfig is this project's provider's ProviderConfig of the
+// same cluster and Secret, for SecretCopies.
+var secretsProviderConfig = strings.Replace(providerConfig, "kubernetes.crossplane.io/v1alpha1", "kubernetes.provider.c5c3.io/v1alpha1", 1)
 
 const kubeconfigReady = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a"},
   "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
@@ -217,7 +222,7 @@ func countedRsp(rsp *fnv1.RunFunctionResponse, labels ...string) *fnv1.RunFuncti
 
 func TestRunFunction(t *testing.T) {
 	sufficient := fntest.ObservedInventory("storage-st-pool-a", counted)
-	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "inventory": sufficient}
+	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": sufficient}
 	with := func(more map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range accessible {
@@ -231,7 +236,7 @@ func TestRunFunction(t *testing.T) {
 	// Once the pool's cluster can be reached: the CephCluster and the node agents.
 	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
 		m := fntest.Agents(map[string]*fnv1.Resource{
-			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true),
+			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true),
 			"ceph-status": fntest.Composed(cephStatusObject, true), "ceph-agent-client": fntest.Composed(agentClientObject, true),
 		}, pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}, agentbundle.Storage)
 		for k, v := range more {
@@ -277,14 +282,14 @@ func TestRunFunction(t *testing.T) {
 				delete(fntest.Map(s, "ironcore"), "machinePool")
 			}), map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false), "secrets-provider-config": fntest.Composed(secretsProviderConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess)),
 		},
 		"ShootReady": {
 			reason: "A ready Shoot gets access objects; Ceph still waits for access.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "inventory": sufficient}),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false)},
+				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false), "secrets-provider-config": fntest.Composed(secretsProviderConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess)),
 		},
 		"AccessReady": {
@@ -351,7 +356,7 @@ func TestRunFunction(t *testing.T) {
 		"Expanding": {
 			reason: "A healthy Ceph pool whose Shoot Gardener is changing (new nodes) is Expanding.",
 			req: fntest.Request(xr, map[string]string{
-				"shoot": fntest.ShootReconciling("st-pool-a", 30), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "inventory": sufficient,
+				"shoot": fntest.ShootReconciling("st-pool-a", 30), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": sufficient,
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			}),
@@ -479,7 +484,7 @@ func TestStretchedPool(t *testing.T) {
 	const arbiterCluster = `{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XControlPlaneCluster",
 	  "metadata": {"name": "cp-eu-de-3-x7k2p", "creationTimestamp": "2026-11-20T08:00:00Z",
 	    "labels": {"crossplane.io/claim-name": "cp-eu-de-3", "crossplane.io/claim-namespace": "infrastructure"}}}`
-	observed := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig}
+	observed := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig}
 	supplied := true
 	run := func(t *testing.T) *fnv1.RunFunctionResponse {
 		t.Helper()
@@ -519,7 +524,7 @@ func TestStretchedPool(t *testing.T) {
 		}
 	}
 	inArbiter := []string{"arbiter-pod-policy", "arbiter-pod-policy-binding", "arbiter-namespace", "arbiter-service-account", "arbiter-role", "arbiter-role-binding"}
-	inPool := []string{"arbiter-kubeconfig", "arbiter-remote-cluster", "arbiter"}
+	inPool := []string{"arbiter-kubeconfig-copy", "arbiter-remote-cluster", "arbiter"}
 
 	t.Run("looking up the arbiter cluster", func(t *testing.T) {
 		supplied = false
@@ -629,11 +634,22 @@ func TestStretchedPool(t *testing.T) {
 		}
 		// The ServiceAccount's kubeconfig, never the control-plane
 		// cluster's admin kubeconfig, reaches the pool cluster.
-		refs := res["arbiter-kubeconfig"].GetResource().AsMap()["spec"].(map[string]any)["references"]
-		wantRefs := []any{map[string]any{"patchesFrom": map[string]any{"apiVersion": "v1", "kind": "Secret", "namespace": "crossplane-system",
-			"name": "storage-st-pool-a-arbiter-kubeconfig", "fieldPath": "data.kubeconfig"}, "toFieldPath": "data.kubeconfig"}}
-		if diff := cmp.Diff(wantRefs, refs); diff != "" {
-			t.Errorf("the arbiter's kubeconfig is not copied by reference (-want +got):\n%s", diff)
+		// It is copied by the provider's SecretCopy, which names the
+		// connection secret, never the value.
+		kc := res["arbiter-kubeconfig-copy"].GetResource().AsMap()
+		if kc["kind"] != "SecretCopy" {
+			t.Fatalf("the arbiter's kubeconfig is copied by a %v, want a SecretCopy", kc["kind"])
+		}
+		wantCopy := map[string]any{
+			"source": map[string]any{"namespace": "crossplane-system", "name": "storage-st-pool-a-arbiter-kubeconfig"},
+			"keys":   []any{map[string]any{"from": "kubeconfig", "to": "kubeconfig"}},
+			"target": map[string]any{"namespace": "arbiter-operator", "name": "arbiter-cp-eu-de-3-kubeconfig"},
+		}
+		if diff := cmp.Diff(wantCopy, fntest.Map(kc, "spec", "forProvider")); diff != "" {
+			t.Errorf("the arbiter's kubeconfig copy (-want +got):\n%s", diff)
+		}
+		if pc := fntest.Map(kc, "spec", "providerConfigRef")["name"]; pc != "storage-st-pool-a" {
+			t.Errorf("the copy goes through ProviderConfig %v, want the pool cluster's storage-st-pool-a", pc)
 		}
 		if c := cond(rsp); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetMessage() != "waiting for the arbiter monitor in cluster cp-eu-de-3" {
 			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
@@ -654,7 +670,7 @@ func TestStretchedPool(t *testing.T) {
 	})
 
 	t.Run("arbiter ready", func(t *testing.T) {
-		ready("arbiter-kubeconfig", "arbiter-remote-cluster")
+		ready("arbiter-kubeconfig-copy", "arbiter-remote-cluster")
 		observed["arbiter"] = observedObject("storage-st-pool-a-arbiter", "True", `{"state": "Ready", "monId": "ext-a"}`)
 		rsp := run(t)
 		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; got != "Ready" {
@@ -682,7 +698,7 @@ func TestShares(t *testing.T) {
 	x := fntest.Edit(small, func(m map[string]any) {
 		m["status"] = map[string]any{"shares": []any{map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "askedGB": 6144, "allocatedGB": 6144}}}
 	})
-	req := fntest.Request(x, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig})
+	req := fntest.Request(x, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})
 	fntest.WithRequired(req, "shares", false,
 		storageUsage("team-b-x1", map[string]string{"c5c3.io/cloud": "team-b/staging", "c5c3.io/asked-gb": "6144", "c5c3.io/allocated-gb": "6144"}),
 		storageUsage("team-c-x1", map[string]string{"c5c3.io/cloud": "team-c/prod", "c5c3.io/asked-gb": "3072", "c5c3.io/allocated-gb": "0", "c5c3.io/asked-since": "2026-11-24T10:00:00Z"}),

@@ -28,6 +28,7 @@ import (
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	kubernetesv1alpha1 "github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 )
@@ -49,6 +50,10 @@ const (
 	ResourceShoot          resource.Name = "shoot"
 	ResourceKubeconfig     resource.Name = "kubeconfig"
 	ResourceProviderConfig resource.Name = "provider-config"
+	// ResourceSecretsProviderConfig is this project's provider's
+	// ProviderConfig of the cluster (kubernetes.provider.c5c3.io, of the
+	// same name), through which SecretCopies write keys there.
+	ResourceSecretsProviderConfig resource.Name = "secrets-provider-config"
 )
 
 // Conditions the composite and its claim carry, in the order a cluster
@@ -152,11 +157,18 @@ func Compose(observed map[resource.Name]resource.ObservedComposed, desired map[r
 		return State{}, err
 	}
 	desired[ResourceKubeconfig] = &resource.DesiredComposed{Resource: kc}
+	spc, err := function.Composed(secretsProviderConfig(a))
+	if err != nil {
+		return State{}, err
+	}
 	desired[ResourceProviderConfig] = &resource.DesiredComposed{Resource: providerConfig(a)}
+	desired[ResourceSecretsProviderConfig] = &resource.DesiredComposed{Resource: spc}
 	// A ProviderConfig reports no readiness of its own: it is ready once it
 	// exists, and usable once the Secret it reads is.
-	if _, ok := observed[ResourceProviderConfig]; ok {
-		desired[ResourceProviderConfig].Ready = resource.ReadyTrue
+	for _, r := range []resource.Name{ResourceProviderConfig, ResourceSecretsProviderConfig} {
+		if _, ok := observed[r]; ok {
+			desired[r].Ready = resource.ReadyTrue
+		}
 	}
 
 	okc, ok := observed[ResourceKubeconfig]
@@ -237,6 +249,23 @@ func providerConfig(a Access) *composed.Unstructured {
 		},
 	}
 	return pc
+}
+
+// secretsProviderConfig is this project's provider's ProviderConfig that
+// reads the same kubeconfig Secret, for the SecretCopies that write keys
+// into the cluster (remote.SecretCopy).
+func secretsProviderConfig(a Access) *kubernetesv1alpha1.ProviderConfig {
+	return &kubernetesv1alpha1.ProviderConfig{
+		TypeMeta:   metav1.TypeMeta{APIVersion: kubernetesv1alpha1.SchemeGroupVersion.String(), Kind: "ProviderConfig"},
+		ObjectMeta: metav1.ObjectMeta{Name: a.ProviderConfigName()},
+		Spec: kubernetesv1alpha1.ProviderConfigSpec{Credentials: kubernetesv1alpha1.ClusterCredentials{
+			Source: xpv2.CredentialsSourceSecret,
+			CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{
+				SecretReference: xpv2.SecretReference{Namespace: a.SecretNamespace, Name: a.SecretName()},
+				Key:             gardenerv1alpha1.ConnectionSecretKeyKubeconfig,
+			}},
+		}},
+	}
 }
 
 // Status is the composite's status as far as this package knows it: the

@@ -93,29 +93,3 @@ func Publish(o *composed.Unstructured, namespace, name string, details ...Detail
 	}
 	spec["connectionDetails"] = cds
 }
-
-// Patch is a field the Object copies from an object of the management
-// cluster into its manifest before applying it.
-type Patch struct {
-	APIVersion, Kind, Namespace, Name string
-	FieldPath, ToFieldPath            string
-}
-
-// PatchFrom makes the Object copy fields of management-cluster objects into
-// its manifest; the Object waits until they exist. This is how a key kept
-// in a connection secret reaches a Secret in another cluster without
-// passing through a function, a log or a status.
-func PatchFrom(o *composed.Unstructured, patches ...Patch) {
-	spec := o.Object["spec"].(map[string]any) //nolint:forcetypeassert // Objects of this package
-	refs := make([]any, 0, len(patches))
-	for _, p := range patches {
-		refs = append(refs, map[string]any{
-			"patchesFrom": map[string]any{
-				"apiVersion": p.APIVersion, "kind": p.Kind, "namespace": p.Namespace, "name": p.Name,
-				"fieldPath": p.FieldPath,
-			},
-			"toFieldPath": p.ToFieldPath,
-		})
-	}
-	spec["references"] = refs
-}

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -289,6 +291,72 @@ func TestIntegrationTenantCredential(t *testing.T) {
 		}
 	})
 
+	publishedID := func(name string) string {
+		sec := &corev1.Secret{}
+		if err := h.kube.Get(ctx, client.ObjectKey{Namespace: "crossplane-system", Name: name}, sec); err != nil {
+			return ""
+		}
+		return string(sec.Data[keystonev1alpha1.ConnectionSecretKeyAppCredID])
+	}
+
+	t.Run("a rotation keeps the old credential until the new one is published", func(t *testing.T) {
+		name := base + "-cred-cloud"
+		old, oldID := h.secret(t, name), meta.GetExternalName(cred)
+		// The API server refuses to change the credential the connection
+		// secret holds: the rotated credential is made, and its publish
+		// fails, as any failed write of the Secret would.
+		unblock := refuseNewCredentialIn(t, h, name)
+		h.update(t, cred, func() { cred.Spec.ForProvider.Rotation = "r3" })
+		eventually(t, "the rotated credential made, and not published", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred)
+			n, id := count(base+"-r3"), meta.GetExternalName(cred)
+			return n == 1 && id != oldID && publishedID(name) == oldID,
+				fmt.Sprintf("%d credentials named %s-r3, external name %s, published %s", n, base, id, publishedID(name))
+		})
+		if err := cloudsYAMLLogin(t, old, "tenant"); err != nil {
+			t.Fatalf("the published credential stopped working before its successor was published: %v", err)
+		}
+		if _, err := me.GetApplicationCredential(ctx, userID, oldID); err != nil {
+			t.Fatalf("the published credential %s was deleted before its successor was published: %v", oldID, err)
+		}
+		unblock()
+		eventually(t, "the rotated credential published", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred)
+			id := meta.GetExternalName(cred)
+			return id != oldID && publishedID(name) == id, "external name " + id + ", published " + publishedID(name)
+		})
+		if err := cloudsYAMLLogin(t, h.secret(t, name), "tenant"); err != nil {
+			t.Fatalf("the rotated credential does not log in: %v", err)
+		}
+		eventually(t, "the old credential deleted once its successor is published", func() (bool, string) {
+			_, err := me.GetApplicationCredential(ctx, userID, oldID)
+			return openstack.IsNotFound(err), fmt.Sprintf("still there (%v)", err)
+		})
+		if n := count(base + "-r3"); n != 1 {
+			t.Fatalf("credentials named %s-r3: %d, want 1", base, n)
+		}
+	})
+
+	t.Run("a connection secret that does not hold the credential gets a new one", func(t *testing.T) {
+		name := base + "-cred-cloud"
+		lostID := meta.GetExternalName(cred)
+		// What a publish that failed after the create leaves: a connection
+		// secret without the credential Keystone showed only then.
+		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: name}}
+		h.update(t, sec, func() { sec.Data = nil })
+		eventually(t, "a new credential, published", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred)
+			id := meta.GetExternalName(cred)
+			return id != "" && id != lostID && publishedID(name) == id, "external name " + id + ", published " + publishedID(name)
+		})
+		if err := cloudsYAMLLogin(t, h.secret(t, name), "tenant"); err != nil {
+			t.Fatalf("the published credential does not log in: %v", err)
+		}
+		if n := count(cred.Spec.ForProvider.KeystoneName()); n != 1 {
+			t.Fatalf("credentials named %s: %d, want 1 (the unusable one deleted)", cred.Spec.ForProvider.KeystoneName(), n)
+		}
+	})
+
 	t.Run("a crash or a lost answer after the create leaves exactly one", func(t *testing.T) {
 		for _, name := range []string{crashPrefix + base, lostPrefix + base} {
 			mg := newCred(strings.ToLower(name)+"-mr", name)
@@ -402,3 +470,61 @@ func TestIntegrationTenantCredential(t *testing.T) {
 	})
 
 }
+
+// refuseNewCredentialIn makes the API server refuse any change of the
+// credential ID the connection secret name holds, with a
+// ValidatingAdmissionPolicy, until the returned function removes it.
+func refuseNewCredentialIn(t *testing.T, h *harness, name string) func() {
+	t.Helper()
+	ctx := context.Background()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e-refuse-" + name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptrTo(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				ResourceNames: []string{name},
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "!has(oldObject.data) || !('application_credential_id' in oldObject.data) || " +
+					"(has(object.data) && 'application_credential_id' in object.data && object.data['application_credential_id'] == oldObject.data['application_credential_id'])",
+				Message: "the test refuses a new credential in this Secret",
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+	}
+	h.create(t, policy)
+	h.create(t, binding)
+	// The policy takes effect once the API server has read it: a change
+	// of the ID is refused from then on.
+	probe := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: name}}
+	eventually(t, "the API server enforces the policy", func() (bool, string) {
+		if err := h.kube.Get(ctx, client.ObjectKeyFromObject(probe), probe); err != nil {
+			return false, err.Error()
+		}
+		p := probe.DeepCopy()
+		p.Data = map[string][]byte{"application_credential_id": []byte("probe")}
+		err := h.kube.Update(ctx, p, client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "refuses a new credential"), fmt.Sprintf("a dry-run change: %v", err)
+	})
+	removed := false
+	remove := func() {
+		if removed {
+			return
+		}
+		removed = true
+		_ = h.kube.Delete(ctx, binding)
+		_ = h.kube.Delete(ctx, policy)
+	}
+	t.Cleanup(remove)
+	return remove
+}
+
+func ptrTo[T any](v T) *T { return &v }

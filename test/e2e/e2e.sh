@@ -654,6 +654,39 @@ if [ -s "$creds/team-b/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
 fi
 rm -rf "$creds"
 
+echo "== 6c. no published secret value outside its Secrets"
+# Every CephX key, application credential secret and kubeconfig credential the
+# landscape published is searched for, as it is and in base64, in every other
+# object of the management cluster: managed resources, Objects, composites,
+# claims, events (#40: patchesFrom once left CephX keys and the arbiter's
+# kubeconfig in Objects). The sweep is first shown to find a key put back
+# into an object.
+sweep=$(mktemp -d)
+sweep_objects() {
+  $K get "$($K api-resources --verbs=list -o name | grep -vx 'secrets' | paste -sd, -)" -A -o json >"$sweep/objects.json" 2>"$sweep/err"
+}
+$K get secrets -A -o json >"$sweep/secrets.json"
+planted=$($K get secrets -A -o json | /usr/bin/python3 -c 'import base64,json,sys
+for s in json.load(sys.stdin)["items"]:
+    k = base64.b64decode((s.get("data") or {}).get("key", "")).decode(errors="ignore")
+    if k.startswith("AQ"): print(k); break')
+if [ -n "$planted" ]; then
+  $K -n team-a create configmap e2e-planted-key --from-literal=copied="$planted" >/dev/null
+  sweep_objects
+  test/e2e/secret-sweep.py "$sweep/secrets.json" "$sweep/objects.json" | grep -q '^ConfigMap team-a/e2e-planted-key holds the key of Secret' &&
+    pass "the sweep finds a CephX key put into a ConfigMap" || fail "the sweep does not find a CephX key put into a ConfigMap"
+  $K -n team-a delete configmap e2e-planted-key >/dev/null
+else
+  fail "no CephX key among the management cluster's Secrets to sweep for"
+fi
+sweep_objects
+if out=$(test/e2e/secret-sweep.py "$sweep/secrets.json" "$sweep/objects.json"); then
+  pass "no secret value outside its Secrets: $(tail -1 <<<"$out")"
+else
+  fail "secret values outside their Secrets: $(head -5 <<<"$out" | tr '\n' ';')"
+fi
+rm -rf "$sweep"
+
 echo "== 7. shared pools are shared out, not over-committed"
 workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.workers}')
 total=0

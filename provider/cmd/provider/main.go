@@ -16,6 +16,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -28,6 +29,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
@@ -89,6 +91,7 @@ func main() {
 	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour).LimitCalls(*callsPerCred, *callWait), Gardens: gardener.NewClients(),
 		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle).ReadsValidFor(*pollInterval / 2),
 		IronCore: ironcore.NewClusters(*watchedCluster, *connIdle), KVM: kvm.NewClusters(*watchedCluster, *connIdle),
+		Remote:               remotekube.NewClients(clientgoscheme.Scheme, *watchedCluster, *connIdle),
 		ReconcilesPerService: *maxReconcile, CredentialsFor: *credentialsFor}
 	if !ceph.Built {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")

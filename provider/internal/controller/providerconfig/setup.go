@@ -14,6 +14,7 @@ import (
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
+	kubernetesv1alpha1 "github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	kvmv1alpha1 "github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
@@ -21,7 +22,7 @@ import (
 
 // Setup adds the reconcilers that count a ProviderConfig's users and keep a
 // ProviderConfig in use from being deleted, for every ProviderConfig kind
-// (OpenStack, Gardener, IronCore, KVM, OVN, Ceph), and the CredentialsGuard that
+// (OpenStack, Gardener, IronCore, KVM, Kubernetes, OVN, Ceph), and the CredentialsGuard that
 // keeps its credentials Secret as long.
 func Setup(mgr ctrl.Manager, o controller.Options) error {
 	for _, k := range []struct {
@@ -32,6 +33,7 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 		{gardenerv1alpha1.SchemeGroupVersion, &gardenerv1alpha1.ProviderConfig{}, &gardenerv1alpha1.ProviderConfigUsage{}},
 		{ironcorev1alpha1.SchemeGroupVersion, &ironcorev1alpha1.ProviderConfig{}, &ironcorev1alpha1.ProviderConfigUsage{}},
 		{kvmv1alpha1.SchemeGroupVersion, &kvmv1alpha1.ProviderConfig{}, &kvmv1alpha1.ProviderConfigUsage{}},
+		{kubernetesv1alpha1.SchemeGroupVersion, &kubernetesv1alpha1.ProviderConfig{}, &kubernetesv1alpha1.ProviderConfigUsage{}},
 		{ovnv1alpha1.SchemeGroupVersion, &ovnv1alpha1.ProviderConfig{}, &ovnv1alpha1.ProviderConfigUsage{}},
 		{cephv1alpha1.SchemeGroupVersion, &cephv1alpha1.ProviderConfig{}, &cephv1alpha1.ProviderConfigUsage{}},
 	} {

@@ -19,6 +19,7 @@ import (
 	gardenerv1alpha1 "github.com/c5c3/consumer-plane/apis/gardener/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+	kubernetesv1alpha1 "github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	kvmv1alpha1 "github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
@@ -28,6 +29,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	cephclient "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/client"
 	cephpool "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
@@ -39,6 +41,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/roleassignment"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/user"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kvm/hypervisorinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/chassisset"
@@ -56,7 +59,7 @@ func Scheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme,
 		openstackv1alpha1.AddToScheme, keystonev1alpha1.AddToScheme, novav1alpha1.AddToScheme,
-		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, ironcorev1alpha1.AddToScheme, kvmv1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
+		cinderv1alpha1.AddToScheme, neutronv1alpha1.AddToScheme, gardenerv1alpha1.AddToScheme, ironcorev1alpha1.AddToScheme, kvmv1alpha1.AddToScheme, kubernetesv1alpha1.AddToScheme, cephv1alpha1.AddToScheme, ovnv1alpha1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
 			return nil, err
@@ -81,6 +84,9 @@ type Deps struct {
 	IronCore *watch.Clusters
 	// KVM watches the Hypervisors of each pool cluster once.
 	KVM *watch.Clusters
+	// Remote keeps a client per remote cluster SecretCopies write to; nil
+	// is a new set of remotekube.DefaultClients.
+	Remote *remotekube.Clients
 
 	// ReconcilesPerService gives each service the provider manages a
 	// reconcile rate limit of its own (this many a second): Keystone,
@@ -119,6 +125,10 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	}
 	keystone, nova, cinder, quotas := service(), service(), service(), service()
 	garden, metal, kvm, ovn, ceph, configs := service(), service(), service(), service(), service(), service()
+	remote := d.Remote
+	if remote == nil {
+		remote = remotekube.NewClients(clientgoscheme.Scheme, remotekube.DefaultClients, time.Hour)
+	}
 	errs := []error{
 		project.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
 		domain.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
@@ -131,6 +141,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		shootkubeconfig.Setup(mgr, garden, d.Gardens),
 		serverinventory.Setup(mgr, metal, d.IronCore),
 		hypervisorinventory.Setup(mgr, kvm, d.KVM),
+		secretcopy.Setup(mgr, kvm, remote),
 		logicalswitch.Setup(mgr, ovn, ovnPC),
 		logicalrouter.Setup(mgr, ovn, ovnPC),
 		hachassisgroup.Setup(mgr, ovn, ovnPC),

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,12 +40,20 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 	// secret was lost), so crossplane's grace period for eventually
 	// consistent APIs would only delay the repair.
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("ApplicationCredential"), &v1alpha1.ApplicationCredentialList{},
-		managed.WithTypedExternalConnector[*v1alpha1.ApplicationCredential](&connector{pc: pc, newClient: newClient}), managed.WithCreationGracePeriod(0))
+		managed.WithTypedExternalConnector[*v1alpha1.ApplicationCredential](&connector{pc: pc, newClient: newClient, published: mgr.GetAPIReader()}), managed.WithCreationGracePeriod(0))
 }
+
+// AnnotationRetired lists the IDs of credentials a rotation replaced, which
+// are deleted once the new credential is published: until then the
+// connection secret still holds the old one, and its users log in with it.
+const AnnotationRetired = "keystone.provider.c5c3.io/retired-credentials"
 
 type connector struct {
 	pc        providerconfig.OpenStack
 	newClient func(*openstack.Session) (openstack.Identity, error)
+	// published reads the connection secret past any cache: a stale read
+	// right after a publish would look like a lost one.
+	published client.Reader
 }
 
 // Connect reads the ProviderConfig (tracking its use) for the cloud's
@@ -146,14 +156,75 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ApplicationCredenti
 	}
 	if observed.Name != p.KeystoneName() && !observeOnly(mg) {
 		// spec.forProvider.rotation changed: Create makes the new one and
-		// deletes this.
+		// retires this, which goes once the new one is published.
 		return managed.ExternalObservation{}, nil
 	}
 	adopted := id == ""
 	meta.SetExternalName(mg, observed.ID)
 	mg.Status.AtProvider = observation(observed)
+	if !observeOnly(mg) && !meta.WasDeleted(mg) {
+		published, err := e.publishedID(ctx, mg)
+		if err != nil {
+			return managed.ExternalObservation{}, err
+		}
+		if published != observed.ID {
+			// Keystone showed the secret only at create, and it never
+			// reached the connection secret (a failed publish): nobody can
+			// use this credential. Create replaces it; the one the secret
+			// holds, if any, stays until the new one is published.
+			return managed.ExternalObservation{}, nil
+		}
+		retired, err := e.deleteRetired(ctx, user, mg)
+		if err != nil {
+			return managed.ExternalObservation{}, err
+		}
+		adopted = adopted || retired
+	}
 	mg.SetConditions(xpv2.Available())
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true, ResourceLateInitialized: adopted}, nil
+}
+
+// publishedID is the credential ID the connection secret holds; "" when
+// there is none. A credential without a connection secret is taken as
+// published.
+func (e *external) publishedID(ctx context.Context, mg *v1alpha1.ApplicationCredential) (string, error) {
+	ref := mg.GetWriteConnectionSecretToReference()
+	if ref == nil {
+		return meta.GetExternalName(mg), nil
+	}
+	s := &corev1.Secret{}
+	err := e.published.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, s)
+	if kerrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read the connection secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	return string(s.Data[v1alpha1.ConnectionSecretKeyAppCredID]), nil
+}
+
+// deleteRetired deletes the credentials a rotation replaced, now that the
+// new one is published, and says whether it changed the annotation.
+func (e *external) deleteRetired(ctx context.Context, user openstack.Identity, mg *v1alpha1.ApplicationCredential) (bool, error) {
+	ids := retired(mg)
+	if len(ids) == 0 {
+		return false, nil
+	}
+	for _, id := range ids {
+		if err := e.remove(ctx, user, mg.Spec.ForProvider.UserID, id); err != nil {
+			return false, err
+		}
+	}
+	meta.RemoveAnnotations(mg, AnnotationRetired)
+	return true, nil
+}
+
+func retired(mg *v1alpha1.ApplicationCredential) []string {
+	v := mg.GetAnnotations()[AnnotationRetired]
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }
 
 func (e *external) Create(ctx context.Context, mg *v1alpha1.ApplicationCredential) (managed.ExternalCreation, error) {
@@ -163,16 +234,24 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.ApplicationCredentia
 		return managed.ExternalCreation{}, err
 	}
 	old := meta.GetExternalName(mg)
-	// A credential of this name that is not the recorded one was made by a
-	// create whose answer (and so its secret, shown only then) was lost.
-	orphan, err := user.FindApplicationCredential(ctx, p.UserID, p.KeystoneName())
+	// A credential of this name was made by a create whose answer was
+	// lost, or its secret never reached the connection secret (Observe
+	// found it unpublished): its secret, shown only at create, is gone and
+	// nobody logs in with it.
+	lost, err := user.FindApplicationCredential(ctx, p.UserID, p.KeystoneName())
 	if err != nil {
 		return managed.ExternalCreation{}, openstack.Classify(err, "cannot look up Keystone application credential %q", p.KeystoneName())
 	}
-	if orphan != nil && orphan.ID != old {
-		if err := e.remove(ctx, user, p.UserID, orphan.ID); err != nil {
+	if lost != nil {
+		if err := e.remove(ctx, user, p.UserID, lost.ID); err != nil {
 			return managed.ExternalCreation{}, err
 		}
+	}
+	if old != "" && (lost == nil || lost.ID != old) {
+		// A rotation (or a credential deleted by hand): the recorded
+		// credential, if it still exists, is what the connection secret
+		// holds. It goes once the new one is published (Observe).
+		retire(mg, old)
 	}
 	opts := applicationcredentials.CreateOpts{Name: p.KeystoneName(), Description: p.Description, Unrestricted: false}
 	for _, r := range p.Roles {
@@ -192,13 +271,17 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.ApplicationCredentia
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	// The rotated-out credential goes once the new one is published.
-	if old != "" && old != created.ID {
-		if err := e.remove(ctx, user, p.UserID, old); err != nil {
-			return managed.ExternalCreation{ConnectionDetails: details}, err
-		}
-	}
 	return managed.ExternalCreation{ConnectionDetails: details}, nil
+}
+
+// retire records id among the credentials to delete once a new one is
+// published.
+func retire(mg *v1alpha1.ApplicationCredential, id string) {
+	ids := retired(mg)
+	if slices.Contains(ids, id) {
+		return
+	}
+	meta.AddAnnotations(mg, map[string]string{AnnotationRetired: strings.Join(append(ids, id), ",")})
 }
 
 // Update has nothing to do: Keystone cannot change an application
@@ -219,13 +302,19 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.ApplicationCredentia
 	if _, err := e.admin.GetUser(ctx, p.UserID); openstack.IsNotFound(err) {
 		return managed.ExternalDelete{}, nil
 	}
-	user, err := e.asUser(ctx, p)
-	if err != nil {
-		// Without the user's password (its User is going too), the admin
-		// deletes it where Keystone's policy lets admins.
-		return managed.ExternalDelete{}, e.remove(ctx, e.admin, p.UserID, id)
+	var c openstack.Identity = e.admin
+	if user, err := e.asUser(ctx, p); err == nil {
+		c = user
 	}
-	return managed.ExternalDelete{}, e.remove(ctx, user, p.UserID, id)
+	// Without the user's password (its User is going too), the admin
+	// deletes them where Keystone's policy lets admins. Rotated-out
+	// credentials not deleted yet go too.
+	for _, id := range append(retired(mg), id) {
+		if err := e.remove(ctx, c, p.UserID, id); err != nil {
+			return managed.ExternalDelete{}, err
+		}
+	}
+	return managed.ExternalDelete{}, nil
 }
 
 func (e *external) remove(ctx context.Context, c openstack.Identity, userID, id string) error {
