@@ -60,6 +60,14 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	if _, err := clientsOf(h).keystone.GetProject(ctx, id); err == nil {
 		t.Errorf("Keystone project %s (%s) is left behind", name, id)
 	}
+	// The provider caches credentials and sessions, so the deletions above
+	// may have gone through without the Secret: the guard shows itself in
+	// the Secret, still there (deleted, held by its finalizer) as long as
+	// the ProviderConfig has users.
+	held := &corev1.Secret{}
+	if err := h.kube.Get(ctx, client.ObjectKeyFromObject(secret), held); err != nil || held.DeletionTimestamp == nil {
+		t.Fatalf("the credentials Secret of a ProviderConfig in use is not held (deleted before its users): %v", err)
+	}
 	// The Project's ProviderConfigUsage goes by owner-reference garbage
 	// collection, which this API server (no kube-controller-manager) does
 	// not run: remove it as the collector would.

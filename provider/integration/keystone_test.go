@@ -16,6 +16,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/trusts"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +67,12 @@ func (h *harness) secret(t *testing.T, name string) map[string][]byte {
 // nothing else.
 func cloudsYAMLLogin(t *testing.T, data map[string][]byte, cloud string) error {
 	t.Helper()
+	return login(context.Background(), appCredentialConfig(t, data, cloud))
+}
+
+// appCredentialConfig is the credential of a connection secret's clouds.yaml.
+func appCredentialConfig(t *testing.T, data map[string][]byte, cloud string) openstack.Config {
+	t.Helper()
 	var parsed struct {
 		Clouds map[string]clouds.Cloud `json:"clouds"`
 	}
@@ -79,10 +87,10 @@ func cloudsYAMLLogin(t *testing.T, data map[string][]byte, cloud string) error {
 		t.Fatalf("the clouds.yaml names CA file %q, want the secret's key %q holding the CA of the HTTPS Keystone (keys: %v)",
 			c.CACertFile, keystonev1alpha1.ConnectionSecretKeyCACert, slices.Collect(maps.Keys(data)))
 	}
-	return login(context.Background(), openstack.Config{Region: c.RegionName, CABundle: data[keystonev1alpha1.ConnectionSecretKeyCACert], Auth: gophercloud.AuthOptions{
+	return openstack.Config{Region: c.RegionName, CABundle: data[keystonev1alpha1.ConnectionSecretKeyCACert], Auth: gophercloud.AuthOptions{
 		IdentityEndpoint: c.AuthInfo.AuthURL, ApplicationCredentialID: c.AuthInfo.ApplicationCredentialID,
 		ApplicationCredentialSecret: c.AuthInfo.ApplicationCredentialSecret,
-	}})
+	}}
 }
 
 // TestIntegrationRoleAssignment grants a role by name to a user on a project
@@ -255,6 +263,39 @@ func TestIntegrationTenantCredential(t *testing.T) {
 	if b, _ := yaml.Marshal(cred); strings.Contains(string(b), string(data["application_credential_secret"])) {
 		t.Fatal("the credential's secret is in the managed resource")
 	}
+
+	t.Run("the published credential holds the member role and cannot make credentials or trusts", func(t *testing.T) {
+		sess, err := openstack.NewCache(1, time.Minute).Session(ctx, appCredentialConfig(t, data, "tenant"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := sess.Service(openstack.ServiceIdentity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		granted, err := tokens.Get(ctx, sc, sc.Token()).ExtractRoles()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range granted {
+			names = append(names, r.Name)
+		}
+		if !slices.Equal(names, []string{"member"}) {
+			t.Errorf("the credential's token holds roles %v, want [member] only", names)
+		}
+		// A restricted application credential may not make another one,
+		// nor a trust: the tenant cannot mint credentials that outlive
+		// the one the platform rotates and deletes.
+		_, err = applicationcredentials.Create(ctx, sc, userID, applicationcredentials.CreateOpts{Name: base + "-minted"}).Extract()
+		if !gophercloud.ResponseCodeIs(err, 403) {
+			t.Errorf("creating an application credential with the published one: %v, want 403", err)
+		}
+		_, err = trusts.Create(ctx, sc, trusts.CreateOpts{TrustorUserID: userID, TrusteeUserID: userID, ProjectID: projectID, Roles: []trusts.Role{{Name: "member"}}}).Extract()
+		if !gophercloud.ResponseCodeIs(err, 403) {
+			t.Errorf("creating a trust with the published credential: %v, want 403", err)
+		}
+	})
 
 	t.Run("deleted by hand, it is made again and published", func(t *testing.T) {
 		if err := me.DeleteApplicationCredential(ctx, userID, first); err != nil {

@@ -795,6 +795,18 @@ own_limits "the production Composition by name" "compositionSelector: {matchLabe
   "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
 own_limits "another cloud's composite" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, resourceRef: {apiVersion: c5c3.io/v1alpha1, kind: XOpenStackCluster, name: $(xr team-a team-a-prod)}, " \
   "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
+# A namespace's clouds are bounded: team-b's ResourceQuota allows 3 claims of
+# each group (examples/tenants/team-b/namespace.yaml), and it holds 3.
+held=$($K -n team-b get $OSC -o name | wc -l)
+out=$(as_tenant team-b apply --dry-run=server -f - 2>&1 <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: e2e-one-too-many, namespace: team-b}
+spec: {compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, region: eu-de-1, size: small, hypervisorClusters: [hv-pool-a], storageClusters: [st-pool-a]}
+Y
+)
+case $out in *"exceeded quota: cobaltcore-clouds"*) pass "team-b, holding $held clouds, is refused a fourth: ${out##*: }" ;;
+  *) fail "team-b, holding $held clouds, claiming a fourth: $out" ;; esac
 $K -n team-b delete $OSC team-b-on-fin team-b-us --wait=false >/dev/null
 $K -n team-c delete $OSC team-c-big team-c-hoard --wait=false >/dev/null
 

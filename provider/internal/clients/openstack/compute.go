@@ -5,6 +5,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 )
 
 // Compute is what the Nova aggregate controller needs. Nova enforces unique
@@ -21,6 +22,8 @@ type Compute interface {
 	AddAggregateHost(ctx context.Context, id int, host string) error
 	RemoveAggregateHost(ctx context.Context, id int, host string) error
 	DeleteAggregate(ctx context.Context, id int) error
+	// ServersOnHost names the servers of the projects on a compute host.
+	ServersOnHost(ctx context.Context, host string, projectIDs []string) ([]string, error)
 }
 
 // NewCompute returns the Nova client of a session.
@@ -86,4 +89,25 @@ func (c compute) RemoveAggregateHost(ctx context.Context, id int, host string) e
 
 func (c compute) DeleteAggregate(ctx context.Context, id int) error {
 	return aggregates.Delete(ctx, c.sc, id).ExtractErr()
+}
+
+// ServersOnHost lists, as an admin, the servers of each project on host:
+// GET /servers (not /servers/detail, which reads every server's flavor and
+// ports) with Nova's host and tenant_id filters. Names are "name (id)".
+func (c compute) ServersOnHost(ctx context.Context, host string, projectIDs []string) ([]string, error) {
+	var out []string
+	for _, p := range projectIDs {
+		pages, err := servers.ListSimple(c.sc, servers.ListOpts{AllTenants: true, Host: host, TenantID: p}).AllPages(ctx)
+		if err != nil {
+			return nil, err
+		}
+		found, err := servers.ExtractServers(pages)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range found {
+			out = append(out, s.Name+" ("+s.ID+")")
+		}
+	}
+	return out, nil
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
@@ -59,6 +61,17 @@ func (e *external) get(ctx context.Context, id string) (*aggregates.Aggregate, e
 	return e.nova.GetAggregate(ctx, n)
 }
 
+// ConditionHostsReleased says whether every host spec.forProvider.hosts no
+// longer names has left the aggregate: one that still runs instances of
+// the aggregate's tenants (filterTenantIDs) is kept until they are gone.
+const ConditionHostsReleased xpv2.ConditionType = "HostsReleased"
+
+// Reasons of ConditionHostsReleased.
+const (
+	ReasonReleased         xpv2.ConditionReason = "Released"
+	ReasonInstancesRunning xpv2.ConditionReason = "InstancesRunning"
+)
+
 func (e *external) finder(p v1alpha1.AggregateParameters) pcontroller.Finder[aggregates.Aggregate] {
 	return pcontroller.Finder[aggregates.Aggregate]{
 		Created:    e.created,
@@ -82,6 +95,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Aggregate) (managed
 	mg.Status.AtProvider = v1alpha1.AggregateObservation{ID: strconv.Itoa(observed.ID), Hosts: hosts}
 	mg.SetConditions(xpv2.Available())
 	add, remove := hostChanges(p.Hosts, observed.Hosts)
+	if len(p.Hosts) > 0 && len(remove) == 0 {
+		mg.SetConditions(xpv2.Condition{Type: ConditionHostsReleased, Status: corev1.ConditionTrue, Reason: ReasonReleased, LastTransitionTime: metav1.Now()})
+	}
 	upToDate := p.Name == observed.Name && p.AvailabilityZone == observed.AvailabilityZone &&
 		len(metadataChanges(desiredMetadata(p), observed.Metadata)) == 0 && len(add)+len(remove) == 0
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: upToDate, ResourceLateInitialized: adopted}, nil
@@ -131,10 +147,27 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.Aggregate) (managed.
 			return managed.ExternalUpdate{}, openstack.Classify(err, "cannot add host %q to Nova aggregate %q (is it a registered compute host?)", h, p.Name)
 		}
 	}
+	var kept []string
 	for _, h := range remove {
+		// A host that still runs instances of the aggregate's tenants
+		// stays: removing it would take their instances out of the zone
+		// they were scheduled to, and the next reconcile tries again.
+		running, err := e.nova.ServersOnHost(ctx, h, p.FilterTenantIDs)
+		if err != nil {
+			return managed.ExternalUpdate{}, openstack.Classify(err, "cannot list the instances on host %q", h)
+		}
+		if len(running) > 0 {
+			kept = append(kept, fmt.Sprintf("%s (%d instance(s) of its tenants: %s)", h, len(running), strings.Join(running, ", ")))
+			continue
+		}
 		if err := e.nova.RemoveAggregateHost(ctx, observed.ID, h); err != nil && !openstack.IsNotFound(err) {
 			return managed.ExternalUpdate{}, openstack.Classify(err, "cannot remove host %q from Nova aggregate %q", h, p.Name)
 		}
+	}
+	if len(kept) > 0 {
+		mg.SetConditions(xpv2.Condition{Type: ConditionHostsReleased, Status: corev1.ConditionFalse, Reason: ReasonInstancesRunning,
+			LastTransitionTime: metav1.Now(),
+			Message:            fmt.Sprintf("spec.forProvider.hosts no longer names %s; it stays in the aggregate until those instances are gone (migrated or deleted)", strings.Join(kept, "; "))})
 	}
 	return managed.ExternalUpdate{}, nil
 }
