@@ -17,6 +17,15 @@ import sys
 import yaml
 
 
+def load(text):
+    """A YAML document as a dict; {} for anything else."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
 def values(secret):
     """The secret values of one Secret, with the key they come from."""
     out = []
@@ -28,22 +37,16 @@ def values(secret):
         if key == "key" and text.startswith("AQ"):
             out.append((key, text))
         elif key.endswith("clouds.yaml"):
-            try:
-                doc = yaml.safe_load(text) or {}
-            except yaml.YAMLError:
-                continue
+            doc = load(text)
             for cloud in (doc.get("clouds") or {}).values():
-                auth = cloud.get("auth") or {}
+                auth = cloud.get("auth") or {} if isinstance(cloud, dict) else {}
                 for field in ("application_credential_secret", "password"):
                     if auth.get(field):
                         out.append((key + " " + field, auth[field]))
         elif key == "kubeconfig":
-            try:
-                doc = yaml.safe_load(text) or {}
-            except yaml.YAMLError:
-                continue
+            doc = load(text)
             for user in doc.get("users") or []:
-                u = user.get("user") or {}
+                u = (user.get("user") or {}) if isinstance(user, dict) else {}
                 if u.get("token"):
                     out.append((key + " token", u["token"]))
                 if u.get("client-key-data"):
