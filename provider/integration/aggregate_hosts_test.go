@@ -111,7 +111,9 @@ func fakeInstance(t *testing.T, host, project, name string) string {
 		t.Fatalf("fake instance on %s: %v: %s", host, err, out)
 	}
 	id := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("/usr/bin/python3", "../../local/openstack/fake-instance.py", "remove", id).Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("/usr/bin/python3", "../../local/openstack/fake-instance.py", "remove", id).Run()
+	})
 	return id
 }
 
