@@ -463,7 +463,11 @@ for c in hypervisorcluster/hv-pool-compliance controlplanecluster/eu-de-1-contro
   [ "$shoot" = "$want" ] && pass "... its Shoot's name $shoot fits Gardener's 21 characters with project c5c3, in status.shootName" || fail "$c: status.shootName $shoot, want $want"
   [ "$($K -n garden-c5c3 get shoot "$shoot" -o jsonpath='{.metadata.labels.c5c3\.io/pool}' 2>/dev/null)" = "$n" ] &&
     pass "... and the real gardener-apiserver holds Shoot garden-c5c3/$shoot of pool $n" || fail "no Shoot garden-c5c3/$shoot labelled c5c3.io/pool=$n"
-  $K -n infrastructure get "$c" | head -1 | grep -qw SHOOT && pass "... kubectl get shows it in column SHOOT" || fail "no SHOOT column: $($K -n infrastructure get "$c" | head -1)"
+  # The header, read whole (head -1 under pipefail failed once when kubectl
+  # was cut off), and read again once if a get failed.
+  hdr=$($K -n infrastructure get "$c" 2>&1 | sed -n 1p)
+  case $hdr in *SHOOT*) ;; *) sleep 2; hdr=$($K -n infrastructure get "$c" 2>&1 | sed -n 1p) ;; esac
+  grep -qw SHOOT <<<"$hdr" && pass "... kubectl get shows it in column SHOOT" || fail "no SHOOT column: $hdr"
 done
 $K -n infrastructure delete controlplanecluster eu-de-1-control-plane --wait=false >/dev/null
 eventually 120 "deleting eu-de-1-control-plane deletes its Shoot $(derived_shoot eu-de-1-control-plane)" absent shoot -n garden-c5c3 "$(derived_shoot eu-de-1-control-plane)"
