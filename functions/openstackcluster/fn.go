@@ -151,13 +151,21 @@ const reasonRefused = "Refused"
 // Refused and stays not ready; one that already runs keeps every resource as
 // it is, through a Fatal result after them (Crossplane then applies nothing
 // but the conditions and events before it). A cloud refused because a pool
-// has no room (plan is not nil) keeps the usages of its hypervisor pools,
-// whose records hold its request's place in each pool's queue until nodes
-// are freed.
+// has no room (plan is not nil) keeps the usages of its pools: the records
+// of the pools that refused it hold its request's place in their queues
+// until room is freed, and the others record that it asks for nothing, so
+// that what they gave it goes back (see heldBack).
 func refuse(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, c *cloud, plan *plan, observed map[resource.Name]resource.ObservedComposed, err error) {
+	running := composedStages(observed) > 0
+	if plan != nil && !running {
+		var held []string
+		if plan, held = plan.heldBack(); len(held) > 0 {
+			err = fmt.Errorf("%w; until every pool has room for it, the cloud holds nothing of %s", err, strings.Join(held, ", "))
+		}
+	}
 	response.Warning(rsp, err).WithReason(reasonRefused).TargetCompositeAndClaim()
 	response.ConditionFalse(rsp, conditionPoolsReady, reasonRefused).WithMessage(err.Error()).TargetCompositeAndClaim()
-	if composedStages(observed) > 0 {
+	if running {
 		response.Fatal(rsp, err)
 		return
 	}

@@ -760,7 +760,7 @@ func TestRefusals(t *testing.T) {
 					cloudXR("team-b-staging-1", "team-b", "2026-11-02T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 45})), "Ready", map[string]int{"hv-pool-a": 45}),
 				}
 			},
-			want:   "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (45 nodes held by 1 other cloud), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)",
+			want:   "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 5 are free (45 nodes held by 1 other cloud), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer); until every pool has room for it, the cloud holds nothing of storage pool st-pool-a",
 			queued: "8",
 		},
 		"an over-committed shared storage pool": {
@@ -774,7 +774,7 @@ func TestRefusals(t *testing.T) {
 					}
 				})
 			},
-			want:     "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (900 GB held by 1 other cloud), and the cloud asks for 300 (a quota of 100 GB × 3 replicas)",
+			want:     "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (900 GB held by 1 other cloud), and the cloud asks for 300 (a quota of 100 GB × 3 replicas); until every pool has room for it, the cloud holds nothing of hypervisor pool hv-pool-a",
 			queuedGB: "300",
 		},
 		"a volume pool quota larger than the storage pool": {
@@ -810,7 +810,7 @@ func TestRefusals(t *testing.T) {
 					cloudXR("internal-prod-1", "internal", "2026-11-03T00:00:00Z", spec(hv(map[string]any{"name": "hv-pool-a", "nodes": 10})), "Ready", map[string]int{"hv-pool-a": 10}),
 				}
 			},
-			want:   "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (25 nodes held by 2 other clouds), and the cloud asks for 30",
+			want:   "spec.hypervisorShares[0].nodes: hypervisor pool hv-pool-a would be over-committed: of its 50 nodes, 25 are free (25 nodes held by 2 other clouds), and the cloud asks for 30; until every pool has room for it, the cloud holds nothing of storage pool st-pool-a",
 			queued: "30",
 		},
 		"a size above the Composition's cap in its input": {
@@ -835,11 +835,13 @@ func TestRefusals(t *testing.T) {
 				if !slices.Equal(n, []string{"usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}) || get(rec, "c5c3.io/asked-gb") != tc.queuedGB || get(rec, "c5c3.io/allocated-gb") != "0" || get(rec, "c5c3.io/asked-since") == nil {
 					t.Errorf("composed %v, the record %v; want only the share records of its pools, the request for %s GB of st-pool-a", n, rec, tc.queuedGB)
 				}
+				asksNothing(t, desired(t, rsp, "usage-hypervisor-hv-pool-a"), pool.Nodes)
 			case tc.queued != "":
 				rec := get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations")
 				if !slices.Equal(n, []string{"usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}) || get(rec, "c5c3.io/asked-nodes") != tc.queued || get(rec, "c5c3.io/allocated-nodes") != "0" || get(rec, "c5c3.io/asked-since") == nil {
 					t.Errorf("composed %v, the record %v; want only the share records of its pools, the request for %s nodes of hv-pool-a", n, rec, tc.queued)
 				}
+				asksNothing(t, desired(t, rsp, "usage-storage-st-pool-a"), pool.Gigabytes)
 			case len(n) != 0:
 				t.Errorf("composed %v although refused", n)
 			}
@@ -870,6 +872,17 @@ func TestRefusals(t *testing.T) {
 				t.Errorf("the refused composite's readiness = %v, want READY_FALSE", got)
 			}
 		})
+	}
+}
+
+// asksNothing fails unless the share record on a cloud's usage of a pool
+// asks for nothing and holds nothing: a cloud refused by another of its
+// pools gives back what this one gave it.
+func asksNothing(t *testing.T, usage map[string]any, u pool.Unit) {
+	t.Helper()
+	rec := get(usage, "metadata", "annotations")
+	if get(rec, u.Asked) != "0" || get(rec, u.Allocated) != "0" || get(rec, pool.AnnotationAskedSince) != nil {
+		t.Errorf("the record of a cloud refused by another pool: %v; want %s and %s 0, no %s", rec, u.Asked, u.Allocated, pool.AnnotationAskedSince)
 	}
 }
 
@@ -1345,11 +1358,20 @@ func TestDefaultShares(t *testing.T) {
 		if diff := cmp.Diff([]any{float64(8), float64(8)}, allocated(rsp)); diff != "" {
 			t.Errorf("the older cloud's shares (-want +got):\n%s", diff)
 		}
+		// hv-pool-b and st-pool-a have room and gave the newer cloud its
+		// shares; refused by hv-pool-a, it gives them back and keeps its
+		// place in hv-pool-a's queue.
 		w.clouds = []string{older}
-		want := "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 12 nodes, 4 are free (8 nodes held by 1 other cloud), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer)"
-		if got := refusal(t, run(t, w.request(newer))); got != want {
+		want := "spec.hypervisorClusters[0]: hypervisor pool hv-pool-a would be over-committed: of its 12 nodes, 4 are free (8 nodes held by 1 other cloud), and the cloud asks for 8 (the default share of a large cloud: set spec.hypervisorShares to ask for fewer); until every pool has room for it, the cloud holds nothing of hypervisor pool hv-pool-b, storage pool st-pool-a"
+		rsp = run(t, w.request(newer))
+		if got := refusal(t, rsp); got != want {
 			t.Errorf("the newer cloud:\n got %q\nwant %q", got, want)
 		}
+		if rec := get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations"); get(rec, "c5c3.io/asked-nodes") != "8" || get(rec, "c5c3.io/asked-since") == nil {
+			t.Errorf("the newer cloud's record on hv-pool-a, which refused it: %v; want its request for 8 nodes kept, with its place", rec)
+		}
+		asksNothing(t, desired(t, rsp, "usage-hypervisor-hv-pool-b"), pool.Nodes)
+		asksNothing(t, desired(t, rsp, "usage-storage-st-pool-a"), pool.Gigabytes)
 	})
 
 	t.Run("a default share is at most the pool", func(t *testing.T) {

@@ -348,3 +348,29 @@ func (p *plan) allocated() map[string]int32 {
 	}
 	return m
 }
+
+// heldBack is the plan of a cloud that a pool refused before the cloud
+// composed anything: its requests keep their places in the queues of the
+// pools that refused it, and it asks nothing of its other pools, which give
+// back what they gave it. A cloud holds a pool's share only once every pool
+// has room for it: else a claim that never becomes Ready could hold shared
+// capacity for as long as it exists. held names the pools it gives back.
+func (p *plan) heldBack() (q *plan, held []string) {
+	q = &plan{}
+	*q = *p
+	q.hypervisor = slices.Clone(p.hypervisor)
+	for i, h := range q.hypervisor {
+		if h.pool != nil && !h.refused {
+			q.hypervisor[i].allocation = allocation{}
+			held = append(held, "hypervisor pool "+h.name)
+		}
+	}
+	q.storage = slices.Clone(p.storage)
+	for i, s := range q.storage {
+		if s.pool != nil && !s.refused {
+			q.storage[i].allocation = allocation{}
+			held = append(held, "storage pool "+s.name)
+		}
+	}
+	return q, held
+}

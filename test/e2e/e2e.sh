@@ -762,6 +762,17 @@ sum=0; for a in $(stp '{.items[0].status.shares[*].allocatedGB}'); do sum=$((sum
 [ -n "$shareable" ] && [ "$sum" = "$allocated" ] && [ "$allocated" -le "$shareable" ] &&
   pass "st-pool-a shares out $allocated of its $shareable GB among $(stp '{.items[0].status.shares[*].claim}')" ||
   fail "st-pool-a: shares add up to $sum, allocatedGB '$allocated', shareableGB '$shareable'"
+# Refused by hv-pool-a, team-c-big holds nothing of st-pool-a, which had
+# room: its record there asks for nothing, so a claim that never becomes
+# Ready holds no shared capacity (its place in hv-pool-a's queue stays).
+gave_back() { # CLAIM POOL
+  [ "$($K get clusterusages -l c5c3.io/used-pool="$2" -o json | python3 -c 'import json,sys
+print(" ".join(u["metadata"]["annotations"].get("c5c3.io/asked-gb", "?") for u in json.load(sys.stdin)["items"] if u["metadata"].get("annotations", {}).get("c5c3.io/cloud") == sys.argv[1]))' "$1")" = 0 ] &&
+    case $($K get xstoragecluster -l crossplane.io/claim-name="$2" -o jsonpath="{.items[0].status.shares[?(@.claim==\"$1\")].allocatedGB}") in "" | 0) true ;; *) false ;; esac
+}
+eventually 60 "team-c-big, refused by hv-pool-a, asks nothing of st-pool-a and holds none of it" gave_back team-c/team-c-big st-pool-a &&
+  eventually 30 "... and its claim says so" refused_says team-c team-c-big "the cloud holds nothing of storage pool st-pool-a"
+shareable=$(stp '{.items[0].status.shareableGB}') allocated=$(stp '{.items[0].status.allocatedGB}')
 x=$(xr team-a team-a-prod)
 q=$(cephc osd pool get-quota "$x-st-pool-a-volumes" -f json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["quota_max_bytes"])')
 has=$($K get $XOSC "$x" -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-a")].allocatedGB}')
