@@ -32,7 +32,10 @@ import (
 // hypervisor agent reads libvirt's test driver (-libvirt-uri); the storage
 // agent reads the local Ceph. What it does not simulate: more than one node,
 // the HA and OVS agents (no libvirtd or Open vSwitch per node), or the rest
-// of the DaemonSet's pod spec (probes, limits, restarts with back-off).
+// of the DaemonSet's pod spec (probes, limits, restarts with back-off, the
+// container's user: ctr 1.6's run cannot set one, so every agent runs as
+// its image's; the hypervisor agent's own, against a real libvirtd, is
+// tested by TestIntegrationAgentContainerCannotWrite).
 
 // containerdNamespace holds the agents' images and containers, apart from
 // the local node's pods (k8s.io).
