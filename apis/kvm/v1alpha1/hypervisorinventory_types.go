@@ -36,6 +36,26 @@ type HypervisorNotInService struct {
 	Message string `json:"message,omitempty"`
 }
 
+// HypervisorNode is one node of the pool as its Hypervisor says it: what a
+// pool needs to give nodes to clouds by name (docs/allocation.md).
+type HypervisorNode struct {
+	// Name of the Hypervisor: its node's name, and Nova's compute host.
+	Name string `json:"name"`
+	// Zone of the node (its Hypervisor's topology.kubernetes.io/zone
+	// label, which the hypervisor operator copies from the node).
+	// +optional
+	Zone string `json:"zone,omitempty"`
+	// InService is true when the Hypervisor counts as in service.
+	InService bool `json:"inService"`
+	// Instances are the domains on the node.
+	// +optional
+	Instances int32 `json:"instances,omitempty"`
+}
+
+// LabelZone is the label that places a node, and its Hypervisor, in a
+// zone.
+const LabelZone = "topology.kubernetes.io/zone"
+
 // HypervisorInventoryObservation counts a pool's Hypervisors by whether they
 // are in service, and sums what those in service offer. Every Hypervisor
 // counts in exactly one of inService, maintenance, disconnected and
@@ -71,6 +91,10 @@ type HypervisorInventoryObservation struct {
 	// Hypervisors in service (an overbooked one adds nothing).
 	Available Resources `json:"available"`
 
+	// Nodes are every selected Hypervisor, by name.
+	// +kubebuilder:validation:MaxItems=5000
+	// +optional
+	Nodes []HypervisorNode `json:"nodes,omitempty"`
 	// NotInService name the first Hypervisors that are not in service.
 	// +kubebuilder:validation:MaxItems=10
 	// +optional

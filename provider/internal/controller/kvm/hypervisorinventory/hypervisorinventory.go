@@ -10,6 +10,8 @@ package hypervisorinventory
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -84,6 +86,8 @@ func Count(hvs []kvm.Hypervisor) v1alpha1.HypervisorInventoryObservation {
 	for i := range hvs {
 		h := &hvs[i]
 		reason, msg := notInService(h)
+		o.Nodes = append(o.Nodes, v1alpha1.HypervisorNode{Name: h.Name, Zone: h.Labels[v1alpha1.LabelZone], InService: reason == "",
+			Instances: int32(h.Status.NumInstances)}) //nolint:gosec // a node holds far fewer than 2^31 domains.
 		switch reason {
 		case "":
 			o.InService++
@@ -109,6 +113,7 @@ func Count(hvs []kvm.Hypervisor) v1alpha1.HypervisorInventoryObservation {
 			o.NotInService = append(o.NotInService, v1alpha1.HypervisorNotInService{Name: h.Name, Reason: reason, Message: msg})
 		}
 	}
+	slices.SortFunc(o.Nodes, func(a, b v1alpha1.HypervisorNode) int { return strings.Compare(a.Name, b.Name) })
 	return o
 }
 

@@ -2,6 +2,7 @@ package hypervisorinventory
 
 import (
 	"context"
+	"slices"
 	"errors"
 	"fmt"
 	"os"
@@ -47,6 +48,7 @@ const patience = 20 * time.Second
 // hypervisor agent fills its status.
 type hv struct {
 	name        string
+	zone        string // its topology.kubernetes.io/zone label
 	maintenance string
 	libvirt     *metav1.ConditionStatus // the agent's LibvirtConnected; nil: no agent reported
 	ready       *metav1.ConditionStatus // the operator's Ready; nil: not set
@@ -67,11 +69,11 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 
 	hvs := []hv{
 		// Overcommit 2 on CPU; 10 vCPUs and 20 GiB held by 3 domains.
-		{name: "node-1", libvirt: ptr(metav1.ConditionTrue), ready: ptr(metav1.ConditionTrue),
+		{name: "node-1", zone: "eu-de-1a", libvirt: ptr(metav1.ConditionTrue), ready: ptr(metav1.ConditionTrue),
 			capacity: map[string]string{"cpu": "64", "memory": "256Gi"}, effective: map[string]string{"cpu": "128", "memory": "256Gi"},
 			allocation: map[string]string{"cpu": "10", "memory": "20Gi"}, instances: 3},
 		// No operator (no Ready), no overcommit, overbooked in CPU.
-		{name: "node-2", libvirt: ptr(metav1.ConditionTrue),
+		{name: "node-2", zone: "eu-de-1b", libvirt: ptr(metav1.ConditionTrue),
 			capacity: map[string]string{"cpu": "32", "memory": "128Gi"}, allocation: map[string]string{"cpu": "40", "memory": "8Gi"}, instances: 5},
 		{name: "node-3", maintenance: "manual", libvirt: ptr(metav1.ConditionTrue), capacity: map[string]string{"cpu": "32", "memory": "128Gi"}},
 		{name: "node-4", libvirt: ptr(metav1.ConditionFalse), capacity: map[string]string{"cpu": "32", "memory": "128Gi"}},
@@ -106,6 +108,12 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 			{Name: "node-5", Reason: ReasonNotReporting, Message: "no hypervisor agent has reported this node yet"},
 			{Name: "node-6", Reason: ReasonNotReady, Message: "Onboarding: tests running"},
 		},
+		// Every node, by name, with its zone: what the pool gives clouds by name.
+		Nodes: []v1alpha1.HypervisorNode{
+			{Name: "node-1", Zone: "eu-de-1a", InService: true, Instances: 3},
+			{Name: "node-2", Zone: "eu-de-1b", InService: true, Instances: 5},
+			{Name: "node-3"}, {Name: "node-4"}, {Name: "node-5"}, {Name: "node-6"},
+		},
 	}
 	t.Run("counts every state", func(t *testing.T) { waitFor(ctx, t, kube, inv.Name, want) })
 
@@ -117,6 +125,8 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 		w.EffectiveCapacity = v1alpha1.Resources{VCPUs: 192, MemoryGiB: 512}
 		w.Available = v1alpha1.Resources{VCPUs: 150, MemoryGiB: 484}
 		w.NotInService = []v1alpha1.HypervisorNotInService{want.NotInService[0], want.NotInService[2], want.NotInService[3]}
+		w.Nodes = slices.Clone(want.Nodes)
+		w.Nodes[3].InService = true
 		waitFor(ctx, t, kube, inv.Name, w)
 		setLibvirt(ctx, t, kube, "node-4", metav1.ConditionFalse)
 		waitFor(ctx, t, kube, inv.Name, want)
@@ -132,6 +142,7 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 		w := want
 		w.Hypervisors, w.Disconnected = 5, 1
 		w.NotInService = []v1alpha1.HypervisorNotInService{want.NotInService[0], want.NotInService[1], want.NotInService[3]}
+		w.Nodes = slices.Delete(slices.Clone(want.Nodes), 4, 5)
 		waitFor(ctx, t, kube, inv.Name, w)
 	})
 
@@ -225,6 +236,9 @@ func createHypervisor(ctx context.Context, t *testing.T, kube client.Client, h h
 	}}
 	u.SetGroupVersionKind(kvm.HypervisorGVK)
 	u.SetName(h.name)
+	if h.zone != "" {
+		u.SetLabels(map[string]string{v1alpha1.LabelZone: h.zone})
+	}
 	if h.maintenance != "" {
 		_ = unstructured.SetNestedField(u.Object, h.maintenance, "spec", "maintenance")   //nolint:errcheck // spec is a map.
 		_ = unstructured.SetNestedField(u.Object, "planned", "spec", "maintenanceReason") //nolint:errcheck // spec is a map.
