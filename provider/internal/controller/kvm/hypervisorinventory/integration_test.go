@@ -2,10 +2,10 @@ package hypervisorinventory
 
 import (
 	"context"
-	"slices"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
