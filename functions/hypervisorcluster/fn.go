@@ -52,7 +52,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st, desired := run.State, run.Desired
 	status := st.Status()
 	decided := pool.DecideShares(req, pool.Nodes, int64(xr.Spec.Workers), shares(xr))
-	status["shares"], status["allocatedNodes"] = poolShares(decided), decided.Allocated
+	decidedShares := poolShares(decided)
+	status["shares"], status["allocatedNodes"] = decidedShares, decided.Allocated
 	// spec.dedicated or spec.labels.dedicated (XHypervisorCluster.Default).
 	status["dedicated"] = xr.Spec.Dedicated
 	var hvs *hypervisors
@@ -71,6 +72,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() && st.Shoot.Changing {
 		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
 	}
+	// Which nodes each share holds, once the agents say which nodes exist.
+	bound := bindNodes(xr, decidedShares, hvs)
 	switch {
 	case hvs.Reporting():
 		status["nodeCount"] = hvs.Observed.InService
@@ -97,6 +100,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st.SetConditions(rsp)
 	hvs.SetCondition(rsp)
 	pool.SetAllocationCondition(rsp, pool.Nodes, int64(xr.Spec.Workers), decided)
+	bound.setCondition(rsp, decidedShares)
 	f.log.Debug("composed hypervisor pool", "xr", xr.GetName(), "pool", xr.Spec.Name, "phase", st.Phase())
 	return rsp, nil
 }

@@ -583,7 +583,20 @@ func TestRunFunction(t *testing.T) {
 // (fntest.SharesRun).
 func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
 	workers := req.GetObserved().GetComposite().GetResource().GetFields()["spec"].GetStructValue().GetFields()["workers"].GetNumberValue()
-	return fntest.SharesRun(req, rsp, pool.Nodes, int64(workers), map[string]float64{"allocatedNodes": 0})
+	rsp = fntest.SharesRun(req, rsp, pool.Nodes, int64(workers), map[string]float64{"allocatedNodes": 0})
+	// Once the pool's cluster is reached (its HypervisorInventory is
+	// desired), the pool says whether its shares have their nodes; these
+	// cases have no cloud, so every share (none) is bound once the agents
+	// report (TestNodeBinding tests the binding itself).
+	if _, reached := rsp.GetDesired().GetResources()[string(resourceHypervisors)]; reached && fntest.FatalOf(rsp) == "" {
+		c := fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_UNKNOWN, reasonNotReported,
+			"the pool's agents do not report its nodes yet: each cloud keeps the nodes it had, and new shares are named once they do")
+		if _, reporting := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["hypervisors"]; reporting {
+			c = fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_TRUE, reasonBound, "0 node(s) bound to 0 cloud(s), each share in full")
+		}
+		rsp.Conditions = append(rsp.Conditions, c)
+	}
+	return rsp
 }
 
 // usage is a cloud's ClusterUsage of hv-pool-a with its share record.
@@ -723,4 +736,101 @@ func TestAgentImagesFromTheInput(t *testing.T) {
 	if !slices.Equal(images, want) {
 		t.Errorf("the agents' images %v, want %v", images, want)
 	}
+}
+
+// TestNodeBinding: once the pool's agents report its nodes, each share is
+// a set of named nodes in the pool's status: a cloud keeps the usable nodes
+// it held, an empty node out of service is replaced from the free ones,
+// new nodes are spread over the zones, and NodesBound says so. While the
+// agents do not report, every share keeps the nodes it had.
+func TestNodeBinding(t *testing.T) {
+	x := fntest.Edit(xr, func(m map[string]any) {
+		m["status"] = map[string]any{"shares": []any{map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": 2, "allocated": 2,
+			"nodes": []any{"a-1", "b-1"}}}}
+	})
+	nodes := `[
+	  {"name": "a-1", "zone": "eu-de-1a", "inService": true, "instances": 4},
+	  {"name": "a-2", "zone": "eu-de-1a", "inService": true},
+	  {"name": "a-3", "zone": "eu-de-1a", "inService": true},
+	  {"name": "b-1", "zone": "eu-de-1b", "inService": false},
+	  {"name": "b-2", "zone": "eu-de-1b", "inService": true},
+	  {"name": "b-3", "zone": "eu-de-1b", "inService": true}]`
+	request := func(reporting bool) *fnv1.RunFunctionRequest {
+		observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})
+		if reporting {
+			observed["hypervisors"] = observedHypervisors("True", "True", `{"hypervisors": 6, "inService": 5, "notReady": 1, "instances": 4,
+			  "capacity": {"vcpus": 640, "memoryGiB": 5120}, "effectiveCapacity": {"vcpus": 640, "memoryGiB": 5120},
+			  "allocation": {"vcpus": 8, "memoryGiB": 16}, "available": {"vcpus": 632, "memoryGiB": 5104}, "nodes": `+nodes+`}`)
+		}
+		req := fntest.WithRequired(fntest.Request(x, observed), "cloud-profile", false, cloudProfile("baremetal-kvm"))
+		return fntest.WithRequired(req, "shares", false,
+			usage("team-b-x1", map[string]string{"c5c3.io/cloud": "team-b/staging", "c5c3.io/asked-nodes": "2", "c5c3.io/allocated-nodes": "2"}),
+			usage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "3", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
+		)
+	}
+	run := func(t *testing.T, req *fnv1.RunFunctionRequest) (shares any, bound *fnv1.Condition) {
+		t.Helper()
+		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := fntest.FatalOf(rsp); msg != "" {
+			t.Fatal(msg)
+		}
+		for _, c := range rsp.GetConditions() {
+			if c.GetType() == conditionNodesBound {
+				bound = c
+			}
+		}
+		return rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().AsMap()["shares"], bound
+	}
+
+	t.Run("named from the reported nodes", func(t *testing.T) {
+		shares, bound := run(t, request(true))
+		want := []any{
+			// New: one node per zone in turn, the zone with most free first.
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3), "nodes": []any{"a-2", "a-3", "b-2"}},
+			// Keeps a-1; b-1, out of service and empty, is replaced in the
+			// zone where it has fewest.
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-3"}},
+		}
+		if diff := cmp.Diff(want, shares); diff != "" {
+			t.Errorf("status.shares (-want +got):\n%s", diff)
+		}
+		wantCond := fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_TRUE, reasonBound, "5 node(s) bound to 2 cloud(s), each share in full")
+		if diff := cmp.Diff(wantCond, bound, protocmp.Transform()); diff != "" {
+			t.Errorf("the NodesBound condition (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a share that cannot be named in full says what it waits for", func(t *testing.T) {
+		req := request(true)
+		fntest.WithRequired(req, "shares", false,
+			usage("team-b-x1", map[string]string{"c5c3.io/cloud": "team-b/staging", "c5c3.io/asked-nodes": "2", "c5c3.io/allocated-nodes": "2"}),
+			usage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "5", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
+		)
+		_, bound := run(t, req)
+		// Four usable nodes are free: team-a (served first, by name) takes
+		// them, and team-b has no replacement for b-1.
+		wantCond := fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_FALSE, reasonNodesWait,
+			"team-a/prod: 1 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service); "+
+				"team-b/staging: 1 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service)")
+		if diff := cmp.Diff(wantCond, bound, protocmp.Transform()); diff != "" {
+			t.Errorf("the NodesBound condition (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("kept while the agents do not report", func(t *testing.T) {
+		shares, bound := run(t, request(false))
+		want := []any{
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3)},
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-1"}},
+		}
+		if diff := cmp.Diff(want, shares); diff != "" {
+			t.Errorf("status.shares (-want +got):\n%s", diff)
+		}
+		if bound.GetStatus() != fnv1.Status_STATUS_CONDITION_UNKNOWN || bound.GetReason() != reasonNotReported {
+			t.Errorf("NodesBound = %v %s, want Unknown %s", bound.GetStatus(), bound.GetReason(), reasonNotReported)
+		}
+	})
 }

@@ -259,7 +259,7 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 		p.adminReady = composeAdminCredential(c, observed, desired)
 	}
 	if p.adminReady || has(resourceProviderConfig) {
-		cs, err := composeCloud(c, plan.allocated(), observed, desired)
+		cs, err := composeCloud(c, plan.allocated(), plan.hosts(), observed, desired)
 		if err != nil {
 			return nil, err
 		}

@@ -141,6 +141,9 @@ type world struct {
 	// claim is what Crossplane supplies as the cloud's claim; team-a's,
 	// naming no connection secret, when nil.
 	claim []string
+	// named are the nodes each hypervisor pool has named for a cloud
+	// (pool → cloud → nodes), as its status.shares[].nodes says.
+	named map[string]map[string][]string
 }
 
 func eu() world {
@@ -218,7 +221,11 @@ func (w world) decidedPools(xr string) []string {
 			status := fntest.Map(m, "status")
 			shares := []any{}
 			for _, s := range d.Shares {
-				shares = append(shares, map[string]any{"cloud": s.Cloud, "claim": s.Claim, "asked": s.Asked, "allocated": s.Allocated})
+				share := map[string]any{"cloud": s.Cloud, "claim": s.Claim, "asked": s.Asked, "allocated": s.Allocated}
+				if nodes := w.named[string(p.Spec.Name)][s.Cloud]; nodes != nil {
+					share["nodes"] = nodes
+				}
+				shares = append(shares, share)
 			}
 			status["shares"], status["allocatedNodes"] = shares, d.Allocated
 		}))
@@ -1884,5 +1891,25 @@ func TestTheDocsGroup(t *testing.T) {
 	rsp = run(t, w.request(fntest.Edit(teamA(), func(m map[string]any) { m["apiVersion"] = "example.org/v1" })))
 	if want := `apiVersion "example.org/v1": this function composes XOpenStackClusters of crossplane.c5c3.io/v1alpha1 or c5c3.io/v1alpha1`; fatal(rsp) != want {
 		t.Errorf("a composite of another group: got %q, want %q", fatal(rsp), want)
+	}
+}
+
+// TestAggregateHostsAreTheNamedNodes: a cloud's Nova aggregate of a pool
+// holds the nodes the pool named for it (status.shares[].nodes); while the
+// pool names none, the aggregate's hosts are left to the hypervisor
+// operator.
+func TestAggregateHostsAreTheNamedNodes(t *testing.T) {
+	hosts := func(w world) any {
+		rsp := run(t, w.request(teamA()))
+		mustNotFail(t, rsp)
+		return get(desired(t, rsp, "aggregate-hv-pool-a"), "spec", "forProvider", "hosts")
+	}
+	w := allReady()
+	if got := hosts(w); got != nil {
+		t.Errorf("hosts %v while the pool has named no node, want none (the operator's)", got)
+	}
+	w.named = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-2", "node-1"}, "team-b-staging-1": {"node-3"}}}
+	if diff := cmp.Diff([]any{"node-1", "node-2"}, hosts(w)); diff != "" {
+		t.Errorf("the aggregate's hosts (-want +got):\n%s", diff)
 	}
 }

@@ -98,9 +98,10 @@ func served(catalog []string, service string) bool {
 
 // composeCloud composes what needs the cloud's APIs: its ProviderConfig,
 // the tenant's project and quotas, a Nova aggregate and availability zone
-// per hypervisor pool with the tenant filter, and a Cinder volume type per
+// per hypervisor pool with the tenant filter and the nodes the pool gave the
+// cloud as its hosts, and a Cinder volume type per
 // storage pool bound to its backend.
-func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (cloudState, error) {
+func composeCloud(c *cloud, allocated map[string]int32, hosts map[string][]string, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (cloudState, error) {
 	st := cloudState{ready: true}
 	add := func(key resource.Name, what string, mr runtime.Object) error {
 		status, err := addManaged(key, mr, observed, desired)
@@ -213,6 +214,9 @@ func composeCloud(c *cloud, allocated map[string]int32, observed map[resource.Na
 						metadataPool: name, metadataAllocatedNodes: strconv.Itoa(int(allocated[name])),
 					},
 					FilterTenantIDRefs: []xpv2.Reference{*projectRef},
+					// The nodes the pool gave the cloud by name; until it
+					// names them, the hypervisor operator's.
+					Hosts: hosts[name],
 				}},
 			}
 			if err := add(resource.Name("aggregate-"+name), "Nova aggregate "+agg.Spec.ForProvider.Name, agg); err != nil {

@@ -340,6 +340,19 @@ func (p *plan) consumed() *v1alpha1.ConsumedPools {
 	return cp
 }
 
+// hosts maps each hypervisor pool to the nodes the cloud holds there by
+// name: its aggregate's hosts. A pool that has not named them has none, and
+// the aggregate's hosts are left to the hypervisor operator.
+func (p *plan) hosts() map[string][]string {
+	m := make(map[string][]string, len(p.hypervisor))
+	for _, h := range p.hypervisor {
+		if h.hosts != nil {
+			m[h.name] = h.hosts
+		}
+	}
+	return m
+}
+
 // allocated maps each hypervisor pool to the nodes of this cloud.
 func (p *plan) allocated() map[string]int32 {
 	m := make(map[string]int32, len(p.hypervisor))

@@ -120,6 +120,10 @@ type allocation struct {
 	others  []pool.Share
 	// since is when the cloud asked for more than it has, for its record.
 	since time.Time
+	// hosts are the nodes of a hypervisor pool the cloud holds by name (its
+	// share's nodes and those still draining), nil while the pool has not
+	// named them.
+	hosts []string
 }
 
 // allocationIn reads the cloud's share of a pool of capacity from the
@@ -170,13 +174,19 @@ func allocationIn(c *cloud, capacity int64, shares []pool.Share, asked, held int
 func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Record, recorded bool, now time.Time) allocation {
 	shares := make([]pool.Share, 0, len(p.Status.Shares))
 	held := recordedNodes(c.xr, string(p.Spec.Name))
+	var hosts []string
 	for _, s := range p.Status.Shares {
 		shares = append(shares, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: int64(s.Asked), Allocated: int64(s.Allocated)})
 		if s.Cloud == c.name {
 			held = s.Allocated
+			if len(s.Nodes)+len(s.Draining) > 0 {
+				hosts = slices.Sorted(slices.Values(slices.Concat(s.Nodes, s.Draining)))
+			}
 		}
 	}
-	return allocationIn(c, int64(p.Spec.Workers), shares, int64(asked(c.xr, p, held)), int64(held), own, recorded, now)
+	a := allocationIn(c, int64(p.Spec.Workers), shares, int64(asked(c.xr, p, held)), int64(held), own, recorded, now)
+	a.hosts = hosts
+	return a
 }
 
 // storageAllocation is the cloud's share of a storage pool's raw capacity.

@@ -342,7 +342,11 @@ mkdir -p "$RUN/agents"
 # -compute-regions: the real ControlPlane deploys no Nova, Cinder or Neutron
 # yet; here eu-de-1 stands in for a landscape whose operator deploys them
 # (every example cloud), us-east-1 for one that does not (e2e's team-c-us).
+# -register-compute: each hypervisor node becomes a compute host of the
+# local Nova (a row in its database, no nova-compute), so that the nodes a
+# pool gives a cloud can be its aggregate's hosts.
 bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
+  -register-compute "/usr/bin/python3 $PWD/local/openstack/fake-services.py --compute" \
   -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
   -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)

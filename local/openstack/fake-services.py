@@ -26,6 +26,11 @@ c, a_ = cell.cursor(), api.cursor()
 a_.execute("select id from cell_mappings where name='cell1'")
 cell_id = a_.fetchone()[0]
 for h in a.compute:
+    # A host registered before stays as it is: run again, the script adds
+    # only what is missing.
+    c.execute("select id from services where host=%s and `binary`='nova-compute' and deleted=0", (h,))
+    if c.fetchone():
+        continue
     c.execute("insert into services (created_at, updated_at, host, `binary`, topic, report_count, disabled,"
                  " deleted, forced_down, version, uuid, last_seen_up) values (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                  (now, now, h, "nova-compute", "compute", 1, 0, 0, 0, 61, str(uuid.uuid4()), now))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,6 +55,28 @@ func TestIntegrationAggregateHosts(t *testing.T) {
 	t.Run("hosts the spec adds are added", func(t *testing.T) {
 		h.update(t, mg, func() { mg.Spec.ForProvider.Hosts = []string{"hv-1", "hv-2"} })
 		eventually(t, "the aggregate holds hv-1 and hv-2", hostsAre("hv-1", "hv-2"))
+	})
+
+	t.Run("a host that is not a compute host yet waits, and the others are added", func(t *testing.T) {
+		h.update(t, mg, func() { mg.Spec.ForProvider.Hosts = []string{"hv-1", "hv-2", name + "-not-registered"} })
+		eventually(t, "HostsRegistered names the host Nova does not know", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(mg), mg)
+			c := mg.GetCondition(aggregate.ConditionHostsRegistered)
+			return c.Status == corev1.ConditionFalse && c.Reason == aggregate.ReasonNotRegistered && strings.Contains(c.Message, name+"-not-registered"),
+				fmt.Sprintf("HostsRegistered %s %s: %s", c.Status, c.Reason, c.Message)
+		})
+		if ok, why := hostsAre("hv-1", "hv-2")(); !ok {
+			t.Fatalf("the registered hosts: %s", why)
+		}
+		if c := mg.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
+			t.Errorf("an aggregate waiting for a host to register is Ready %s: %s", c.Status, c.Message)
+		}
+		h.update(t, mg, func() { mg.Spec.ForProvider.Hosts = []string{"hv-1", "hv-2"} })
+		eventually(t, "HostsRegistered True once every host is in", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(mg), mg)
+			c := mg.GetCondition(aggregate.ConditionHostsRegistered)
+			return c.Status == corev1.ConditionTrue, fmt.Sprintf("HostsRegistered %s %s: %s", c.Status, c.Reason, c.Message)
+		})
 	})
 
 	t.Run("a host removed by hand comes back", func(t *testing.T) {

@@ -656,6 +656,35 @@ if [ -s "$creds/team-b/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
   tenant_os team-b/team-b-staging project set --description taken "$other" >/dev/null 2>&1 && fail "team-b can change team-a's project" || pass "team-b cannot change team-a-prod's project"
   tenant_os team-b/team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"
 fi
+# A share is a set of named nodes (#38): each hypervisor pool names, in
+# status.shares[].nodes, the nodes a cloud holds (the local pools report one
+# node each: one cloud per pool gets it, the others wait for nodes); the
+# cloud's aggregate of the pool holds exactly those (the operator stand-in
+# registered every node as a compute host), no node is held twice, and the
+# tenant sees the pool as an availability zone of its cloud.
+agg_hosts() { os aggregate show "$1" -f json -c hosts 2>/dev/null | /usr/bin/python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["hosts"])))'; }
+hosts_are() { [ "$(agg_hosts "$1")" = "$2" ]; }
+named=0 all_named=""
+for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].metadata.name}'); do
+  px=$($K -n infrastructure get hypervisorcluster "$p" -o jsonpath='{.spec.resourceRef.name}')
+  # (read first: openstack reads stdin, and would eat the list)
+  mapfile -t shares < <($K get xhypervisorcluster "$px" -o jsonpath='{range .status.shares[*]}{.cloud} {.claim} {.nodes[*]}{"\n"}{end}')
+  for share in "${shares[@]}"; do
+    read -r cloud claim nodes <<<"$share"
+    [ -n "$nodes" ] || continue
+    named=$((named + 1)) all_named="$all_named $nodes"
+    nodes=$(tr ' ' '\n' <<<"$nodes" | sort | paste -sd' ')
+    eventually 90 "$claim: its aggregate $cloud-$p holds the nodes $p named for it ($nodes)" hosts_are "$cloud-$p" "$nodes"
+    if [ -s "$creds/$claim/clouds.yaml" ]; then
+      zones=$(tenant_os "$claim" availability zone list --compute -f value -c 'Zone Name' 2>&1 | sort -u | paste -sd' ')
+      [[ " $zones " == *" $p "* ]] && pass "$claim: the tenant sees $p as an availability zone of its cloud ($zones)" ||
+        fail "$claim: the tenant's availability zones are '$zones', without $p"
+    fi
+  done
+done
+[ "$named" -gt 0 ] && pass "$named share(s) of the hypervisor pools are named nodes" || fail "no hypervisor pool names a node for any cloud (status.shares[].nodes)"
+twice=$(tr ' ' '\n' <<<"$all_named" | grep -v '^$' | sort | uniq -d | paste -sd' ')
+[ -z "$twice" ] && pass "no node is held by two clouds" || fail "nodes held by two clouds: $twice"
 rm -rf "$creds"
 
 echo "== 6c. no published secret value outside its Secrets"

@@ -174,6 +174,17 @@ type PoolShare struct {
 	Asked int32 `json:"asked"`
 	// Allocated is the nodes the pool gives it.
 	Allocated int32 `json:"allocated"`
+	// Nodes the cloud holds, by name: its compute agents' nodes and its
+	// Nova aggregate's hosts. Named once the pool's agents report its
+	// nodes; a node given stays with its cloud (docs/allocation.md).
+	// +listType=set
+	// +optional
+	Nodes []string `json:"nodes,omitempty"`
+	// Draining are nodes the cloud still holds beyond its share because
+	// they run its instances: it gives them up once they are empty.
+	// +listType=set
+	// +optional
+	Draining []string `json:"draining,omitempty"`
 }
 
 // XHypervisorCluster is a pool of KVM hypervisors on IronCore bare metal,

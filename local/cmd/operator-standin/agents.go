@@ -31,7 +31,9 @@ import (
 // hypervisor operator does first: create the node's Hypervisor. The
 // hypervisor agent reads libvirt's test driver (-libvirt-uri); the storage
 // agent reads the local Ceph. What it does not simulate: more than one node,
-// the HA and OVS agents (no libvirtd or Open vSwitch per node), or the rest
+// the HA and OVS agents (no libvirtd or Open vSwitch per node), nova-compute
+// (each hypervisor node is registered in the local Nova's database as a
+// compute host, -register-compute, bound to a cloud or not), or the rest
 // of the DaemonSet's pod spec (probes, limits, restarts with back-off, the
 // container's user: ctr 1.6's run cannot set one, so every agent runs as
 // its image's; the hypervisor agent's own, against a real libvirtd, is
@@ -117,6 +119,9 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 			if err := createHypervisor(ctx, c, node); err != nil {
 				return err
 			}
+			if err := s.registerComputeHost(ctx, node); err != nil {
+				return err
+			}
 		}
 		var env []string
 		if a.env != nil {
@@ -133,6 +138,22 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// registerComputeHost makes node a compute host of the local Nova, once, as
+// the nova-compute an operator deploys on a hypervisor node registers
+// itself: a cloud's aggregate can then hold the node the pool gave it.
+func (s *standin) registerComputeHost(ctx context.Context, node string) error {
+	if s.registerCompute == "" || s.computes[node] {
+		return nil
+	}
+	args := append(strings.Fields(s.registerCompute), node)
+	if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil { //nolint:gosec // the stand-in's own flag
+		return fmt.Errorf("cannot register node %s as a compute host (%s): %w: %s", node, s.registerCompute, err, out)
+	}
+	s.computes[node] = true
+	fmt.Printf("operator-standin: node %s is a compute host of the local Nova\n", node)
 	return nil
 }
 

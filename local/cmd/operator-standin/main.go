@@ -99,6 +99,8 @@ type config struct {
 	ovnCACert, ovnCAKey string
 	// computeRegions get Nova, Cinder and Neutron in their catalog (catalog.go).
 	computeRegions []string
+	// registerCompute registers a node as a Nova compute host (agents.go).
+	registerCompute string
 }
 
 func main() {
@@ -116,6 +118,7 @@ func main() {
 	flag.StringVar(&c.ovnSB, "ovn-sb", "tcp:127.0.0.1:6642", "the local OVN Southbound, named likewise, where each hypervisor pool's node is registered as a chassis; empty: none")
 	flag.StringVar(&c.ovnCACert, "ovn-ca-cert", "", "PEM certificate of the CA the local OVN trusts: with ssl: endpoints each cloud gets a client certificate of it in Secret ovn-client-tls")
 	flag.StringVar(&c.ovnCAKey, "ovn-ca-key", "", "PEM key of that CA")
+	flag.StringVar(&c.registerCompute, "register-compute", "", "command that registers a node as a compute host of the local Nova (its last argument the node's name), run once for each hypervisor node, standing in for the nova-compute an operator deploys there; empty: none")
 	computeRegions := flag.String("compute-regions", "", "regions (comma-separated) whose clouds get Nova, Cinder and Neutron in their catalog, standing in for an operator that deploys compute; the others get only what the c5c3 ControlPlane deploys (Keystone, Placement, Glance)")
 	flag.Parse()
 	for _, r := range strings.Split(*computeRegions, ",") {
@@ -157,7 +160,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{},
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]bool{},
 		ovnCA: oca, sbctlTLS: sbctlTLS}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
@@ -195,6 +198,8 @@ type standin struct {
 	sbctlTLS []string
 	// chassis are the OVN chassis registered, by cluster.
 	chassis map[string]string
+	// computes are the nodes registered as Nova compute hosts.
+	computes map[string]bool
 }
 
 type cluster struct {

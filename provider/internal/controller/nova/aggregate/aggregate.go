@@ -72,6 +72,22 @@ const (
 	ReasonInstancesRunning xpv2.ConditionReason = "InstancesRunning"
 )
 
+// ConditionHostsRegistered says whether every host spec.forProvider.hosts
+// names is in the aggregate: a host Nova does not know yet (its
+// nova-compute has not registered: the c5c3-operator deploys it on the
+// cloud's nodes) is added once it is, without failing the aggregate.
+const ConditionHostsRegistered xpv2.ConditionType = "HostsRegistered"
+
+// Reasons of ConditionHostsRegistered.
+const (
+	ReasonRegistered    xpv2.ConditionReason = "Registered"
+	ReasonNotRegistered xpv2.ConditionReason = "NotRegistered"
+)
+
+func hostsRegistered() xpv2.Condition {
+	return xpv2.Condition{Type: ConditionHostsRegistered, Status: corev1.ConditionTrue, Reason: ReasonRegistered, LastTransitionTime: metav1.Now()}
+}
+
 func (e *external) finder(p v1alpha1.AggregateParameters) pcontroller.Finder[aggregates.Aggregate] {
 	return pcontroller.Finder[aggregates.Aggregate]{
 		Created:    e.created,
@@ -97,6 +113,9 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Aggregate) (managed
 	add, remove := hostChanges(p.Hosts, observed.Hosts)
 	if len(p.Hosts) > 0 && len(remove) == 0 {
 		mg.SetConditions(xpv2.Condition{Type: ConditionHostsReleased, Status: corev1.ConditionTrue, Reason: ReasonReleased, LastTransitionTime: metav1.Now()})
+	}
+	if len(p.Hosts) > 0 && len(add) == 0 {
+		mg.SetConditions(hostsRegistered())
 	}
 	upToDate := p.Name == observed.Name && p.AvailabilityZone == observed.AvailabilityZone &&
 		len(metadataChanges(desiredMetadata(p), observed.Metadata)) == 0 && len(add)+len(remove) == 0
@@ -142,10 +161,25 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.Aggregate) (managed.
 		}
 	}
 	add, remove := hostChanges(p.Hosts, observed.Hosts)
+	var unregistered []string
 	for _, h := range add {
-		if err := e.nova.AddAggregateHost(ctx, observed.ID, h); err != nil {
-			return managed.ExternalUpdate{}, openstack.Classify(err, "cannot add host %q to Nova aggregate %q (is it a registered compute host?)", h, p.Name)
+		err := e.nova.AddAggregateHost(ctx, observed.ID, h)
+		if openstack.IsNotFound(err) {
+			// Not a compute host yet: the next poll tries again.
+			unregistered = append(unregistered, h)
+			continue
 		}
+		if err != nil {
+			return managed.ExternalUpdate{}, openstack.Classify(err, "cannot add host %q to Nova aggregate %q", h, p.Name)
+		}
+	}
+	if len(unregistered) > 0 {
+		mg.SetConditions(xpv2.Condition{Type: ConditionHostsRegistered, Status: corev1.ConditionFalse, Reason: ReasonNotRegistered,
+			LastTransitionTime: metav1.Now(),
+			Message: fmt.Sprintf("waiting for %s to register as Nova compute host(s) (nova-compute on the node, which the c5c3-operator deploys); added once they do",
+				strings.Join(unregistered, ", "))})
+	} else if len(p.Hosts) > 0 {
+		mg.SetConditions(hostsRegistered())
 	}
 	var kept []string
 	for _, h := range remove {
