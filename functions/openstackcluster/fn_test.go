@@ -142,8 +142,9 @@ type world struct {
 	// naming no connection secret, when nil.
 	claim []string
 	// named are the nodes each hypervisor pool has named for a cloud
-	// (pool → cloud → nodes), as its status.shares[].nodes says.
-	named map[string]map[string][]string
+	// (pool → cloud → nodes), as its status.shares[].nodes says, and
+	// draining those it still holds beyond its share.
+	named, draining map[string]map[string][]string
 }
 
 func eu() world {
@@ -224,6 +225,9 @@ func (w world) decidedPools(xr string) []string {
 				share := map[string]any{"cloud": s.Cloud, "claim": s.Claim, "asked": s.Asked, "allocated": s.Allocated}
 				if nodes := w.named[string(p.Spec.Name)][s.Cloud]; nodes != nil {
 					share["nodes"] = nodes
+				}
+				if nodes := w.draining[string(p.Spec.Name)][s.Cloud]; nodes != nil {
+					share["draining"] = nodes
 				}
 				shares = append(shares, share)
 			}
@@ -1911,5 +1915,17 @@ func TestAggregateHostsAreTheNamedNodes(t *testing.T) {
 	w.named = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-2", "node-1"}, "team-b-staging-1": {"node-3"}}}
 	if diff := cmp.Diff([]any{"node-1", "node-2"}, hosts(w)); diff != "" {
 		t.Errorf("the aggregate's hosts (-want +got):\n%s", diff)
+	}
+
+	// A node the share no longer holds but that runs the cloud's
+	// instances stays a host, and the tenant reads why on the claim.
+	w.draining = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-9"}}}
+	if diff := cmp.Diff([]any{"node-1", "node-2", "node-9"}, hosts(w)); diff != "" {
+		t.Errorf("the aggregate's hosts with a draining node (-want +got):\n%s", diff)
+	}
+	rsp := run(t, w.request(teamA()))
+	c := condition(rsp, conditionPoolsReady)
+	if want := "node-9 still run its instances and leave the cloud once they are empty (migrate or delete those instances)"; !strings.Contains(c.GetMessage(), want) || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		t.Errorf("PoolsReady on the claim says %q (target %v), want it to name the draining node: %q", c.GetMessage(), c.GetTarget(), want)
 	}
 }

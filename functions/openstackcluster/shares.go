@@ -124,6 +124,9 @@ type allocation struct {
 	// share's nodes and those still draining), nil while the pool has not
 	// named them.
 	hosts []string
+	// draining are hosts the cloud holds beyond its share because they
+	// still run its instances: they leave it once empty.
+	draining []string
 }
 
 // allocationIn reads the cloud's share of a pool of capacity from the
@@ -174,7 +177,7 @@ func allocationIn(c *cloud, capacity int64, shares []pool.Share, asked, held int
 func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Record, recorded bool, now time.Time) allocation {
 	shares := make([]pool.Share, 0, len(p.Status.Shares))
 	held := recordedNodes(c.xr, string(p.Spec.Name))
-	var hosts []string
+	var hosts, draining []string
 	for _, s := range p.Status.Shares {
 		shares = append(shares, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: int64(s.Asked), Allocated: int64(s.Allocated)})
 		if s.Cloud == c.name {
@@ -182,10 +185,11 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 			if len(s.Nodes)+len(s.Draining) > 0 {
 				hosts = slices.Sorted(slices.Values(slices.Concat(s.Nodes, s.Draining)))
 			}
+			draining = s.Draining
 		}
 	}
 	a := allocationIn(c, int64(p.Spec.Workers), shares, int64(asked(c.xr, p, held)), int64(held), own, recorded, now)
-	a.hosts = hosts
+	a.hosts, a.draining = hosts, draining
 	return a
 }
 
