@@ -72,8 +72,15 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() && st.Shoot.Changing {
 		status["phase"] = string(v1alpha1.HypervisorPoolPhaseScaling)
 	}
-	// Which nodes each share holds, once the agents say which nodes exist.
+	// Which nodes each share holds, once the agents say which nodes exist,
+	// said on the nodes themselves.
 	bound := bindNodes(xr, decidedShares, hvs)
+	if hvs != nil {
+		if err := composeNodeLabels(desired, run.Access, decidedShares); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+	}
 	switch {
 	case hvs.Reporting():
 		status["nodeCount"] = hvs.Observed.InService

@@ -110,6 +110,13 @@ const (
   "metadata": {"name": "hypervisor-hv-pool-a"},
   "spec": {"providerConfigRef": {"name": "hypervisor-hv-pool-a"}}
 }`
+	// cloudNodes labels the pool's nodes with their clouds: none here.
+	cloudNodes = `{
+  "apiVersion": "kubernetes.provider.c5c3.io/v1alpha1",
+  "kind": "NodeLabel",
+  "metadata": {"name": "hypervisor-hv-pool-a-cloud-nodes"},
+  "spec": {"providerConfigRef": {"name": "hypervisor-hv-pool-a"}, "forProvider": {"key": "c5c3.io/cloud"}}
+}`
 )
 
 // observedHypervisors is the HypervisorInventory with a Ready condition of
@@ -206,6 +213,7 @@ func TestRunFunction(t *testing.T) {
 		return fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true),
 			"hypervisors-provider-config": fntest.Composed(hypervisorsConfig, true), "hypervisors": fntest.Composed(hypervisorInventory, true),
+			"cloud-nodes": fntest.Composed(cloudNodes, true),
 		}, pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, agentbundle.Hypervisor)
 	}
 
@@ -741,8 +749,9 @@ func TestAgentImagesFromTheInput(t *testing.T) {
 // TestNodeBinding: once the pool's agents report its nodes, each share is
 // a set of named nodes in the pool's status: a cloud keeps the usable nodes
 // it held, an empty node out of service is replaced from the free ones,
-// new nodes are spread over the zones, and NodesBound says so. While the
-// agents do not report, every share keeps the nodes it had.
+// new nodes are spread over the zones, the nodes carry their cloud's
+// label, and NodesBound says so. While the agents do not report, every
+// share keeps the nodes it had.
 func TestNodeBinding(t *testing.T) {
 	x := fntest.Edit(xr, func(m map[string]any) {
 		m["status"] = map[string]any{"shares": []any{map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": 2, "allocated": 2,
@@ -768,6 +777,7 @@ func TestNodeBinding(t *testing.T) {
 			usage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "3", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
 		)
 	}
+	var labelled any // the last run's NodeLabel values
 	run := func(t *testing.T, req *fnv1.RunFunctionRequest) (shares any, bound *fnv1.Condition) {
 		t.Helper()
 		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
@@ -782,6 +792,7 @@ func TestNodeBinding(t *testing.T) {
 				bound = c
 			}
 		}
+		labelled = rsp.GetDesired().GetResources()[string(resourceNodeLabels)].GetResource().AsMap()["spec"].(map[string]any)["forProvider"].(map[string]any)["values"]
 		return rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().AsMap()["shares"], bound
 	}
 
@@ -796,6 +807,11 @@ func TestNodeBinding(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, shares); diff != "" {
 			t.Errorf("status.shares (-want +got):\n%s", diff)
+		}
+		// The nodes themselves say which cloud they serve.
+		wantLabels := map[string]any{"a-1": "team-b-x1", "b-3": "team-b-x1", "a-2": "team-a-x1", "a-3": "team-a-x1", "b-2": "team-a-x1"}
+		if diff := cmp.Diff(wantLabels, labelled); diff != "" {
+			t.Errorf("the NodeLabel's values (-want +got):\n%s", diff)
 		}
 		wantCond := fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_TRUE, reasonBound, "5 node(s) bound to 2 cloud(s), each share in full")
 		if diff := cmp.Diff(wantCond, bound, protocmp.Transform()); diff != "" {

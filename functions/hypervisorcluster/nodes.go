@@ -6,11 +6,21 @@ import (
 	"strings"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/pool"
+	"github.com/c5c3/consumer-plane/internal/remote"
 )
+
+// LabelCloud says, on a node of the pool's cluster, which cloud it serves
+// (the cloud's composite name): the cloud's compute agents are scheduled
+// by it.
+const LabelCloud = "c5c3.io/cloud"
+
+// resourceNodeLabels labels the pool's nodes with their clouds.
+const resourceNodeLabels resource.Name = "cloud-nodes"
 
 // conditionNodesBound says whether every share of the pool has its nodes
 // by name (docs/allocation.md).
@@ -97,4 +107,23 @@ func (b binding) setCondition(rsp *fnv1.RunFunctionResponse, shares []v1alpha1.P
 		response.ConditionTrue(rsp, conditionNodesBound, reasonBound).
 			WithMessage(fmt.Sprintf("%d node(s) bound to %d cloud(s), each share in full", n, len(shares))).TargetCompositeAndClaim()
 	}
+}
+
+// composeNodeLabels labels each node of the pool's cluster that a share
+// holds (its nodes and those draining) with the share's cloud, through the
+// provider's NodeLabel; every other node is without the label. It does not
+// gate the pool's readiness.
+func composeNodeLabels(desired map[resource.Name]*resource.DesiredComposed, a pool.Access, shares []v1alpha1.PoolShare) error {
+	values := map[string]string{}
+	for _, s := range shares {
+		for _, n := range slices.Concat(s.Nodes, s.Draining) {
+			values[n] = s.Cloud
+		}
+	}
+	nl, err := remote.NodeLabel(a.ProviderConfigName()+"-cloud-nodes", a.ProviderConfigName(), LabelCloud, values)
+	if err != nil {
+		return err
+	}
+	desired[resourceNodeLabels] = &resource.DesiredComposed{Resource: nl, Ready: resource.ReadyTrue}
+	return nil
 }

@@ -53,3 +53,19 @@ func SecretCopy(name, providerConfig string, c Copy) (*composed.Unstructured, er
 	}
 	return function.Composed(sc)
 }
+
+// NodeLabel is this project's provider's NodeLabel, through the
+// kubernetes.provider.c5c3.io ProviderConfig of the cluster's name: the
+// nodes of values carry key with their value, every other node of the
+// cluster is without it.
+func NodeLabel(name, providerConfig, key string, values map[string]string) (*composed.Unstructured, error) {
+	nl := &kubernetesv1alpha1.NodeLabel{
+		TypeMeta:   metav1.TypeMeta{APIVersion: kubernetesv1alpha1.SchemeGroupVersion.String(), Kind: kubernetesv1alpha1.NodeLabelKind},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kubernetesv1alpha1.NodeLabelSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: providerConfig}},
+			ForProvider:                kubernetesv1alpha1.NodeLabelParameters{Key: key, Values: values},
+		},
+	}
+	return function.Composed(nl)
+}

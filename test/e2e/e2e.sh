@@ -664,9 +664,16 @@ fi
 # tenant sees the pool as an availability zone of its cloud.
 agg_hosts() { os aggregate show "$1" -f json -c hosts 2>/dev/null | /usr/bin/python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["hosts"])))'; }
 hosts_are() { [ "$(agg_hosts "$1")" = "$2" ]; }
+# (The local landscape has one Nova for every cloud, so a tenant's zone list
+# shows every cloud's pools here; a cloud of its own Nova shows its own.)
+# In the pool's cluster, each named node carries its cloud's label
+# (c5c3.io/cloud), by which the cloud's compute agents are scheduled.
+node_cloud() { $K --kubeconfig "$RUN/shoots/garden-c5c3.$1.kubeconfig" get node "$2" -o jsonpath='{.metadata.labels.c5c3\.io/cloud}'; }
+labelled_for() { [ "$(node_cloud "$1" "$2")" = "$3" ]; }
 named=0 all_named=""
 for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].metadata.name}'); do
   px=$($K -n infrastructure get hypervisorcluster "$p" -o jsonpath='{.spec.resourceRef.name}')
+  shoot=$($K get xhypervisorcluster "$px" -o jsonpath='{.status.shootName}')
   # (read first: openstack reads stdin, and would eat the list)
   mapfile -t shares < <($K get xhypervisorcluster "$px" -o jsonpath='{range .status.shares[*]}{.cloud} {.claim} {.nodes[*]}{"\n"}{end}')
   for share in "${shares[@]}"; do
@@ -675,6 +682,9 @@ for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].m
     named=$((named + 1)) all_named="$all_named $nodes"
     nodes=$(tr ' ' '\n' <<<"$nodes" | sort | paste -sd' ')
     eventually 90 "$claim: its aggregate $cloud-$p holds the nodes $p named for it ($nodes)" hosts_are "$cloud-$p" "$nodes"
+    for n in $nodes; do
+      eventually 60 "$claim: node $n of $p's cluster carries c5c3.io/cloud=$cloud" labelled_for "$shoot" "$n" "$cloud"
+    done
     if [ -s "$creds/$claim/clouds.yaml" ]; then
       zones=$(tenant_os "$claim" availability zone list --compute -f value -c 'Zone Name' 2>&1 | sort -u | paste -sd' ')
       [[ " $zones " == *" $p "* ]] && pass "$claim: the tenant sees $p as an availability zone of its cloud ($zones)" ||

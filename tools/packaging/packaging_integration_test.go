@@ -39,7 +39,7 @@ func TestPackagesIntegration(t *testing.T) {
 		"function-openstack-cluster":    {kind: "Function", entrypoint: "/function", crds: []string{"cloudsettings.input.crossplane.c5c3.io"}},
 		"provider-cobaltcore": {kind: "Provider", entrypoint: "/provider", crds: []string{
 			"serverinventories.ironcore.provider.c5c3.io", "hypervisorinventories.kvm.provider.c5c3.io", "shootkubeconfigs.gardener.provider.c5c3.io", "pools.ceph.provider.c5c3.io",
-			"secretcopies.kubernetes.provider.c5c3.io",
+			"secretcopies.kubernetes.provider.c5c3.io", "nodelabels.kubernetes.provider.c5c3.io",
 			"aggregates.nova.provider.c5c3.io", "volumetypes.cinder.provider.c5c3.io", "projects.keystone.provider.c5c3.io",
 			"users.keystone.provider.c5c3.io", "roleassignments.keystone.provider.c5c3.io", "applicationcredentials.keystone.provider.c5c3.io",
 			"logicalswitches.ovn.provider.c5c3.io",

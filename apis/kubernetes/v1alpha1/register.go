@@ -23,9 +23,12 @@ var (
 	AddToScheme = SchemeBuilder.AddToScheme
 )
 
-// SecretCopy type metadata.
-const SecretCopyKind = "SecretCopy"
+// Kinds of the group's managed resources.
+const (
+	SecretCopyKind = "SecretCopy"
+	NodeLabelKind  = "NodeLabel"
+)
 
 func init() {
-	SchemeBuilder.Register(&SecretCopy{}, &SecretCopyList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
+	SchemeBuilder.Register(&SecretCopy{}, &SecretCopyList{}, &NodeLabel{}, &NodeLabelList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/roleassignment"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/user"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/nodelabel"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kvm/hypervisorinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
@@ -142,6 +143,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		serverinventory.Setup(mgr, metal, d.IronCore),
 		hypervisorinventory.Setup(mgr, kvm, d.KVM),
 		secretcopy.Setup(mgr, kvm, remote),
+		nodelabel.Setup(mgr, kvm, remote),
 		logicalswitch.Setup(mgr, ovn, ovnPC),
 		logicalrouter.Setup(mgr, ovn, ovnPC),
 		hachassisgroup.Setup(mgr, ovn, ovnPC),

@@ -1,0 +1,183 @@
+package nodelabel
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	"github.com/c5c3/consumer-plane/test/kubetest"
+)
+
+// One API server plays both clusters: the management cluster (namespace
+// mgmt holds the kubeconfig) and the pool's, whose nodes are labelled.
+func TestMain(m *testing.M) {
+	os.Exit(kubetest.Main(m, "../../../../package/crds"))
+}
+
+const (
+	patience = 45 * time.Second
+	key      = "c5c3.io/cloud"
+)
+
+// TestNodeLabelIntegration labels a pool cluster's nodes with the cloud each
+// serves, as a hypervisor pool does: named nodes get their value, a node
+// that moves changes it, a node no longer named loses the key (and one
+// labelled by hand too), a node named before it exists is waited for, the
+// nodes' other labels stay, and deleting the NodeLabel removes the key.
+func TestNodeLabelIntegration(t *testing.T) {
+	kube := start(t)
+	ctx := context.Background()
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "mgmt"}}); err != nil && !kerrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"node-1", "node-2", "node-3"} {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"kubernetes.io/hostname": n}}}
+		if n == "node-3" {
+			node.Labels[key] = "set-by-hand"
+		}
+		if err := kube.Create(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pool-kubeconfig", Namespace: "mgmt"},
+		Data: map[string][]byte{"kubeconfig": kubetest.Kubeconfig(t, kubetest.Config(t))}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "pool"}, Spec: v1alpha1.ProviderConfigSpec{
+		Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
+			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: kc.Namespace, Name: kc.Name}, Key: "kubeconfig"}}}}}
+	nl := &v1alpha1.NodeLabel{ObjectMeta: metav1.ObjectMeta{Name: "hv-pool-a-clouds"}, Spec: v1alpha1.NodeLabelSpec{
+		ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: pc.Name}},
+		ForProvider:                v1alpha1.NodeLabelParameters{Key: key, Values: map[string]string{"node-1": "team-a-prod", "node-2": "team-b-staging", "node-4": "team-a-prod"}}}}
+	for _, o := range []client.Object{kc, pc, nl} {
+		if err := kube.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("the named nodes carry their cloud, and only they", func(t *testing.T) {
+		labelsAre(ctx, t, kube, map[string]string{"node-1": "team-a-prod", "node-2": "team-b-staging", "node-3": ""})
+		until(t, "the NodeLabel Ready, reporting node-4 missing", func() error {
+			got := &v1alpha1.NodeLabel{}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(nl), got); err != nil {
+				return err
+			}
+			if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue || got.Status.AtProvider.Labelled != 2 || !slices.Equal(got.Status.AtProvider.Missing, []string{"node-4"}) {
+				return fmt.Errorf("Ready %s, atProvider %+v", c.Status, got.Status.AtProvider)
+			}
+			return nil
+		})
+		n := &corev1.Node{}
+		if err := kube.Get(ctx, client.ObjectKey{Name: "node-1"}, n); err != nil {
+			t.Fatal(err)
+		}
+		if n.Labels["kubernetes.io/hostname"] != "node-1" {
+			t.Errorf("node-1 lost its other labels: %v", n.Labels)
+		}
+	})
+
+	t.Run("a node that appears, moves or is no longer named follows", func(t *testing.T) {
+		if err := kube.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-4"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(nl), nl); err != nil {
+			t.Fatal(err)
+		}
+		nl.Spec.ForProvider.Values = map[string]string{"node-1": "team-a-prod", "node-2": "team-a-prod", "node-4": "team-a-prod"}
+		if err := kube.Update(ctx, nl); err != nil {
+			t.Fatal(err)
+		}
+		labelsAre(ctx, t, kube, map[string]string{"node-1": "team-a-prod", "node-2": "team-a-prod", "node-3": "", "node-4": "team-a-prod"})
+	})
+
+	t.Run("deleting the NodeLabel removes the key from every node", func(t *testing.T) {
+		if err := kube.Delete(ctx, nl); err != nil {
+			t.Fatal(err)
+		}
+		labelsAre(ctx, t, kube, map[string]string{"node-1": "", "node-2": "", "node-3": "", "node-4": ""})
+		until(t, "the NodeLabel gone", func() error {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(nl), &v1alpha1.NodeLabel{}); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
+			}
+			return nil
+		})
+	})
+}
+
+// labelsAre waits until each node carries the key with its value ("":
+// without the key).
+func labelsAre(ctx context.Context, t *testing.T, kube client.Client, want map[string]string) {
+	t.Helper()
+	until(t, fmt.Sprintf("the nodes' %s labels %v", key, want), func() error {
+		for name, v := range want {
+			n := &corev1.Node{}
+			if err := kube.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+				return err
+			}
+			if have, ok := n.Labels[key]; have != v || ok != (v != "") {
+				return fmt.Errorf("%s has %s=%q (set: %t)", name, key, have, ok)
+			}
+		}
+		return nil
+	})
+}
+
+func start(t *testing.T) client.Client {
+	t.Helper()
+	cfg := kubetest.Config(t)
+	ctrl.SetLogger(logr.Discard())
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: 2 * time.Second, MaxConcurrentReconciles: 2}
+	if err := Setup(mgr, o, remotekube.NewClients(clientgoscheme.Scheme, remotekube.DefaultClients, time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() { _ = mgr.Start(ctx) }() //nolint:errcheck // ends with the test.
+	kube, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube
+}
+
+func until(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %v", what, patience, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

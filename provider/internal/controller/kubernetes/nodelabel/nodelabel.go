@@ -1,0 +1,160 @@
+// Package nodelabel keeps one label on the nodes of a remote cluster: the
+// nodes a NodeLabel names carry its key with their value, every other node
+// is without it.
+package nodelabel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+)
+
+// Setup adds the NodeLabel controller.
+func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
+	kube, inCluster := mgr.GetClient(), mgr.GetConfig()
+	c := providerconfig.Connector[*v1alpha1.NodeLabel, client.Client]{
+		Client: func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
+			pc, usage := &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
+			if err := providerconfig.Get(ctx, kube, mg, usage, pc); err != nil {
+				return nil, err
+			}
+			source, selectors := pc.ClusterCredentials()
+			return clients.Connect(ctx, kube, pc.Name, remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
+		},
+		External: func(remote client.Client) managed.TypedExternalClient[*v1alpha1.NodeLabel] {
+			return &external{remote: remote}
+		},
+	}
+	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.NodeLabelKind), &v1alpha1.NodeLabelList{},
+		managed.WithTypedExternalConnector[*v1alpha1.NodeLabel](c))
+}
+
+type external struct {
+	remote client.Client
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
+
+// changes are the label patches the nodes need: a value per node (nil
+// removes the key).
+type changes map[string]*string
+
+// plan reads the cluster's nodes: what to change, how many carry the
+// value given, and which named nodes are missing.
+func (e *external) plan(ctx context.Context, p v1alpha1.NodeLabelParameters) (changes, v1alpha1.NodeLabelObservation, error) {
+	nodes := &corev1.NodeList{}
+	if err := e.remote.List(ctx, nodes); err != nil {
+		return nil, v1alpha1.NodeLabelObservation{}, fmt.Errorf("cannot list the remote cluster's nodes: %w", err)
+	}
+	ch, obs := changes{}, v1alpha1.NodeLabelObservation{}
+	seen := map[string]bool{}
+	for _, n := range nodes.Items {
+		seen[n.Name] = true
+		have, has := n.Labels[p.Key]
+		want, named := p.Values[n.Name]
+		switch {
+		case named && has && have == want:
+			obs.Labelled++
+		case named:
+			ch[n.Name] = &want
+		case has:
+			ch[n.Name] = nil
+		}
+	}
+	for name := range p.Values {
+		if !seen[name] {
+			obs.Missing = append(obs.Missing, name)
+		}
+	}
+	slices.Sort(obs.Missing)
+	return ch, obs, nil
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.NodeLabel) (managed.ExternalObservation, error) {
+	p := mg.Spec.ForProvider
+	if meta.WasDeleted(mg) {
+		// Gone once no node carries the key.
+		ch, _, err := e.plan(ctx, v1alpha1.NodeLabelParameters{Key: p.Key})
+		if err != nil {
+			return managed.ExternalObservation{}, err
+		}
+		return managed.ExternalObservation{ResourceExists: len(ch) > 0}, nil
+	}
+	ch, obs, err := e.plan(ctx, p)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	mg.Status.AtProvider = obs
+	mg.SetConditions(xpv2.Available())
+	// The label set lives on the nodes, which always exist: there is
+	// nothing to create.
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: len(ch) == 0}, nil
+}
+
+func (e *external) Create(context.Context, *v1alpha1.NodeLabel) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, nil
+}
+
+func (e *external) Update(ctx context.Context, mg *v1alpha1.NodeLabel) (managed.ExternalUpdate, error) {
+	ch, _, err := e.plan(ctx, mg.Spec.ForProvider)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	return managed.ExternalUpdate{}, e.apply(ctx, mg.Spec.ForProvider.Key, ch)
+}
+
+func (e *external) Delete(ctx context.Context, mg *v1alpha1.NodeLabel) (managed.ExternalDelete, error) {
+	mg.SetConditions(xpv2.Deleting())
+	ch, _, err := e.plan(ctx, v1alpha1.NodeLabelParameters{Key: mg.Spec.ForProvider.Key})
+	if err != nil {
+		return managed.ExternalDelete{}, err
+	}
+	return managed.ExternalDelete{}, e.apply(ctx, mg.Spec.ForProvider.Key, ch)
+}
+
+// apply patches each node's label alone (a JSON merge patch of the one
+// key): the node's other labels, which the kubelet and others keep, are not
+// touched. A node deleted meanwhile is skipped.
+func (e *external) apply(ctx context.Context, key string, ch changes) error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(ch)) {
+		patch, err := labelPatch(key, ch[name])
+		if err != nil {
+			return err
+		}
+		n := &corev1.Node{}
+		n.Name = name
+		if err := e.remote.Patch(ctx, n, client.RawPatch(types.MergePatchType, patch)); err != nil && !kerrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("cannot label node %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// labelPatch is the merge patch that sets key to value, or removes it.
+func labelPatch(key string, value *string) ([]byte, error) {
+	var v any
+	if value != nil {
+		v = *value
+	}
+	return json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
+}
