@@ -11,22 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
-	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/kubernetestest"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
@@ -195,46 +187,12 @@ func keys(m map[string][]byte) []string {
 
 func start(t *testing.T) client.Client {
 	t.Helper()
-	cfg := kubetest.Config(t)
-	ctrl.SetLogger(logr.Discard())
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A short poll: a rotated source is seen at the next one.
-	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: 2 * time.Second, MaxConcurrentReconciles: 2}
-	if err := Setup(mgr, o, remotekube.NewClients(clientgoscheme.Scheme, remotekube.DefaultClients, time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = mgr.Start(ctx) }() //nolint:errcheck // ends with the test.
-	kube, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kube
+	return kubernetestest.Start(t, Setup)
 }
 
 func until(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v", what, patience, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	kubetest.Until(t, what, patience, check)
 }
 
 func waitSecret(ctx context.Context, t *testing.T, kube client.Client, name string, ok func(*corev1.Secret) error) *corev1.Secret {
