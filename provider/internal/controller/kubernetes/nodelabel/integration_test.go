@@ -99,6 +99,52 @@ func TestNodeLabelIntegration(t *testing.T) {
 		labelsAre(ctx, t, kube, map[string]string{"node-1": "team-a-prod", "node-2": "team-a-prod", "node-3": "", "node-4": "team-a-prod"})
 	})
 
+	t.Run("a NodeLabel whose cluster is gone still deletes", func(t *testing.T) {
+		// As a pool's: its kubeconfig Secret goes with the pool's Shoot.
+		gone := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "gone-kubeconfig", Namespace: "mgmt"}, Data: kc.Data}
+		gonePC := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "gone"}, Spec: v1alpha1.ProviderConfigSpec{
+			Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
+				SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: gone.Namespace, Name: gone.Name}, Key: "kubeconfig"}}}}}
+		other := &v1alpha1.NodeLabel{ObjectMeta: metav1.ObjectMeta{Name: "gone-clouds"}, Spec: v1alpha1.NodeLabelSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: gonePC.Name}},
+			ForProvider:                v1alpha1.NodeLabelParameters{Key: "c5c3.io/other-cloud", Values: map[string]string{"node-1": "x"}}}}
+		for _, o := range []client.Object{gone, gonePC, other} {
+			if err := kube.Create(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		until(t, "the other NodeLabel Ready", func() error {
+			got := &v1alpha1.NodeLabel{}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), got); err != nil {
+				return err
+			}
+			if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
+				return fmt.Errorf("Ready %s", c.Status)
+			}
+			return nil
+		})
+		for _, o := range []client.Object{gone, other} {
+			if err := kube.Delete(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		until(t, "the NodeLabel of a gone cluster deleted", func() error {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.NodeLabel{}); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
+			}
+			return nil
+		})
+		// It went without the cluster (which, here, is still there to
+		// show it): the label it set stays.
+		n := &corev1.Node{}
+		if err := kube.Get(ctx, client.ObjectKey{Name: "node-1"}, n); err != nil {
+			t.Fatal(err)
+		}
+		if n.Labels["c5c3.io/other-cloud"] != "x" {
+			t.Errorf("node-1's labels %v: the NodeLabel reached the cluster its kubeconfig no longer names", n.Labels)
+		}
+	})
+
 	t.Run("deleting the NodeLabel removes the key from every node", func(t *testing.T) {
 		if err := kube.Delete(ctx, nl); err != nil {
 			t.Fatal(err)

@@ -38,7 +38,13 @@ func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) 
 				return nil, err
 			}
 			source, selectors := pc.ClusterCredentials()
-			return clients.Connect(ctx, kube, pc.Name, remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
+			remote, err := clients.Connect(ctx, kube, pc.Name, remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
+			if err != nil && meta.WasDeleted(mg) {
+				// A pool's cluster goes with its NodeLabel (its kubeconfig
+				// Secret first): its nodes' labels go with it.
+				return nil, nil //nolint:nilnil // nil is the gone cluster, see Observe.
+			}
+			return remote, err
 		},
 		External: func(remote client.Client) managed.TypedExternalClient[*v1alpha1.NodeLabel] {
 			return &external{remote: remote}
@@ -92,10 +98,17 @@ func (e *external) plan(ctx context.Context, p v1alpha1.NodeLabelParameters) (ch
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.NodeLabel) (managed.ExternalObservation, error) {
 	p := mg.Spec.ForProvider
 	if meta.WasDeleted(mg) {
-		// Gone once no node carries the key.
+		// Gone once no node carries the key, or with the cluster: a
+		// deleted pool's cluster (unreachable, or its kubeconfig gone)
+		// takes its nodes' labels with it. A cluster that is only briefly
+		// unreachable keeps them, and the next NodeLabel of the key on it
+		// clears what it does not name.
+		if e.remote == nil {
+			return managed.ExternalObservation{}, nil
+		}
 		ch, _, err := e.plan(ctx, v1alpha1.NodeLabelParameters{Key: p.Key})
 		if err != nil {
-			return managed.ExternalObservation{}, err
+			return managed.ExternalObservation{}, nil //nolint:nilerr // see above
 		}
 		return managed.ExternalObservation{ResourceExists: len(ch) > 0}, nil
 	}
