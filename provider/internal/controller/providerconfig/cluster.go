@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 )
 
@@ -44,5 +45,22 @@ func ClusterView[T resource.LegacyManaged, PC ClusterProviderConfig](mgr ctrl.Ma
 			return watched.Connect(ctx, kube, pc.GetName(), watch.Credentials{Source: source, Selectors: selectors}, inCluster)
 		},
 		External: external,
+	}
+}
+
+// RemoteClient is the Client of a Connector whose kind writes a remote
+// Kubernetes cluster's objects (a SecretCopy, a NodeLabel): it tracks the
+// resource's use of its ProviderConfig (newPC: an empty one of the group
+// and its usage), reads it and returns a client of the cluster its
+// credentials reach.
+func RemoteClient[PC ClusterProviderConfig](mgr ctrl.Manager, clients *remotekube.Clients, newPC func() (PC, resource.LegacyProviderConfigUsage)) func(context.Context, resource.LegacyManaged) (client.Client, error) {
+	kube, inCluster := mgr.GetClient(), mgr.GetConfig() // the provider's own, for InjectedIdentity
+	return func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
+		pc, usage := newPC()
+		if err := Get(ctx, kube, mg, usage, pc); err != nil {
+			return nil, err
+		}
+		source, selectors := pc.ClusterCredentials()
+		return clients.Connect(ctx, kube, pc.GetName(), remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
 	}
 }

@@ -30,15 +30,10 @@ import (
 
 // Setup adds the NodeLabel controller.
 func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
-	kube, inCluster := mgr.GetClient(), mgr.GetConfig()
+	connect := providerconfig.RemoteClient(mgr, clients, newProviderConfig)
 	c := providerconfig.Connector[*v1alpha1.NodeLabel, client.Client]{
 		Client: func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
-			pc, usage := &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
-			if err := providerconfig.Get(ctx, kube, mg, usage, pc); err != nil {
-				return nil, err
-			}
-			source, selectors := pc.ClusterCredentials()
-			remote, err := clients.Connect(ctx, kube, pc.Name, remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
+			remote, err := connect(ctx, mg)
 			if err != nil && meta.WasDeleted(mg) {
 				// A pool's cluster goes with its NodeLabel (its kubeconfig
 				// Secret first): its nodes' labels go with it.
@@ -52,6 +47,10 @@ func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) 
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.NodeLabelKind), &v1alpha1.NodeLabelList{},
 		managed.WithTypedExternalConnector[*v1alpha1.NodeLabel](c))
+}
+
+func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
+	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 type external struct {

@@ -38,22 +38,19 @@ const LabelCopiedBy = "kubernetes.provider.c5c3.io/secret-copy"
 // cache: the provider does not keep every Secret of the management cluster
 // in memory for the few it copies.
 func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
-	kube, local, inCluster := mgr.GetClient(), mgr.GetAPIReader(), mgr.GetConfig()
+	local := mgr.GetAPIReader()
 	c := providerconfig.Connector[*v1alpha1.SecretCopy, client.Client]{
-		Client: func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
-			pc, usage := &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
-			if err := providerconfig.Get(ctx, kube, mg, usage, pc); err != nil {
-				return nil, err
-			}
-			source, selectors := pc.ClusterCredentials()
-			return clients.Connect(ctx, kube, pc.Name, remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
-		},
+		Client: providerconfig.RemoteClient(mgr, clients, newProviderConfig),
 		External: func(remote client.Client) managed.TypedExternalClient[*v1alpha1.SecretCopy] {
 			return &external{remote: remote, local: local}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.SecretCopyKind), &v1alpha1.SecretCopyList{},
 		managed.WithTypedExternalConnector[*v1alpha1.SecretCopy](c))
+}
+
+func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
+	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 type external struct {
