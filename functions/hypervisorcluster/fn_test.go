@@ -803,7 +803,8 @@ func TestNodeBinding(t *testing.T) {
 			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3), "nodes": []any{"a-2", "a-3", "b-2"}},
 			// Keeps a-1; b-1, out of service and empty, is replaced in the
 			// zone where it has fewest.
-			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-3"}},
+			// a-1 runs its 4 instances.
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-3"}, "instances": float64(4)},
 		}
 		if diff := cmp.Diff(want, shares); diff != "" {
 			t.Errorf("status.shares (-want +got):\n%s", diff)
@@ -833,6 +834,30 @@ func TestNodeBinding(t *testing.T) {
 				"team-b/staging: 1 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service)")
 		if diff := cmp.Diff(wantCond, bound, protocmp.Transform()); diff != "" {
 			t.Errorf("the NodesBound condition (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a cloud that leaves the pool keeps the node that runs its instances", func(t *testing.T) {
+		// team-b removed the pool from its claim: its record asks for 0.
+		req := request(true)
+		fntest.WithRequired(req, "shares", false,
+			usage("team-b-x1", map[string]string{"c5c3.io/cloud": "team-b/staging", "c5c3.io/asked-nodes": "0", "c5c3.io/allocated-nodes": "2"}),
+			usage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "3", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
+		)
+		shares, bound := run(t, req)
+		want := []any{
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3), "nodes": []any{"a-2", "a-3", "b-2"}},
+			// b-1 is out of service and empty: let go at once.
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(0), "allocated": float64(0), "draining": []any{"a-1"}, "instances": float64(4)},
+		}
+		if diff := cmp.Diff(want, shares); diff != "" {
+			t.Errorf("status.shares (-want +got):\n%s", diff)
+		}
+		if labelled.(map[string]any)["a-1"] != "team-b-x1" {
+			t.Errorf("a-1, draining, is labelled %v, want team-b-x1", labelled.(map[string]any)["a-1"])
+		}
+		if !strings.Contains(bound.GetMessage(), "team-b/staging: the share shrank: it holds [a-1] until their instances are gone") {
+			t.Errorf("NodesBound says %q, not that team-b still holds a-1", bound.GetMessage())
 		}
 	})
 

@@ -58,15 +58,18 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 	if !hvs.Reporting() {
 		for i := range shares {
 			if old := slices.IndexFunc(xr.Status.Shares, func(s v1alpha1.PoolShare) bool { return s.Cloud == shares[i].Cloud }); old >= 0 {
-				shares[i].Nodes, shares[i].Draining = xr.Status.Shares[old].Nodes, xr.Status.Shares[old].Draining
+				old := xr.Status.Shares[old]
+				shares[i].Nodes, shares[i].Draining, shares[i].Instances = old.Nodes, old.Draining, old.Instances
 			}
 		}
 		return binding{reachable: hvs != nil}
 	}
 	nodes := make([]pool.Node, 0, len(hvs.Observed.Nodes))
+	instances := make(map[string]int32, len(hvs.Observed.Nodes))
 	usable := int64(0)
 	for _, n := range hvs.Observed.Nodes {
 		nodes = append(nodes, pool.Node{Name: n.Name, Zone: n.Zone, Usable: n.InService, Instances: n.Instances})
+		instances[n.Name] = n.Instances
 		if n.InService {
 			usable++
 		}
@@ -83,6 +86,11 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 	for i := range shares {
 		got := bound[shares[i].Cloud]
 		shares[i].Nodes, shares[i].Draining = got.Nodes, got.Draining
+		// A node a share holds runs only its cloud's instances.
+		shares[i].Instances = 0
+		for _, n := range slices.Concat(got.Nodes, got.Draining) {
+			shares[i].Instances += instances[n]
+		}
 		if m := got.Message(); m != "" {
 			b.waits = append(b.waits, shares[i].Claim+": "+m)
 		}

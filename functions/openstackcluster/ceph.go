@@ -96,7 +96,7 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 				ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: access}},
 				ForProvider: cephv1alpha1.PoolParameters{
 					Name: name, Size: p.replication, CompressionMode: cephv1alpha1.CompressionMode(p.compression),
-					Application: "rbd",
+					Application: "rbd", DataPolicy: dataPolicy(c.xr),
 				},
 			},
 		}
@@ -248,6 +248,15 @@ func anyMap(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// dataPolicy of the tenant's Ceph pools: the cloud's, Retain unless the
+// platform team set Delete.
+func dataPolicy(xr *v1alpha1.XOpenStackCluster) cephv1alpha1.DataPolicy {
+	if xr.Spec.DataPolicy == v1alpha1.DataPolicyDelete {
+		return cephv1alpha1.DataPolicyDelete
+	}
+	return cephv1alpha1.DataPolicyRetain
 }
 
 // cephPoolResource names the composed Pool of a use of the tenant's storage

@@ -40,6 +40,10 @@ type cloud struct {
 	// credentials is where the tenant's clouds.yaml goes: the claim's
 	// connection secret (see credentialsOf).
 	credentials xpv2.SecretReference
+	// removing says, by requirement key (keyPool), why a pool the spec no
+	// longer names is still the cloud's (see holdLeaving); such a pool is
+	// appended to the cloud's copy of the spec.
+	removing map[string]string
 }
 
 func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, error) {

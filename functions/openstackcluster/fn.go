@@ -92,9 +92,15 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
-	reqs := require(rsp, c)
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
+		return rsp, nil
+	}
+	leaving := leavingOf(xr, observed)
+	reqs := require(rsp, c, leaving)
 	requireClaim(rsp, c)
-	land, ok := landscapeOf(req, c, reqs)
+	land, ok := landscapeOf(req, c, reqs, leaving)
 	if !ok || !function.Supplied(req, requiredClaim) && c.claim != "" {
 		// Crossplane fetches the requirements and calls again.
 		return rsp, nil
@@ -103,11 +109,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	for _, s := range land.skipped {
 		response.Warning(rsp, errors.New("ignored a composite the function cannot read: "+s)).TargetComposite()
 	}
-	observed, err := request.GetObservedComposedResources(req)
-	if err != nil {
-		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
-		return rsp, nil
-	}
+	c.holdLeaving(leaving, land)
 	now := time.Now
 	if f.now != nil {
 		now = f.now

@@ -145,6 +145,9 @@ type world struct {
 	// (pool → cloud → nodes), as its status.shares[].nodes says, and
 	// draining those it still holds beyond its share.
 	named, draining map[string]map[string][]string
+	// left are shares of clouds that no longer name the pool (pool →
+	// share), as the pool's status still holds them.
+	left map[string][]any
 }
 
 func eu() world {
@@ -231,7 +234,7 @@ func (w world) decidedPools(xr string) []string {
 				}
 				shares = append(shares, share)
 			}
-			status["shares"], status["allocatedNodes"] = shares, d.Allocated
+			status["shares"], status["allocatedNodes"] = append(shares, w.left[string(p.Spec.Name)]...), d.Allocated
 		}))
 	}
 	return out
@@ -1512,7 +1515,7 @@ func TestSpecFields(t *testing.T) {
 				get(s, "storage", "ceph").(map[string]any)["volumePool"] = map[string]any{"replication": 2, "compression": "force", "quotaGB": 5}
 			},
 			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
-				want := map[string]any{"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": float64(2), "compressionMode": "force", "quotaMaxBytes": float64(5 << 30), "application": "rbd"}
+				want := map[string]any{"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": float64(2), "compressionMode": "force", "quotaMaxBytes": float64(5 << 30), "application": "rbd", "dataPolicy": "Retain"}
 				if diff := cmp.Diff(want, get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider")); diff != "" {
 					t.Errorf("volumes pool (-want +got):\n%s", diff)
 				}
@@ -1927,5 +1930,137 @@ func TestAggregateHostsAreTheNamedNodes(t *testing.T) {
 	c := condition(rsp, conditionPoolsReady)
 	if want := "node-9 still run its instances and leave the cloud once they are empty (migrate or delete those instances)"; !strings.Contains(c.GetMessage(), want) || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
 		t.Errorf("PoolsReady on the claim says %q (target %v), want it to name the draining node: %q", c.GetMessage(), c.GetTarget(), want)
+	}
+}
+
+// usageObserved is the cloud's observed usage of a pool, with its record.
+func usageObserved(record map[string]any) string {
+	return fntest.Edit(`{"apiVersion": "protection.crossplane.io/v1beta1", "kind": "ClusterUsage", "metadata": {"name": "u"}}`,
+		func(m map[string]any) { fntest.Map(m, "metadata")["annotations"] = record })
+}
+
+// TestLeavingStoragePool: a storage pool removed from the claim while the
+// cloud's Ceph pools there hold data stays the cloud's — every object of it
+// composed as before, asking for no more — and the claim says which pool
+// holds what and what to do; once they are empty, or when the platform team
+// set spec.dataPolicy: Delete, it goes.
+func TestLeavingStoragePool(t *testing.T) {
+	onlyB := func(s map[string]any) { s["storageClusters"] = []any{"st-pool-b"} }
+	world := func(objects int) world {
+		w := allReady()
+		w.observed["usage-storage-st-pool-a"] = usageObserved(map[string]any{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-gb": "300", "c5c3.io/allocated-gb": "300"})
+		w.observed["ceph-st-pool-a-volumes"] = readyManaged(ceph, "Pool", "team-a-prod-7xk2p-st-pool-a-volumes",
+			map[string]any{"usedBytes": 1 << 30, "dataObjects": objects, "images": min(objects, 1)})
+		w.observed["ceph-st-pool-a-volumes"] = fntest.Edit(w.observed["ceph-st-pool-a-volumes"], func(m map[string]any) {
+			m["spec"] = map[string]any{"forProvider": map[string]any{"name": "team-a-prod-7xk2p-st-pool-a-volumes", "size": 3, "quotaMaxBytes": 100 << 30}}
+		})
+		return w
+	}
+	held := []string{"ceph-st-pool-a-client", "ceph-st-pool-a-client-key", "ceph-st-pool-a-ephemeral", "ceph-st-pool-a-images", "ceph-st-pool-a-volumes", "usage-storage-st-pool-a", "volume-type-st-pool-a"}
+
+	t.Run("held while its Ceph pool holds an image", func(t *testing.T) {
+		rsp := run(t, world(3).request(teamA(onlyB)))
+		mustNotFail(t, rsp)
+		names := resourceNames(rsp)
+		for _, n := range held {
+			if !slices.Contains(names, n) {
+				t.Errorf("%s is not composed while st-pool-a holds the cloud's data; composed %v", n, names)
+			}
+		}
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations"); got.(map[string]any)["c5c3.io/asked-gb"] != "300" {
+			t.Errorf("the record of the leaving pool says %v, want it to ask for what it holds (300 GB)", got)
+		}
+		if got := get(desired(t, rsp, "ceph-st-pool-a-volumes"), "spec", "forProvider", "quotaMaxBytes"); got != float64(100<<30) {
+			t.Errorf("the leaving volume pool's quota is %v, want the 100 GiB it had", got)
+		}
+		c := condition(rsp, conditionPoolsReady)
+		want := "storage pool st-pool-a, removed from spec.storageClusters, stays the cloud's: Ceph pool team-a-prod-7xk2p-st-pool-a-volumes holds 1 RBD image(s) in 3 object(s): " +
+			"delete or migrate the cloud's volumes, snapshots and images there"
+		if !strings.Contains(c.GetMessage(), want) || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+			t.Errorf("PoolsReady on the claim says %q (target %v), want it to say %q", c.GetMessage(), c.GetTarget(), want)
+		}
+		removing, _ := get(status(rsp), "consumedPools", "storage", 1, "removing").(string)
+		if get(status(rsp), "consumedPools", "storage", 1, "name") != "st-pool-a" || !strings.HasPrefix(removing, "Ceph pool team-a-prod-7xk2p-st-pool-a-volumes holds 1 RBD image(s)") {
+			t.Errorf("status.consumedPools.storage = %v, want st-pool-a listed with what it holds", get(status(rsp), "consumedPools", "storage"))
+		}
+	})
+
+	t.Run("it goes once empty", func(t *testing.T) {
+		rsp := run(t, world(0).request(teamA(onlyB)))
+		mustNotFail(t, rsp)
+		for _, n := range resourceNames(rsp) {
+			if strings.Contains(n, "st-pool-a") {
+				t.Errorf("%s is still composed, its Ceph pools empty", n)
+			}
+		}
+		if m := condition(rsp, conditionPoolsReady).GetMessage(); strings.Contains(m, "st-pool-a") {
+			t.Errorf("PoolsReady still names st-pool-a: %s", m)
+		}
+	})
+
+	t.Run("it goes with its data under dataPolicy Delete", func(t *testing.T) {
+		rsp := run(t, world(3).request(teamA(onlyB, func(s map[string]any) { s["dataPolicy"] = "Delete" })))
+		mustNotFail(t, rsp)
+		names := resourceNames(rsp)
+		if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "st-pool-a") }) {
+			t.Errorf("st-pool-a's objects are still composed under dataPolicy Delete: %v", names)
+		}
+		if got := get(desired(t, rsp, "ceph-st-pool-b-volumes"), "spec", "forProvider", "dataPolicy"); got != "Delete" {
+			t.Errorf("the tenant's Ceph pools take dataPolicy %v, want the cloud's Delete", got)
+		}
+	})
+}
+
+// TestLeavingHypervisorPool: a hypervisor pool removed from the claim stays
+// the cloud's, its aggregate holding the nodes that still run the cloud's
+// instances, until the pool has taken back every node; its record asks for
+// nothing, and the claim names the nodes and the instances.
+func TestLeavingHypervisorPool(t *testing.T) {
+	onlyB := setPoolsOf(map[string]any{"name": "hv-pool-b", "nodes": 4})
+	world := func(share map[string]any) world {
+		w := allReady()
+		w.observed["usage-hypervisor-hv-pool-a"] = usageObserved(map[string]any{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "20", "c5c3.io/allocated-nodes": "20"})
+		w.left = map[string][]any{"hv-pool-a": {fntest.Map(map[string]any{"s": share}, "s")}}
+		return w
+	}
+	share := func(asked int, nodes, draining []any, instances int) map[string]any {
+		return map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/prod", "asked": asked, "allocated": asked, "nodes": nodes, "draining": draining, "instances": instances}
+	}
+	cases := map[string]struct {
+		share map[string]any
+		// hosts of the leaving pool's aggregate; nil: it goes.
+		hosts []any
+		says  string
+	}{
+		"the pool has not seen the cloud ask for nothing": {share(20, []any{"node-1", "node-2"}, nil, 0), []any{"node-1", "node-2"},
+			"hypervisor pool hv-pool-a, removed from spec.hypervisorClusters, stays the cloud's: the pool has not yet taken back the nodes it gave the cloud"},
+		"a node still runs instances": {share(0, nil, []any{"node-9"}, 3), []any{"node-9"},
+			"hypervisor pool hv-pool-a, removed from spec.hypervisorClusters, stays the cloud's: its nodes node-9 still run the cloud's 3 instance(s): migrate or delete them"},
+		"every node given back": {share(0, nil, nil, 0), nil, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp := run(t, world(tc.share).request(teamA(onlyB)))
+			mustNotFail(t, rsp)
+			r, composed := rsp.GetDesired().GetResources()["aggregate-hv-pool-a"]
+			if tc.hosts == nil {
+				if composed || slices.Contains(resourceNames(rsp), "usage-hypervisor-hv-pool-a") {
+					t.Errorf("hv-pool-a, given back in full, is still composed: %v", resourceNames(rsp))
+				}
+				return
+			}
+			if !composed {
+				t.Fatalf("hv-pool-a's aggregate is gone while the pool holds the cloud's nodes: %v", resourceNames(rsp))
+			}
+			if diff := cmp.Diff(tc.hosts, get(r.GetResource().AsMap(), "spec", "forProvider", "hosts")); diff != "" {
+				t.Errorf("the leaving pool's aggregate hosts (-want +got):\n%s", diff)
+			}
+			if got := get(desired(t, rsp, "usage-hypervisor-hv-pool-a"), "metadata", "annotations", "c5c3.io/asked-nodes"); got != "0" {
+				t.Errorf("the leaving pool's record asks for %v nodes, want 0", got)
+			}
+			if c := condition(rsp, conditionPoolsReady); !strings.Contains(c.GetMessage(), tc.says) {
+				t.Errorf("PoolsReady says %q, want %q", c.GetMessage(), tc.says)
+			}
+		})
 	}
 }

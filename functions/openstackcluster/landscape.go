@@ -68,8 +68,9 @@ type requirements struct {
 	keys []string
 }
 
-// require asks for each pool and the control-plane cluster the cloud names.
-func require(rsp *fnv1.RunFunctionResponse, c *cloud) requirements {
+// require asks for each pool and the control-plane cluster the cloud names,
+// and for the pools it is leaving.
+func require(rsp *fnv1.RunFunctionResponse, c *cloud, leaving leavingPools) requirements {
 	gv := v1alpha1.SchemeGroupVersion.String()
 	var r requirements
 	cluster := func(u used, name string) {
@@ -77,10 +78,10 @@ func require(rsp *fnv1.RunFunctionResponse, c *cloud) requirements {
 		function.Require(rsp, keyPoolComposite(u, name), gv, u.kind, name, "")
 		r.keys = append(r.keys, keyPool(u, name), keyPoolComposite(u, name))
 	}
-	for _, name := range c.xr.Spec.HypervisorClusters {
+	for _, name := range slices.Concat(c.xr.Spec.HypervisorClusters, leaving.hypervisor) {
 		cluster(usedHypervisorPool, string(name))
 	}
-	for _, name := range c.xr.Spec.StorageClusters {
+	for _, name := range slices.Concat(c.xr.Spec.StorageClusters, leaving.storage) {
 		cluster(usedStoragePool, string(name))
 	}
 	cluster(usedControlPlane, c.controlPlaneCluster)
@@ -100,7 +101,7 @@ type landscape struct {
 
 // landscapeOf decodes the required resources; ok is false until Crossplane
 // has supplied all of them.
-func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements) (l *landscape, ok bool) {
+func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements, leaving leavingPools) (l *landscape, ok bool) {
 	for _, key := range r.keys {
 		if !function.Supplied(req, key) {
 			return nil, false
@@ -110,11 +111,11 @@ func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements) (l *lan
 		hypervisorPools: map[v1alpha1.PoolName]*v1alpha1.XHypervisorCluster{},
 		storagePools:    map[v1alpha1.PoolName]*v1alpha1.XStorageCluster{},
 	}
-	for _, name := range c.xr.Spec.HypervisorClusters {
+	for _, name := range slices.Concat(c.xr.Spec.HypervisorClusters, leaving.hypervisor) {
 		l.hypervisorPools[name] = named(req, usedHypervisorPool, string(name), &l.skipped,
 			func(p *v1alpha1.XHypervisorCluster) bool { return p.Spec.Name == name })
 	}
-	for _, name := range c.xr.Spec.StorageClusters {
+	for _, name := range slices.Concat(c.xr.Spec.StorageClusters, leaving.storage) {
 		l.storagePools[name] = named(req, usedStoragePool, string(name), &l.skipped,
 			func(p *v1alpha1.XStorageCluster) bool { return p.Spec.Name == name })
 	}

@@ -37,6 +37,8 @@ type hypervisorUse struct {
 	pool *v1alpha1.XHypervisorCluster // nil when missing
 	// allocation is the cloud's share of the pool (nodes: what it has).
 	allocation
+	// removing says why a pool the spec no longer names stays the cloud's.
+	removing string
 }
 
 type storageUse struct {
@@ -50,6 +52,8 @@ type storageUse struct {
 	volumeQuota int64
 	// volumeSize is the volume pool's replication, 0 before it exists.
 	volumeSize int32
+	// removing says why a pool the spec no longer names stays the cloud's.
+	removing string
 }
 
 // replicas is the replication the cloud's volume pool gets now: the one the
@@ -103,8 +107,16 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 	var overCommitted error
 	for i, name := range c.xr.Spec.HypervisorClusters {
 		field := fmt.Sprintf("spec.hypervisorClusters[%d]", i)
-		use := hypervisorUse{name: string(name)}
+		use := hypervisorUse{name: string(name), removing: c.removingFrom(usedHypervisorPool, string(name))}
 		pool := l.hypervisorPools[name]
+		if use.removing != "" {
+			// Admitted when the spec named it; it asks for nothing now.
+			own, recorded := ownRecord(observed, usedHypervisorPool, use.name)
+			use.pool, use.allocation = pool, hypervisorAllocation(c, pool, own, recorded, now)
+			p.hypervisor = append(p.hypervisor, use)
+			p.requests = append(p.requests, leavingNotice(usedHypervisorPool, use.name, use.removing))
+			continue
+		}
 		if pool == nil {
 			p.missing = append(p.missing, "hypervisor pool "+use.name)
 			p.hypervisor = append(p.hypervisor, use)
@@ -154,9 +166,18 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 	}
 	for i, sc := range c.xr.Spec.StorageClusters {
 		field := fmt.Sprintf("spec.storageClusters[%d]", i)
-		use := storageUse{name: string(sc)}
+		use := storageUse{name: string(sc), removing: c.removingFrom(usedStoragePool, string(sc))}
 		use.volumeQuota, use.volumeSize, use.volumes = observedVolumePool(observed, use.name)
 		pool := l.storagePools[sc]
+		if use.removing != "" {
+			// Admitted when the spec named it; it keeps what it holds.
+			own, recorded := ownRecord(observed, usedStoragePool, use.name)
+			held := use.volumeQuota / gib * int64(max(use.volumeSize, 1))
+			use.pool, use.allocation = pool, storageAllocation(c, pool, held, own, recorded, now)
+			p.storage = append(p.storage, use)
+			p.requests = append(p.requests, leavingNotice(usedStoragePool, use.name, use.removing))
+			continue
+		}
 		if pool == nil {
 			p.missing = append(p.missing, "storage pool "+use.name)
 			p.storage = append(p.storage, use)
@@ -331,6 +352,7 @@ func (p *plan) consumed() *v1alpha1.ConsumedPools {
 		if h.pool != nil {
 			c.Status, c.NodeCount, c.AllocatedNodes = orUnknown(string(h.pool.Status.Phase)), h.pool.Status.NodeCount, int32(h.has) //nolint:gosec // at most the pool's workers
 		}
+		c.Removing = h.removing
 		cp.Hypervisor = append(cp.Hypervisor, c)
 	}
 	for _, s := range p.storage {
@@ -341,6 +363,7 @@ func (p *plan) consumed() *v1alpha1.ConsumedPools {
 				c.AvailableCapacity = s.pool.Status.Capacity.Available
 			}
 		}
+		c.Removing = s.removing
 		cp.Storage = append(cp.Storage, c)
 	}
 	return cp

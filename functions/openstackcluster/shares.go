@@ -188,7 +188,11 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 			draining = s.Draining
 		}
 	}
-	a := allocationIn(c, int64(p.Spec.Workers), shares, int64(asked(c.xr, p, held)), int64(held), own, recorded, now)
+	ask := asked(c.xr, p, held)
+	if c.removingFrom(usedHypervisorPool, string(p.Spec.Name)) != "" {
+		ask = 0 // leaving: it gives back every node it can
+	}
+	a := allocationIn(c, int64(p.Spec.Workers), shares, int64(ask), int64(held), own, recorded, now)
 	a.hosts, a.draining = hosts, draining
 	return a
 }
@@ -201,7 +205,11 @@ func storageAllocation(c *cloud, p *v1alpha1.XStorageCluster, held int64, own po
 	for _, s := range p.Status.Shares {
 		shares = append(shares, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: s.AskedGB, Allocated: s.AllocatedGB})
 	}
-	return allocationIn(c, p.Status.ShareableGB, shares, askedGB(c, p), held, own, recorded, now)
+	ask := askedGB(c, p)
+	if c.removingFrom(usedStoragePool, string(p.Spec.Name)) != "" {
+		ask = held // leaving: it keeps what its data is in, and asks for no more
+	}
+	return allocationIn(c, p.Status.ShareableGB, shares, ask, held, own, recorded, now)
 }
 
 // record is the cloud's share record on its usage of the pool.

@@ -172,7 +172,8 @@ func rbd(t *testing.T, args ...string) {
 
 // TestIntegrationCephPoolKeepsData: deleting a Pool resource never deletes
 // the tenant's data with it unless the resource says it may (dataPolicy
-// Delete): a pool holding an image, only a trashed image, or an image with
+// Delete), and the pool's status says what it holds (dataObjects, images):
+// a pool holding an image, only a trashed image, or an image with
 // a snapshot stays in Ceph, with its data, and the resource goes; with
 // dataPolicy Delete it goes with its data; a pool whose images were all
 // removed, and one that never had any, go as before.
@@ -208,6 +209,19 @@ func TestIntegrationCephPoolKeepsData(t *testing.T) {
 			h.create(t, p)
 			h.waitReady(t, p)
 			tc.fill(t, name)
+			// What the pool holds is in its status, where the cloud's
+			// function reads it before it lets the pool go.
+			eventually(t, "pool "+name+" reports what it holds", func() (bool, string) {
+				if err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(p), p); err != nil {
+					return false, err.Error()
+				}
+				o := p.Status.AtProvider
+				wantImages := int64(0)
+				if tc.kept || tc.name == "deletable" {
+					wantImages = 1
+				}
+				return (o.DataObjects > 0) == (wantImages > 0) && o.Images == wantImages, fmt.Sprintf("dataObjects %d, images %d; want %d image(s)", o.DataObjects, o.Images, wantImages)
+			})
 			h.delete(t, p)
 			h.waitGone(t, p)
 			got := cephPool(t, name)

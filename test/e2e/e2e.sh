@@ -62,13 +62,16 @@
 #      compositionRef and a resourceRef, when it applies the claim;
 #   9. deleting a tenant's claim removes its aggregates, volume types, Ceph
 #      pools and client, and OVN HA chassis groups from the real services, and leaves every other
-#      tenant's objects as they were;
+#      tenant's objects as they were; a Ceph pool holding the tenant's image
+#      stays under the default spec.dataPolicy (Retain), and goes with it
+#      under Delete, which the platform team sets and a tenant may not;
 #  9b. a pool in use cannot be deleted: each cloud's ClusterUsage makes core's
 #      webhook refuse it; the pool claim's deletion is held, naming the cloud,
 #      every cloud stays Ready; once the last cloud on it is gone, it deletes;
-#  9d. a tenant's Ceph data outlives an edit of its claim: a storage pool
-#      removed from a cloud leaves its Ceph pool with the tenant's image,
-#      and taking it back takes that pool over again;
+#  9d. a tenant's Ceph data holds its storage pool in the cloud: a storage
+#      pool removed from a claim while its Ceph pool holds the tenant's
+#      image stays the cloud's, the claim says why, the cloud stays Ready;
+#      once the image is gone the pool leaves, and it can be taken back;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -561,6 +564,7 @@ OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
 os() { OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 120 openstack --os-cloud admin "$@"; }
 cephc() { timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 "$@"; }
+rbdc() { timeout 60 rbd -c "$CEPH_RUN/ceph.conf" "$@"; }
 # What the real services hold: one sorted name per line.
 real() {
   case $1 in
@@ -891,6 +895,10 @@ if out=$($K delete objects.kubernetes.crossplane.io "$cp_obj" --wait=false 2>&1)
   case $out in *in-use*ProviderConfig*) pass "deleting team-a-staging's ControlPlane before its cloud's objects is refused: ${out#*denied the request: }" ;;
     *) fail "deleting team-a-staging's ControlPlane Object failed, not naming a ProviderConfig: $out" ;; esac
 fi
+# Its tenant left an image in its volume pool: under the default
+# spec.dataPolicy (Retain) that Ceph pool stays, with the image.
+kept=$gone-st-pool-a-volumes
+if rbdc create --size 64 "$kept/tenant-volume-1" >/dev/null 2>&1; then pass "team-a-staging holds an image tenant-volume-1 in $kept"; else fail "cannot create an image in $kept"; fi
 $K -n team-a delete $OSC team-a-staging --wait=false >/dev/null
 eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
 # Its OVN gateways went through the ssl: databases with its client
@@ -899,17 +907,31 @@ eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get 
 eventually 60 "team-a-staging: its OVN ProviderConfig and client certificate Secret are gone" sh -c "! $K get providerconfigs.ovn.provider.c5c3.io $gone >/dev/null 2>&1 && ! $K -n crossplane-system get secret $gone-ovn-client-tls >/dev/null 2>&1"
 for what in projects aggregates volumetypes cephpools cephclients hagroups; do
   now=$(real "$what")
-  left=$(grep "$gone" <<<"$now" | tr '\n' ' ')
+  left=$(grep "$gone" <<<"$now" | grep -vx "$kept" | tr '\n' ' ')
   [ -z "$left" ] && pass "$what: team-a-staging's are gone from the real service" || fail "$what: left behind: $left"
+  now=$(grep -vx "$kept" <<<"$now")
   [ "$(grep -v "$gone" <<<"${before[$what]}")" = "$now" ] && pass "$what: every other tenant's are untouched" ||
     fail "$what of other tenants changed: $(diff <(grep -v "$gone" <<<"${before[$what]}") <(echo "$now") | tr '\n' ' ')"
 done
 
+cephc osd pool ls 2>/dev/null | grep -qx "$kept" && rbdc ls "$kept" 2>/dev/null | grep -qx tenant-volume-1 &&
+  pass "dataPolicy Retain (the default): the Ceph pool $kept is kept, detached, with the tenant's image" || fail "$kept or its image went with team-a-staging"
+cephc osd pool rm "$kept" "$kept" --yes-i-really-really-mean-it >/dev/null 2>&1 # the platform team lets it go
+
 # The docs' cloud goes as it came, by its tenant, in its group; then the
-# docs' pools, whose Shoots go with them.
+# docs' pools, whose Shoots go with them. The platform team let its data go
+# first (spec.dataPolicy: Delete), which its tenant may not do.
 docs_xr=$(xr tenant-finance finance-prod)
+dvol=$docs_xr-st-pool-encrypted-volumes
+if out=$(as_tenant tenant-finance patch $DOSC finance-prod --type=merge -p '{"spec":{"dataPolicy":"Delete"}}' 2>&1); then fail "the tenant let its own data go (spec.dataPolicy: Delete)"; else
+  case $out in *"spec.dataPolicy is the platform team's choice"*) pass "the tenant may not set spec.dataPolicy: ${out##*: }" ;; *) fail "the tenant setting spec.dataPolicy: $out" ;; esac
+fi
+$K -n tenant-finance patch $DOSC finance-prod --type=merge -p '{"spec":{"dataPolicy":"Delete"}}' >/dev/null
+eventually 120 "the platform team sets dataPolicy Delete on finance-prod: its Ceph pools take it" sh -c "[ \"\$($K get pools.ceph.provider.c5c3.io $dvol -o jsonpath='{.spec.forProvider.dataPolicy}')\" = Delete ]"
+if rbdc create --size 64 "$dvol/tenant-volume-1" >/dev/null 2>&1; then pass "finance-prod holds an image tenant-volume-1 in $dvol"; else fail "cannot create an image in $dvol"; fi
 as_tenant tenant-finance delete openstackclusters finance-prod --wait=false >/dev/null
 eventually 240 "the docs' finance-prod is deleted by its tenant" absent xopenstackclusters.c5c3.io "$docs_xr"
+eventually 60 "dataPolicy Delete: its Ceph pool $dvol went with the image" sh -c "! timeout 30 ceph -c $CEPH_RUN/ceph.conf osd pool ls | grep -qx $dvol"
 $K -n infrastructure delete hypervisorcluster hv-pool-compliance --wait=false >/dev/null
 $K -n infrastructure delete storagecluster st-pool-encrypted --wait=false >/dev/null
 eventually 180 "deleting hv-pool-compliance deletes its Shoot $(derived_shoot hv-pool-compliance)" absent shoot -n garden-c5c3 "$(derived_shoot hv-pool-compliance)"
@@ -968,24 +990,34 @@ $K -n team-a patch $OSC team-a-prod --type=merge -p "{\"spec\":{\"compositionRev
 eventually 120 "moved by its claim to $next, team-a-prod follows" on_domain "$prod_xr" v2.cobaltcore.example
 if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
 
-echo "== 9d. a tenant's data outlives an edit of its claim"
+echo "== 9d. a tenant's data holds its storage pool in the cloud"
 # internal-prod's tenant writes an image into its volume pool of st-pool-b,
-# then removes st-pool-b from its claim: the Ceph pool with the image stays
-# (its Pool resource goes; the provider keeps a pool that holds data), the
-# empty ones go; putting st-pool-b back takes the kept pool over again.
-rbdc() { timeout 60 rbd -c "$CEPH_RUN/ceph.conf" "$@"; }
+# then removes st-pool-b from its claim: st-pool-b stays the cloud's (its
+# Ceph pools, client and volume type), the claim says which Ceph pool holds
+# what, and the cloud stays Ready. Once the image is gone, st-pool-b leaves
+# the cloud and its Ceph pools go; put back, they are composed again.
 x=$(xr internal internal-prod); vol=$x-st-pool-b-volumes
 if rbdc create --size 64 "$vol/tenant-volume-1" >/dev/null 2>&1; then pass "internal-prod holds an image tenant-volume-1 in $vol"; else fail "cannot create an image in $vol"; fi
+eventually 90 "the Pool resource $vol reports the image (status.atProvider.images)" sh -c "[ \"\$($K get pools.ceph.provider.c5c3.io $vol -o jsonpath='{.status.atProvider.images}')\" = 1 ]"
 as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageClusters":["st-pool-a"]}}' >/dev/null
-eventually 180 "st-pool-b removed from the claim: its Pool resource $vol goes" absent pools.ceph.provider.c5c3.io "$vol"
-eventually 60 "... and its empty image pool $x-st-pool-b-images with it" sh -c "! timeout 30 ceph -c $CEPH_RUN/ceph.conf osd pool ls | grep -qx $x-st-pool-b-images"
-cephc osd pool ls 2>/dev/null | grep -qx "$vol" && rbdc ls "$vol" 2>/dev/null | grep -qx tenant-volume-1 &&
-  pass "the Ceph pool $vol is kept, with the tenant's image" || fail "the Ceph pool $vol or its image went with the claim's edit"
-as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageClusters":["st-pool-a","st-pool-b"]}}' >/dev/null
-eventually 300 "st-pool-b back in the claim: the Pool resource $vol takes the kept pool over" sh -c "$K wait --for=condition=Ready pools.ceph.provider.c5c3.io/$vol --timeout=5s"
-rbdc ls "$vol" 2>/dev/null | grep -qx tenant-volume-1 && pass "... with the tenant's image" || fail "$vol lost tenant-volume-1"
-if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=300s >/dev/null 2>&1; then pass "internal-prod is Ready again"; else fail "internal-prod is not Ready after st-pool-b came back"; fi
+says_kept() {
+  case $(as_tenant internal get $OSC internal-prod -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}') in
+    *"storage pool st-pool-b, removed from spec.storageClusters, stays the cloud's: Ceph pool $vol holds 1 RBD image(s)"*) return 0 ;; esac
+  return 1
+}
+eventually 60 "st-pool-b removed from the claim: the tenant reads on its claim that st-pool-b stays, $vol holding the image" says_kept
+removing=$(as_tenant internal get $OSC internal-prod -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-b")].removing}')
+[ -n "$removing" ] && pass "... and status.consumedPools lists st-pool-b as held: $removing" || fail "status.consumedPools does not list st-pool-b as held"
+sleep 5
+$K get pools.ceph.provider.c5c3.io "$vol" "$x-st-pool-b-images" >/dev/null 2>&1 && rbdc ls "$vol" 2>/dev/null | grep -qx tenant-volume-1 &&
+  pass "... its Ceph pools are still the cloud's, with the tenant's image" || fail "st-pool-b's Ceph pools or the image went while it holds data"
+if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=5s >/dev/null 2>&1; then pass "internal-prod stays Ready meanwhile"; else fail "internal-prod is not Ready while st-pool-b is held"; fi
 rbdc rm "$vol/tenant-volume-1" >/dev/null 2>&1
+eventually 180 "the image deleted, st-pool-b leaves the cloud: its Pool resource $vol goes" absent pools.ceph.provider.c5c3.io "$vol"
+eventually 60 "... and the empty Ceph pool $vol with it" sh -c "! timeout 30 ceph -c $CEPH_RUN/ceph.conf osd pool ls | grep -qx $vol"
+as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageClusters":["st-pool-a","st-pool-b"]}}' >/dev/null
+eventually 300 "st-pool-b back in the claim: its Pool resource $vol is Ready again" sh -c "$K wait --for=condition=Ready pools.ceph.provider.c5c3.io/$vol --timeout=5s"
+if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=300s >/dev/null 2>&1; then pass "internal-prod is Ready again"; else fail "internal-prod is not Ready after st-pool-b came back"; fi
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,

@@ -73,6 +73,7 @@ func TestTenantsCannotChooseTheirLimitsIntegration(t *testing.T) {
 		notAllowed = "may claim clouds of environment"
 		notYours   = "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
 		onlyEnv    = "spec.compositionSelector.matchLabels may name only crossplane.c5c3.io/environment"
+		dataPolicy = "spec.dataPolicy is the platform team's choice"
 	)
 
 	// A policy takes effect a moment after it is created.
@@ -107,6 +108,9 @@ func TestTenantsCannotChooseTheirLimitsIntegration(t *testing.T) {
 		"a resourceRef":                                           {tenant, claim("env-prod", "c5c3.io", set("spec.resourceRef", map[string]any{"apiVersion": "c5c3.io/v1alpha1", "kind": "XOpenStackCluster", "name": "someone-elses"})), notYours},
 		"the platform's staging cloud, in a production namespace": {platform, claim("env-prod", "c5c3.io", selects("staging")), ""},
 		"the platform pinning a revision":                         {platform, claim("env-prod", "crossplane.c5c3.io", set("spec.compositionRevisionRef", map[string]any{"name": "production-abc"})), ""},
+		"a tenant's cloud whose data may go":                      {tenant, claim("env-prod", "c5c3.io", set("spec.dataPolicy", "Delete")), dataPolicy},
+		"a tenant's cloud that keeps its data, said":              {tenant, claim("env-prod", "crossplane.c5c3.io", set("spec.dataPolicy", "Retain")), ""},
+		"the platform's cloud whose data may go":                  {platform, claim("env-prod", "c5c3.io", set("spec.dataPolicy", "Delete")), ""},
 	} {
 		err := tc.c.Create(ctx, tc.obj)
 		switch {
@@ -138,10 +142,25 @@ func TestTenantsCannotChooseTheirLimitsIntegration(t *testing.T) {
 	if err := update(tenant, set("spec.size", "small")); err != nil {
 		t.Errorf("the tenant changing its claim's size, Crossplane's record unchanged: %v", err)
 	}
+	// The platform team lets the data go; the tenant cannot take it back
+	// nor change it, but edits the rest of its claim.
+	if err := update(platform, set("spec.dataPolicy", "Delete")); err != nil {
+		t.Errorf("the platform team letting a cloud's data go: %v", err)
+	}
+	if err := update(tenant, set("spec.size", "medium")); err != nil {
+		t.Errorf("the tenant changing its claim's size, its dataPolicy unchanged: %v", err)
+	}
+	if err := update(tenant, set("spec.dataPolicy", "Retain")); err == nil || !strings.Contains(err.Error(), dataPolicy) {
+		t.Errorf("the tenant changing the platform's dataPolicy: got %v, want refused with %q", err, dataPolicy)
+	}
+	if err := update(platform, set("spec.dataPolicy", "Retain")); err != nil {
+		t.Errorf("the platform team keeping a cloud's data again: %v", err)
+	}
 	for what, edit := range map[string]func(*unstructured.Unstructured){
 		"rebinding it":        set("spec.resourceRef.name", "someone-elses"),
 		"dropping its record": del("spec.resourceRef"),
 		"selecting staging":   selects("staging"),
+		"letting its data go": set("spec.dataPolicy", "Delete"),
 	} {
 		if err := update(tenant, edit); err == nil {
 			t.Errorf("the tenant %s: admitted", what)

@@ -93,9 +93,18 @@ type PoolObservation struct {
 	// AvailableBytes the pool can still take (ceph df: max_avail).
 	// +optional
 	AvailableBytes int64 `json:"availableBytes,omitempty"`
-	// Objects in the pool.
+	// Objects in the pool (ceph df, some seconds late).
 	// +optional
 	Objects int64 `json:"objects,omitempty"`
+	// DataObjects is what the pool holds, listed: its objects but RBD's
+	// pool-wide bookkeeping (at most 1000 are counted). A pool whose
+	// dataObjects is not 0 holds data that spec.forProvider.dataPolicy
+	// keeps.
+	// +optional
+	DataObjects int64 `json:"dataObjects,omitempty"`
+	// Images among them: RBD images, in the trash or not.
+	// +optional
+	Images int64 `json:"images,omitempty"`
 }
 
 // PoolSpec is the desired state of a Pool.

@@ -185,6 +185,10 @@ type PoolShare struct {
 	// +listType=set
 	// +optional
 	Draining []string `json:"draining,omitempty"`
+	// Instances of the cloud on its nodes and those draining, as the
+	// pool's agents report them.
+	// +optional
+	Instances int32 `json:"instances,omitempty"`
 }
 
 // XHypervisorCluster is a pool of KVM hypervisors on IronCore bare metal,

@@ -380,7 +380,30 @@ type OpenStackClusterParameters struct {
 	// Quotas of the cloud's default project.
 	// +optional
 	Quotas *Quotas `json:"quotas,omitempty"`
+
+	// DataPolicy is what becomes of the tenant's data in a storage pool
+	// (its Ceph volumes, images and ephemeral pools) when the pool leaves
+	// the cloud or the cloud is deleted. Retain (the default): a storage
+	// pool removed from spec.storageClusters stays the cloud's, and its
+	// claim says so, until its Ceph pools are empty; a deleted cloud
+	// leaves its Ceph pools that hold data in Ceph, detached. Delete: the
+	// data goes with them. The platform team's choice: the examples'
+	// admission policy (examples/crossplane/claim-composition-policy.yaml)
+	// lets only the platform team set or change it.
+	// +kubebuilder:default=Retain
+	// +kubebuilder:validation:Enum=Retain;Delete
+	// +optional
+	DataPolicy DataPolicy `json:"dataPolicy,omitempty"`
 }
+
+// DataPolicy says whether a cloud's data may go with the cloud's pools.
+type DataPolicy string
+
+// Data policies of a cloud.
+const (
+	DataPolicyRetain DataPolicy = "Retain"
+	DataPolicyDelete DataPolicy = "Delete"
+)
 
 // OpenStackClusterPhase is the lifecycle phase of a cloud. Refused: policy
 // refuses the claim (its PoolsReady condition says why) and nothing is
@@ -420,6 +443,10 @@ type ConsumedHypervisorPool struct {
 	// AllocatedNodes of the pool reserved for this cloud.
 	// +optional
 	AllocatedNodes int32 `json:"allocatedNodes,omitempty"`
+	// Removing says why a pool no longer in spec.hypervisorClusters is
+	// still the cloud's: its nodes that still run the cloud's instances.
+	// +optional
+	Removing string `json:"removing,omitempty"`
 }
 
 // ConsumedStoragePool is a storage pool as the cloud uses it.
@@ -436,6 +463,10 @@ type ConsumedStoragePool struct {
 	// pool gave it: its volume pool quota times the replication.
 	// +optional
 	AllocatedGB int64 `json:"allocatedGB,omitempty"`
+	// Removing says why a pool no longer in spec.storageClusters is still
+	// the cloud's: its Ceph pools that still hold data (spec.dataPolicy).
+	// +optional
+	Removing string `json:"removing,omitempty"`
 }
 
 // ConsumedPools of the cloud.

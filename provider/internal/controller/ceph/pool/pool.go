@@ -153,7 +153,14 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 		return managed.ExternalObservation{}, err
 	}
 	u := usage[p.Name]
-	mg.Status.AtProvider = v1alpha1.PoolObservation{PoolID: observed.ID, UsedBytes: u.Stored, AvailableBytes: u.MaxAvail, Objects: u.Objects}
+	// Listed, not read from ceph df: what a pool holds decides whether it
+	// may go (see retains), and its composer reads it here.
+	c, err := e.ceph.Contents(ctx, p.Name)
+	if err != nil {
+		return managed.ExternalObservation{}, fmt.Errorf("cannot list what ceph pool %q holds: %w", p.Name, err)
+	}
+	mg.Status.AtProvider = v1alpha1.PoolObservation{PoolID: observed.ID, UsedBytes: u.Stored, AvailableBytes: u.MaxAvail, Objects: u.Objects,
+		DataObjects: int64(c.Objects), Images: int64(c.Images)}
 	mg.SetConditions(xpv2.Available())
 	changes, err := e.changes(ctx, mg, observed)
 	if err != nil {
