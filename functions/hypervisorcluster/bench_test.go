@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -58,4 +60,53 @@ func BenchmarkShares(b *testing.B) {
 		req := fntest.WithRequired(fntest.Request(x, observed), "shares", false, records...)
 		fntest.BenchSized(b, fmt.Sprintf("clouds=%d", n), &Function{log: logging.NewNopLogger()}, req)
 	}
+}
+
+// BenchmarkNodeBinding measures a ready pool of 1,000 nodes in 3 zones
+// whose agents report them, shared by 200 clouds of 5 nodes each, every
+// share named from the run before (the steady state of a pool reconcile:
+// its inventory's nodes, the clouds' records and its status's node lists
+// all in the request), beside the no-op floor, reporting the request's
+// size (#38, docs/benchmarks.md).
+func BenchmarkNodeBinding(b *testing.B) {
+	const nodes, clouds, each = 1000, 200, 5
+	zones := []string{"eu-de-1a", "eu-de-1b", "eu-de-1c"}
+	inventory := make([]map[string]any, 0, nodes)
+	for i := range nodes {
+		inventory = append(inventory, map[string]any{"name": fmt.Sprintf("node-%04d", i), "zone": zones[i%len(zones)], "inService": true, "instances": i % 7})
+	}
+	var shares []any
+	var records []string
+	for c := range clouds {
+		cloud := fmt.Sprintf("tenant-%03d-x1", c)
+		held := make([]any, 0, each)
+		for n := range each {
+			held = append(held, fmt.Sprintf("node-%04d", c*each+n))
+		}
+		a := map[string]string{"c5c3.io/cloud": fmt.Sprintf("tenant-%03d/prod", c), "c5c3.io/asked-nodes": fmt.Sprint(each), "c5c3.io/allocated-nodes": fmt.Sprint(each)}
+		shares = append(shares, map[string]any{"cloud": cloud, "claim": a["c5c3.io/cloud"], "asked": each, "allocated": each, "nodes": held})
+		records = append(records, usage(cloud, a))
+	}
+	at, err := json.Marshal(map[string]any{"hypervisors": nodes, "inService": nodes, "notReady": 0, "instances": 0, "nodes": inventory,
+		"capacity": map[string]any{"vcpus": 64 * nodes, "memoryGiB": 512 * nodes}, "effectiveCapacity": map[string]any{"vcpus": 64 * nodes, "memoryGiB": 512 * nodes}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig,
+		"secrets-provider-config": secretsProviderConfig, "hypervisors": observedHypervisors("True", "True", string(at))})
+	x := fntest.EditSpec(xr, func(s map[string]any) { s["workers"], s["maxWorkers"] = nodes, nodes })
+	x = fntest.Edit(x, func(m map[string]any) { m["status"] = map[string]any{"shares": shares} })
+	req := fntest.WithRequired(fntest.Request(x, observed), "cloud-profile", false, cloudProfile("baremetal-kvm"))
+	req = fntest.WithRequired(req, "shares", false, records...)
+	// The steady state: every share named in full, nothing moves.
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == conditionNodesBound && c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE {
+			b.Fatalf("NodesBound is %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	}
+	fntest.BenchSized(b, fmt.Sprintf("nodes=%d,clouds=%d", nodes, clouds), &Function{log: logging.NewNopLogger()}, req)
 }

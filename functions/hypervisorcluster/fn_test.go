@@ -748,7 +748,8 @@ func TestAgentImagesFromTheInput(t *testing.T) {
 
 // TestNodeBinding: once the pool's agents report its nodes, each share is
 // a set of named nodes in the pool's status: a cloud keeps the usable nodes
-// it held, an empty node out of service is replaced from the free ones,
+// it held, an empty node out of service is replaced from the free ones
+// before new shares are named,
 // new nodes are spread over the zones, the nodes carry their cloud's
 // label, and NodesBound says so. While the agents do not report, every
 // share keeps the nodes it had.
@@ -799,18 +800,18 @@ func TestNodeBinding(t *testing.T) {
 	t.Run("named from the reported nodes", func(t *testing.T) {
 		shares, bound := run(t, request(true))
 		want := []any{
-			// New: one node per zone in turn, the zone with most free first.
-			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3), "nodes": []any{"a-2", "a-3", "b-2"}},
-			// Keeps a-1; b-1, out of service and empty, is replaced in the
-			// zone where it has fewest.
-			// a-1 runs its 4 instances.
-			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-3"}, "instances": float64(4)},
+			// New, served after replacements: one node per zone in turn,
+			// the zone with most free first.
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3), "nodes": []any{"a-2", "a-3", "b-3"}},
+			// Keeps a-1 (which runs its 4 instances); b-1, out of service
+			// and empty, is replaced first, in the zone where it has fewest.
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-2"}, "instances": float64(4)},
 		}
 		if diff := cmp.Diff(want, shares); diff != "" {
 			t.Errorf("status.shares (-want +got):\n%s", diff)
 		}
 		// The nodes themselves say which cloud they serve.
-		wantLabels := map[string]any{"a-1": "team-b-x1", "b-3": "team-b-x1", "a-2": "team-a-x1", "a-3": "team-a-x1", "b-2": "team-a-x1"}
+		wantLabels := map[string]any{"a-1": "team-b-x1", "b-2": "team-b-x1", "a-2": "team-a-x1", "a-3": "team-a-x1", "b-3": "team-a-x1"}
 		if diff := cmp.Diff(wantLabels, labelled); diff != "" {
 			t.Errorf("the NodeLabel's values (-want +got):\n%s", diff)
 		}
@@ -827,11 +828,10 @@ func TestNodeBinding(t *testing.T) {
 			usage("team-a-x1", map[string]string{"c5c3.io/cloud": "team-a/prod", "c5c3.io/asked-nodes": "5", "c5c3.io/allocated-nodes": "0", "c5c3.io/asked-since": "2026-11-24T09:00:00Z"}),
 		)
 		_, bound := run(t, req)
-		// Four usable nodes are free: team-a (served first, by name) takes
-		// them, and team-b has no replacement for b-1.
+		// Four usable nodes are free: team-b gets its replacement for b-1
+		// first, then team-a takes the other three and waits for two.
 		wantCond := fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_FALSE, reasonNodesWait,
-			"team-a/prod: 1 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service); "+
-				"team-b/staging: 1 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service)")
+			"team-a/prod: 2 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service)")
 		if diff := cmp.Diff(wantCond, bound, protocmp.Transform()); diff != "" {
 			t.Errorf("the NodesBound condition (-want +got):\n%s", diff)
 		}

@@ -65,7 +65,9 @@ func (b Bound) Message() string {
 //   - A cloud that wants more, or lost nodes (failed, removed), gets free
 //     usable nodes only — never another cloud's —, one at a time in the
 //     zone where it has fewest, then the zone with most free, then by name.
-//     Clouds are served by name, so the result depends on nothing else.
+//     Replacements come first: every cloud gets back as many nodes as it
+//     held (within its share) before any cloud grows. Clouds are served by
+//     name within each round, so the result depends on nothing else.
 func BindNodes(nodes []Node, wants map[string]int64, before map[string][]string) map[string]Bound {
 	byName := make(map[string]Node, len(nodes))
 	for _, n := range nodes {
@@ -120,16 +122,18 @@ func BindNodes(nodes []Node, wants map[string]int64, before map[string][]string)
 		slices.Sort(free[z])
 	}
 	zoneOf := func(name string) string { return byName[name].Zone }
-	for _, c := range clouds {
+	// Replacements first: each cloud gets back up to as many nodes as it
+	// held (within its share) before any cloud grows, so a new or growing
+	// cloud never takes the free node another needs for a failed one.
+	fill := func(c string, upTo int64) {
 		b := out[c]
 		perZone := map[string]int{}
 		for _, n := range b.Nodes {
 			perZone[zoneOf(n)]++
 		}
-		for int64(len(b.Nodes)) < wants[c] {
+		for int64(len(b.Nodes)) < upTo {
 			z, ok := pickZone(free, perZone)
 			if !ok {
-				b.Short = wants[c] - int64(len(b.Nodes))
 				break
 			}
 			n := free[z][0]
@@ -138,6 +142,15 @@ func BindNodes(nodes []Node, wants map[string]int64, before map[string][]string)
 			perZone[z]++
 			b.Nodes = append(b.Nodes, n)
 		}
+		out[c] = b
+	}
+	for _, c := range clouds {
+		fill(c, min(wants[c], int64(len(before[c]))))
+	}
+	for _, c := range clouds {
+		fill(c, wants[c])
+		b := out[c]
+		b.Short = wants[c] - int64(len(b.Nodes))
 		slices.Sort(b.Nodes)
 		slices.Sort(b.Draining)
 		out[c] = b

@@ -56,6 +56,21 @@ func TestBindNodes(t *testing.T) {
 				"team-b": {Nodes: []string{"node-02", "node-03"}},
 			},
 		},
+		"a failed node is replaced before another cloud grows": {
+			nodes: func() []Node {
+				n := poolOf(3, "a")
+				n[2].Usable = false
+				return n
+			}(),
+			// aaa-new, first by name, asks for the one free node team-a
+			// needs to replace node-02.
+			wants:  map[string]int64{"aaa-new": 1, "team-a": 2},
+			before: map[string][]string{"team-a": {"node-01", "node-02"}},
+			want: map[string]Bound{
+				"aaa-new": {Short: 1},
+				"team-a":  {Nodes: []string{"node-00", "node-01"}},
+			},
+		},
 		"a shrinking share frees empty nodes first and waits for the rest": {
 			nodes: func() []Node {
 				n := poolOf(4, "a")
