@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/crossplane/function-sdk-go/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -98,8 +99,41 @@ func controlPlane(c *cloud) *cpv1alpha1.ControlPlane {
 			KORC: &cpv1alpha1.KORC{AdminCredential: cpv1alpha1.AdminCredential{
 				CloudCredentialsRef: cpv1alpha1.CloudCredentialsRef{CloudName: adminCloudName, SecretName: adminCloudSecret},
 			}},
+			// The pools, as the C5C3 docs' ControlPlane names them; each
+			// one's kubeconfig is beside it (see composePoolAccess).
+			Compute: &cpv1alpha1.Compute{HypervisorClusters: names(c.xr.Spec.HypervisorClusters)},
+			Storage: &cpv1alpha1.Storage{StorageClusters: names(c.xr.Spec.StorageClusters)},
 		},
 	}
+}
+
+func names(pools []v1alpha1.PoolName) []string {
+	out := make([]string, 0, len(pools))
+	for _, p := range pools {
+		out = append(out, string(p))
+	}
+	return out
+}
+
+// droppedPoolReferences lists the pool references the landscape's
+// ControlPlane CRD dropped, as the observed ControlPlane shows: the real
+// c5c3-operator's CRD has no spec.compute or spec.storage yet, and the API
+// server prunes what its schema does not know.
+func droppedPoolReferences(observed map[resource.Name]resource.ObservedComposed) []string {
+	o, ok := observed[resourceControlPlane]
+	if !ok {
+		return nil
+	}
+	if _, err := o.Resource.GetValue("status.atProvider.manifest.spec"); err != nil {
+		return nil // not observed yet
+	}
+	var dropped []string
+	for _, path := range []string{"spec.compute.hypervisorClusters", "spec.storage.storageClusters"} {
+		if _, err := o.Resource.GetValue("status.atProvider.manifest." + path); err != nil {
+			dropped = append(dropped, "ControlPlane "+path)
+		}
+	}
+	return dropped
 }
 
 // unsupported lists what the cloud asks for that the real ControlPlane CRD

@@ -199,6 +199,8 @@ type progress struct {
 	network *networkState
 	// What the ControlPlane cannot carry (see unsupported).
 	unsupportedServices, unsupportedSettings []string
+	// access is the control plane's access to the cloud's pools.
+	access accessState
 }
 
 // compose adds what the observed state allows, stage by stage. A stage is
@@ -240,6 +242,15 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 			desired[resourceControlPlane].Ready = resource.ReadyTrue
 		}
 	}
+	p.unsupportedSettings = append(p.unsupportedSettings, droppedPoolReferences(observed)...)
+
+	// Each pool's kubeconfig for the control plane, limited to the cloud's
+	// namespace and nodes there.
+	access, err := composePoolAccess(c, plan, p.namespaceReady, observed, desired)
+	if err != nil {
+		return nil, err
+	}
+	p.access = access
 
 	// The tenant's storage in every storage pool; its key Secrets need the
 	// namespace.
@@ -331,7 +342,7 @@ func serving(c *cloud) bool {
 }
 
 func (p *progress) phaseOf(c *cloud) v1alpha1.OpenStackClusterPhase {
-	all := p.controlPlaneReady && p.adminReady && p.cloud != nil && p.cloud.ready
+	all := p.controlPlaneReady && p.access.ready && p.adminReady && p.cloud != nil && p.cloud.ready
 	for _, s := range p.storage {
 		all = all && s.ready
 	}
@@ -413,7 +424,14 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 	if p.controlPlaneWait != "" {
 		cpMsg = p.controlPlaneWait
 	}
-	cond(conditionControlPlaneReady, p.controlPlaneReady, "Waiting", cpMsg)
+	switch {
+	case !p.controlPlaneReady:
+	case !p.access.ready:
+		cpMsg += "; " + strings.Join(p.access.waiting, "; ")
+	case len(p.access.secrets) > 0:
+		cpMsg += fmt.Sprintf("; its pools' kubeconfigs are in Secrets %s of namespace %s", strings.Join(p.access.secrets, ", "), c.namespace())
+	}
+	cond(conditionControlPlaneReady, p.controlPlaneReady && p.access.ready, "Waiting", cpMsg)
 
 	cloudOK, cloudMsg := false, "waiting for the ControlPlane"
 	switch {

@@ -481,6 +481,18 @@ func (w *world) chassisRegistered(chassis ...map[string]any) {
 	w.observed["chassis-hv-pool-a"] = readyManaged(ovn, "ChassisSet", "team-a-prod-7xk2p-hv-pool-a", map[string]any{"count": len(chassis), "chassis": list})
 }
 
+// accessIssued: the provider issued the control plane's access to each pool.
+func (w *world) accessIssued() {
+	w.observed["access-hypervisor-hv-pool-a"] = readyManaged("kubernetes.provider.c5c3.io/v1alpha1", "ClusterAccess", "team-a-prod-7xk2p-hypervisor-hv-pool-a-access", nil)
+	w.observed["access-storage-st-pool-a"] = readyManaged("kubernetes.provider.c5c3.io/v1alpha1", "ClusterAccess", "team-a-prod-7xk2p-storage-st-pool-a-access", nil)
+}
+
+// accessCopied: each pool's kubeconfig is in the cloud's namespace.
+func (w *world) accessCopied() {
+	w.observed["access-hypervisor-hv-pool-a-kubeconfig"] = readyManaged("kubernetes.provider.c5c3.io/v1alpha1", "SecretCopy", "team-a-prod-7xk2p-hypervisor-hv-pool-a-kubeconfig", nil)
+	w.observed["access-storage-st-pool-a-kubeconfig"] = readyManaged("kubernetes.provider.c5c3.io/v1alpha1", "SecretCopy", "team-a-prod-7xk2p-storage-st-pool-a-kubeconfig", nil)
+}
+
 func (w *world) gatewaysReady() {
 	w.observed["gateways-hv-pool-a"] = readyManaged(ovn, "HAChassisGroup", "team-a-prod-7xk2p-hv-pool-a", nil)
 }
@@ -554,6 +566,9 @@ func TestStages(t *testing.T) {
 	// are observed: the namespace's by the ControlPlane, then the
 	// ControlPlane's by the OpenStack and by the OVN ProviderConfig.
 	order := []string{"usage-order-namespace", "usage-order-cloud", "usage-order-network"}
+	// The control plane's access to each pool, and its copy.
+	access := []string{"access-hypervisor-hv-pool-a", "access-storage-st-pool-a"}
+	copies := []string{"access-hypervisor-hv-pool-a-kubeconfig", "access-storage-st-pool-a-kubeconfig"}
 	steps := []struct {
 		name  string
 		apply func()
@@ -572,7 +587,7 @@ func TestStages(t *testing.T) {
 			message: map[string]string{conditionPoolsReady: "waiting: hypervisor pool hv-pool-a is Provisioning; control-plane cluster cp-eu-de-1 is not reporting a phase yet"},
 		}},
 		{"pools ready", func() { w = eu() }, want{
-			resources: slices.Concat([]string{"namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat(access, []string{"namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{
 				conditionPoolsReady:        "hypervisor pool hv-pool-a (20 of 50 nodes for this cloud), storage pool st-pool-a (300 of 102400 GB for this cloud) and control-plane cluster cp-eu-de-1 are ready",
 				conditionControlPlaneReady: "namespace openstack-team-a-prod-7xk2p is being created in control-plane cluster cp-eu-de-1",
@@ -580,19 +595,28 @@ func TestStages(t *testing.T) {
 			},
 		}},
 		{"namespace ready", w.namespaceReady, want{
-			resources: slices.Concat([]string{"control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat(access, []string{"control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{conditionControlPlaneReady: "ControlPlane openstack-team-a-prod-7xk2p/team-a-prod-7xk2p in control-plane cluster cp-eu-de-1 is being created"},
 		}},
 		{"storage ready", w.storageReady, want{
-			resources: slices.Concat([]string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
+			resources: slices.Concat(access, []string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{conditionStorageReady: "the key of openstack-team-a-prod-7xk2p-st-pool-a is being copied to Secret openstack-team-a-prod-7xk2p/ceph-client-st-pool-a"},
 		}},
 		{"key copied", w.keyCopied, want{
-			resources: slices.Concat([]string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
+			resources: slices.Concat(access, []string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
+			ready: []string{conditionPoolsReady, conditionStorageReady},
+		}},
+		{"the pools' access issued", w.accessIssued, want{
+			resources: slices.Concat(access, copies, []string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
+			ready:   []string{conditionPoolsReady, conditionStorageReady},
+			message: map[string]string{conditionControlPlaneReady: "ControlPlane openstack-team-a-prod-7xk2p/team-a-prod-7xk2p in control-plane cluster cp-eu-de-1 is being created"},
+		}},
+		{"the pools' kubeconfigs copied", w.accessCopied, want{
+			resources: slices.Concat(access, copies, []string{"ceph-st-pool-a-client-key", "control-plane", "namespace"}, storage, usages), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady},
 		}},
 		{"control plane ready", w.controlPlaneReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, usages, order[:1]), phase: "Provisioning",
+			resources: slices.Concat(access, copies, []string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, usages, order[:1]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 			message: map[string]string{
 				conditionCloudReady:   "waiting for the admin credential Secret openstack-team-a-prod-7xk2p/k-orc-clouds-yaml in control-plane cluster cp-eu-de-1",
@@ -601,15 +625,15 @@ func TestStages(t *testing.T) {
 		}},
 		{"admin credential copied", w.adminReady, want{
 			// The services' objects wait for the catalog.
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages, order[:1]), phase: "Provisioning",
+			resources: slices.Concat(access, copies, []string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, identityObjects, usages, order[:1]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady},
 		}},
 		{"cloud objects ready", w.cloudReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
+			resources: slices.Concat(access, copies, []string{"admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 		}},
 		{"OVN databases published", w.ovnReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
+			resources: slices.Concat(access, copies, []string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order[:2]), phase: "Provisioning",
 			ready: []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{
 				conditionNetworkReady: "no chassis of hypervisor pool hv-pool-a is registered in the cloud's OVN Southbound yet (its nodes' ovn-controller, with the OVS agent announcing availability zone hv-pool-a)",
@@ -618,12 +642,12 @@ func TestStages(t *testing.T) {
 		{"chassis registered", func() {
 			w.chassisRegistered(map[string]any{"name": "node-b", "gateway": false}, map[string]any{"name": "node-c", "gateway": true}, map[string]any{"name": "node-a"})
 		}, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Provisioning",
+			resources: slices.Concat(access, copies, []string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Provisioning",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady},
 			message: map[string]string{conditionNetworkReady: "OVN HA chassis group team-a-prod-7xk2p-hv-pool-a of hypervisor pool hv-pool-a is Creating"},
 		}},
 		{"gateway group ready", w.gatewaysReady, want{
-			resources: slices.Concat([]string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Ready",
+			resources: slices.Concat(access, copies, []string{"admin-credential", "ceph-st-pool-a-client-key", "chassis-hv-pool-a", "control-plane", "gateways-hv-pool-a", "namespace", "ovn-databases", "ovn-provider-config"}, storage, cloudObjects, usages, order), phase: "Ready",
 			ready:   []string{conditionPoolsReady, conditionStorageReady, conditionControlPlaneReady, conditionCloudReady, conditionNetworkReady},
 			message: map[string]string{conditionNetworkReady: "the cloud's OVN has an HA chassis group of gateway chassis in each of its 1 hypervisor pool(s)"},
 		}},
@@ -1405,6 +1429,8 @@ func allReady() world {
 	w.namespaceReady()
 	w.storageReady()
 	w.keyCopied()
+	w.accessIssued()
+	w.accessCopied()
 	w.controlPlaneReady()
 	w.adminReady()
 	w.cloudReady()
@@ -2062,5 +2088,70 @@ func TestLeavingHypervisorPool(t *testing.T) {
 				t.Errorf("PoolsReady says %q, want %q", c.GetMessage(), tc.says)
 			}
 		})
+	}
+}
+
+// TestTheControlPlaneKnowsItsPools: the ControlPlane names the cloud's pools
+// as the C5C3 docs' does; each pool gets a ClusterAccess limited to the
+// cloud's namespace there and, for a hypervisor pool, the nodes the cloud
+// holds, and its kubeconfig is copied into the cloud's namespace of the
+// control-plane cluster, labelled as a cluster registration; a landscape
+// whose ControlPlane CRD drops the pool references says so in Supported.
+func TestTheControlPlaneKnowsItsPools(t *testing.T) {
+	w := allReady()
+	w.named = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-2", "node-1"}}}
+	rsp := run(t, w.request(teamA()))
+	mustNotFail(t, rsp)
+
+	spec := get(manifestOf(desired(t, rsp, "control-plane")), "spec").(map[string]any)
+	if diff := cmp.Diff(map[string]any{"hypervisorClusters": []any{"hv-pool-a"}}, spec["compute"]); diff != "" {
+		t.Errorf("ControlPlane spec.compute (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"storageClusters": []any{"st-pool-a"}}, spec["storage"]); diff != "" {
+		t.Errorf("ControlPlane spec.storage (-want +got):\n%s", diff)
+	}
+
+	access := desired(t, rsp, "access-hypervisor-hv-pool-a")
+	want := map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "serviceAccount": "c5c3-control-plane", "nodes": []any{"node-1", "node-2"}}
+	if diff := cmp.Diff(want, get(access, "spec", "forProvider")); diff != "" {
+		t.Errorf("the hypervisor pool's ClusterAccess (-want +got):\n%s", diff)
+	}
+	if got := get(access, "spec", "providerConfigRef", "name"); got != "hypervisor-hv-pool-a" {
+		t.Errorf("the ClusterAccess goes through ProviderConfig %v, want the pool's hypervisor-hv-pool-a", got)
+	}
+	if got := get(desired(t, rsp, "access-storage-st-pool-a"), "spec", "forProvider", "nodes"); got != nil {
+		t.Errorf("the storage pool's ClusterAccess names nodes %v, want none", got)
+	}
+	cp := desired(t, rsp, "access-hypervisor-hv-pool-a-kubeconfig")
+	if got := get(cp, "spec", "forProvider", "source", "name"); got != get(access, "spec", "writeConnectionSecretToRef", "name") {
+		t.Errorf("the kubeconfig is copied from %v, not the ClusterAccess's connection secret", got)
+	}
+	target := get(cp, "spec", "forProvider", "target").(map[string]any)
+	if target["namespace"] != "openstack-team-a-prod-7xk2p" || target["name"] != "hypervisor-hv-pool-a-kubeconfig" || get(target, "labels", labelKubeconfig) != "true" {
+		t.Errorf("the kubeconfig goes to %v", target)
+	}
+	if c := condition(rsp, conditionControlPlaneReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE ||
+		!strings.HasSuffix(c.GetMessage(), "its pools' kubeconfigs are in Secrets hypervisor-hv-pool-a-kubeconfig, storage-st-pool-a-kubeconfig of namespace openstack-team-a-prod-7xk2p") {
+		t.Errorf("ControlPlaneReady = %v: %s", c.GetStatus(), c.GetMessage())
+	}
+	if c := condition(rsp, conditionSupported); strings.Contains(c.GetMessage(), "spec.compute") {
+		t.Errorf("Supported names the pool references before the ControlPlane is observed: %s", c.GetMessage())
+	}
+
+	// The landscape's CRD pruned the fields: the operator does not take them.
+	observedCP := func(spec map[string]any) string {
+		return fntest.Edit(w.observed["control-plane"], func(m map[string]any) {
+			fntest.Map(m, "status", "atProvider", "manifest")["spec"] = spec
+		})
+	}
+	w.observed["control-plane"] = observedCP(map[string]any{"openStackRelease": "2025.2"})
+	rsp = run(t, w.request(teamA()))
+	c := condition(rsp, conditionSupported)
+	if c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || !strings.Contains(c.GetMessage(), "ControlPlane spec.compute.hypervisorClusters, ControlPlane spec.storage.storageClusters") {
+		t.Errorf("Supported = %v: %s, want False naming the dropped pool references", c.GetStatus(), c.GetMessage())
+	}
+	w.observed["control-plane"] = observedCP(map[string]any{"compute": map[string]any{"hypervisorClusters": []any{"hv-pool-a"}}, "storage": map[string]any{"storageClusters": []any{"st-pool-a"}}})
+	if c := condition(run(t, w.request(teamA())), conditionSupported); strings.Contains(c.GetMessage(), "spec.compute") {
+		t.Errorf("Supported names pool references the landscape keeps: %s", c.GetMessage())
 	}
 }

@@ -72,6 +72,8 @@
 #      pool removed from a claim while its Ceph pool holds the tenant's
 #      image stays the cloud's, the claim says why, the cloud stays Ready;
 #      once the image is gone the pool leaves, and it can be taken back;
+#  9e. a hypervisor pool removed from a claim while its node runs the
+#      cloud's instance stays the cloud's, and the claim says why;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -689,6 +691,22 @@ for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].m
     for n in $nodes; do
       eventually 60 "$claim: node $n of $p's cluster carries c5c3.io/cloud=$cloud" labelled_for "$shoot" "$n" "$cloud"
     done
+    # The cloud's control plane got a kubeconfig of the pool for a
+    # ServiceAccount limited to the cloud's namespace and its nodes there.
+    cpc=$($K get "xopenstackclusters.crossplane.c5c3.io/$cloud" "xopenstackclusters.c5c3.io/$cloud" --ignore-not-found -o jsonpath='{range .items[*]}{.spec.controlPlaneCluster}{end}')
+    [ -n "$cpc" ] || cpc=cp-$($K get xhypervisorcluster "$px" -o jsonpath='{.spec.region}')
+    cps=$($K get xcontrolplaneclusters -l "crossplane.io/claim-name=$cpc" -o jsonpath='{.items[0].status.shootName}')
+    kc="$RUN/e2e-$cloud-$p.kubeconfig"
+    access_kc() { shoot_k "$cps" -n "openstack-$cloud" get secret "hypervisor-$p-kubeconfig" -o jsonpath='{.data.kubeconfig}' | base64 -d >"$kc" && [ -s "$kc" ]; }
+    if eventually 90 "$claim: its control plane holds a kubeconfig of $p (Secret openstack-$cloud/hypervisor-$p-kubeconfig in $cps)" access_kc; then
+      ck() { $K --kubeconfig "$kc" "$@" 2>/dev/null; }
+      first=${nodes%% *}
+      can="$(ck auth can-i get "node/$first") $(ck auth can-i patch "node/$first") $(ck -n "openstack-$cloud" auth can-i create deployments)"
+      cannot="$(ck auth can-i get "node/not-$first") $(ck auth can-i list nodes) $(ck -n kube-system auth can-i get secrets) $(ck auth can-i create namespaces)"
+      [ "$can" = "yes yes yes" ] && [ "$cannot" = "no no no no" ] && ck get node "$first" >/dev/null &&
+        pass "... which reads and labels its node $first and manages its namespace, and may not read another node, list nodes, kube-system's Secrets or create namespaces" ||
+        fail "... $claim's kubeconfig of $p may (get, patch $first, deployments): $can; (another node, list nodes, kube-system secrets, namespaces): $cannot"
+    fi
     if [ -s "$creds/$claim/clouds.yaml" ]; then
       zones=$(tenant_os "$claim" availability zone list --compute -f value -c 'Zone Name' 2>&1 | sort -u | paste -sd' ')
       [[ " $zones " == *" $p "* ]] && pass "$claim: the tenant sees $p as an availability zone of its cloud ($zones)" ||
@@ -1018,6 +1036,32 @@ eventually 60 "... and the empty Ceph pool $vol with it" sh -c "! timeout 30 cep
 as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageClusters":["st-pool-a","st-pool-b"]}}' >/dev/null
 eventually 300 "st-pool-b back in the claim: its Pool resource $vol is Ready again" sh -c "$K wait --for=condition=Ready pools.ceph.provider.c5c3.io/$vol --timeout=5s"
 if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=300s >/dev/null 2>&1; then pass "internal-prod is Ready again"; else fail "internal-prod is not Ready after st-pool-b came back"; fi
+
+echo "== 9e. a hypervisor pool whose node runs the cloud's instance stays the cloud's"
+# Every local hypervisor runs one instance (libvirt's test driver's domain,
+# which nothing outside the agent can stop): team-a-prod removes hv-pool-a,
+# whose node it holds, from its claim; the pool stays the cloud's, its
+# aggregate keeps the node, and the tenant reads why. Put back, the cloud
+# holds the node again.
+px=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.resourceRef.name}')
+x=$(xr team-a team-a-prod)
+node=$($K get xhypervisorcluster "$px" -o jsonpath="{.status.shares[?(@.cloud==\"$x\")].nodes[0]}")
+before=$($K -n team-a get $OSC team-a-prod -o jsonpath='{.spec}')
+# pools_patch SPEC [DROP]: a merge patch of the spec's pools and shares, without DROP.
+pools_patch() { /usr/bin/python3 -c 'import json,sys; s=json.loads(sys.argv[1]); d=sys.argv[2:]
+print(json.dumps({"spec":{"hypervisorClusters":[p for p in s["hypervisorClusters"] if p not in d],"hypervisorShares":[x for x in s.get("hypervisorShares",[]) if x["name"] not in d]}}))' "$@"; }
+as_tenant team-a patch $OSC team-a-prod --type=merge -p "$(pools_patch "$before" hv-pool-a)" >/dev/null
+leaves_later() {
+  case $(as_tenant team-a get $OSC team-a-prod -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}') in
+    *"hypervisor pool hv-pool-a, removed from spec.hypervisorClusters, stays the cloud's: its nodes $node still run the cloud's 1 instance(s)"*) return 0 ;; esac
+  return 1
+}
+eventually 90 "hv-pool-a removed from team-a-prod: the tenant reads that it stays while $node runs its instance" leaves_later
+hosts_are "$x-hv-pool-a" "$node" && pass "... its aggregate $x-hv-pool-a still holds $node" || fail "$x-hv-pool-a holds '$(agg_hosts "$x-hv-pool-a")', not $node"
+if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=5s >/dev/null 2>&1; then pass "team-a-prod stays Ready meanwhile"; else fail "team-a-prod is not Ready while hv-pool-a is held"; fi
+as_tenant team-a patch $OSC team-a-prod --type=merge -p "$(pools_patch "$before")" >/dev/null
+holds_again() { [ "$($K get xhypervisorcluster "$px" -o jsonpath="{.status.shares[?(@.cloud==\"$x\")].nodes[0]}")" = "$node" ] && ! leaves_later; }
+eventually 120 "hv-pool-a back in team-a-prod's claim: the cloud holds $node again" holds_again
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,

@@ -103,6 +103,25 @@ type KORC struct {
 	AdminCredential AdminCredential `json:"adminCredential"`
 }
 
+// Compute names the hypervisor pools the control plane's compute agents
+// (Nova, OVN) are deployed on, as the C5C3 docs' ControlPlane does
+// ("Provision OpenStack Cluster", step 3). The c5c3-operator's CRD does not
+// have the field yet.
+type Compute struct {
+	// HypervisorClusters by pool name.
+	// +optional
+	HypervisorClusters []string `json:"hypervisorClusters,omitempty"`
+}
+
+// Storage names the storage pools the control plane's Cinder uses, as the
+// C5C3 docs' ControlPlane does. The c5c3-operator's CRD does not have the
+// field yet.
+type Storage struct {
+	// StorageClusters by pool name.
+	// +optional
+	StorageClusters []string `json:"storageClusters,omitempty"`
+}
+
 // ControlPlaneSpec is the desired state of a ControlPlane.
 type ControlPlaneSpec struct {
 	// +kubebuilder:validation:Pattern=`^\d{4}\.[12]$`
@@ -111,6 +130,11 @@ type ControlPlaneSpec struct {
 	Infrastructure   Infrastructure `json:"infrastructure"`
 	Services         Services       `json:"services"`
 	KORC             *KORC          `json:"korc,omitempty"`
+	// Compute and Storage are the C5C3 docs' pool references.
+	// +optional
+	Compute *Compute `json:"compute,omitempty"`
+	// +optional
+	Storage *Storage `json:"storage,omitempty"`
 }
 
 // ServiceStatus is a service's readiness.

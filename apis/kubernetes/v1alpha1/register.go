@@ -25,10 +25,11 @@ var (
 
 // Kinds of the group's managed resources.
 const (
-	SecretCopyKind = "SecretCopy"
-	NodeLabelKind  = "NodeLabel"
+	SecretCopyKind    = "SecretCopy"
+	NodeLabelKind     = "NodeLabel"
+	ClusterAccessKind = "ClusterAccess"
 )
 
 func init() {
-	SchemeBuilder.Register(&SecretCopy{}, &SecretCopyList{}, &NodeLabel{}, &NodeLabelList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
+	SchemeBuilder.Register(&SecretCopy{}, &SecretCopyList{}, &NodeLabel{}, &NodeLabelList{}, &ClusterAccess{}, &ClusterAccessList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
 }

@@ -4,6 +4,15 @@ package v1alpha1
 
 import resource "github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
+// GetItems of this ClusterAccessList.
+func (l *ClusterAccessList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}
+
 // GetItems of this NodeLabelList.
 func (l *NodeLabelList) GetItems() []resource.Managed {
 	items := make([]resource.Managed, len(l.Items))

@@ -28,13 +28,20 @@ const DefaultClients = 512
 // Clients keeps one client per ProviderConfig and credential.
 type Clients struct {
 	scheme *runtime.Scheme
-	cache  *cache.Cache[client.Client]
+	cache  *cache.Cache[Remote]
+}
+
+// Remote is a client of a remote cluster and the REST config it was made
+// from (the cluster's address and CA, for a kubeconfig issued for it).
+type Remote struct {
+	client.Client
+	Config *rest.Config
 }
 
 // NewClients returns an empty set of at most size clients of scheme's
 // kinds; clients unused for idle are dropped.
 func NewClients(scheme *runtime.Scheme, size int, idle time.Duration) *Clients {
-	return &Clients{scheme: scheme, cache: cache.New(size, idle, func(client.Client) {})}
+	return &Clients{scheme: scheme, cache: cache.New(size, idle, func(Remote) {})}
 }
 
 // Credentials are a ProviderConfig's: a kubeconfig from a Secret (or
@@ -49,21 +56,32 @@ type Credentials struct {
 // config, for InjectedIdentity. A changed kubeconfig (a renewed token) gets
 // a client of its own.
 func (cs *Clients) Connect(ctx context.Context, kube client.Client, providerConfig string, c Credentials, inCluster *rest.Config) (client.Client, error) {
+	r, err := cs.ConnectRemote(ctx, kube, providerConfig, c, inCluster)
+	if err != nil {
+		return nil, err
+	}
+	return r.Client, nil
+}
+
+// ConnectRemote is Connect with the REST config the client was made from.
+func (cs *Clients) ConnectRemote(ctx context.Context, kube client.Client, providerConfig string, c Credentials, inCluster *rest.Config) (Remote, error) {
 	if c.Source == xpv2.CredentialsSourceInjectedIdentity {
-		return cs.cache.Get(providerConfig+"/injected", func() (client.Client, error) {
-			return client.New(inCluster, client.Options{Scheme: cs.scheme})
+		return cs.cache.Get(providerConfig+"/injected", func() (Remote, error) {
+			cl, err := client.New(inCluster, client.Options{Scheme: cs.scheme})
+			return Remote{Client: cl, Config: inCluster}, err
 		})
 	}
 	kubeconfig, err := resource.CommonCredentialExtractor(ctx, c.Source, kube, c.Selectors)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the kubeconfig of ProviderConfig %q: %w", providerConfig, err)
+		return Remote{}, fmt.Errorf("cannot read the kubeconfig of ProviderConfig %q: %w", providerConfig, err)
 	}
 	sum := sha256.Sum256(kubeconfig)
-	return cs.cache.Get(providerConfig+"/"+hex.EncodeToString(sum[:]), func() (client.Client, error) {
+	return cs.cache.Get(providerConfig+"/"+hex.EncodeToString(sum[:]), func() (Remote, error) {
 		cfg, err := kubeconfigs.RESTConfig(kubeconfig, fmt.Sprintf("the kubeconfig of ProviderConfig %q", providerConfig))
 		if err != nil {
-			return nil, err
+			return Remote{}, err
 		}
-		return client.New(cfg, client.Options{Scheme: cs.scheme})
+		cl, err := client.New(cfg, client.Options{Scheme: cs.scheme})
+		return Remote{Client: cl, Config: cfg}, err
 	})
 }

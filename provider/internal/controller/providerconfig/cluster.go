@@ -54,13 +54,26 @@ func ClusterView[T resource.LegacyManaged, PC ClusterProviderConfig](mgr ctrl.Ma
 // and its usage), reads it and returns a client of the cluster its
 // credentials reach.
 func RemoteClient[PC ClusterProviderConfig](mgr ctrl.Manager, clients *remotekube.Clients, newPC func() (PC, resource.LegacyProviderConfigUsage)) func(context.Context, resource.LegacyManaged) (client.Client, error) {
-	kube, inCluster := mgr.GetClient(), mgr.GetConfig() // the provider's own, for InjectedIdentity
+	remote := RemoteCluster(mgr, clients, newPC)
 	return func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
-		pc, usage := newPC()
-		if err := Get(ctx, kube, mg, usage, pc); err != nil {
+		r, err := remote(ctx, mg)
+		if err != nil {
 			return nil, err
 		}
+		return r.Client, nil
+	}
+}
+
+// RemoteCluster is RemoteClient with the REST config of the cluster, for a
+// kind that issues credentials of it (a ClusterAccess).
+func RemoteCluster[PC ClusterProviderConfig](mgr ctrl.Manager, clients *remotekube.Clients, newPC func() (PC, resource.LegacyProviderConfigUsage)) func(context.Context, resource.LegacyManaged) (remotekube.Remote, error) {
+	kube, inCluster := mgr.GetClient(), mgr.GetConfig() // the provider's own, for InjectedIdentity
+	return func(ctx context.Context, mg resource.LegacyManaged) (remotekube.Remote, error) {
+		pc, usage := newPC()
+		if err := Get(ctx, kube, mg, usage, pc); err != nil {
+			return remotekube.Remote{}, err
+		}
 		source, selectors := pc.ClusterCredentials()
-		return clients.Connect(ctx, kube, pc.GetName(), remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
+		return clients.ConnectRemote(ctx, kube, pc.GetName(), remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
 	}
 }

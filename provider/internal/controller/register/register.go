@@ -41,6 +41,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/project"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/roleassignment"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/keystone/user"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/clusteraccess"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/nodelabel"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kvm/hypervisorinventory"
@@ -144,6 +145,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		hypervisorinventory.Setup(mgr, kvm, d.KVM),
 		secretcopy.Setup(mgr, kvm, remote),
 		nodelabel.Setup(mgr, kvm, remote),
+		clusteraccess.Setup(mgr, kvm, remote),
 		logicalswitch.Setup(mgr, ovn, ovnPC),
 		logicalrouter.Setup(mgr, ovn, ovnPC),
 		hachassisgroup.Setup(mgr, ovn, ovnPC),

@@ -11,7 +11,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -55,4 +59,28 @@ func Start(t *testing.T, setup Setup) client.Client {
 		t.Fatal(err)
 	}
 	return kube
+}
+
+// ProviderConfig creates a ProviderConfig name whose credentials are a
+// kubeconfig of the test API server, in Secret mgmt/<name>-kubeconfig
+// (namespace mgmt is made when absent): the remote cluster the group's
+// controllers reach. The Secret is returned with it: deleting it plays a
+// cluster whose kubeconfig went with its Shoot.
+func ProviderConfig(t *testing.T, kube client.Client, name string) (*v1alpha1.ProviderConfig, *corev1.Secret) {
+	t.Helper()
+	ctx := context.Background()
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "mgmt"}}); err != nil && !kerrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name + "-kubeconfig", Namespace: "mgmt"},
+		Data: map[string][]byte{"kubeconfig": kubetest.Kubeconfig(t, kubetest.Config(t))}}
+	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.ProviderConfigSpec{
+		Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
+			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: kc.Namespace, Name: kc.Name}, Key: "kubeconfig"}}}}}
+	for _, o := range []client.Object{kc, pc} {
+		if err := kube.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pc, kc
 }

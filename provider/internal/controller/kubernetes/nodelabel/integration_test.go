@@ -50,15 +50,11 @@ func TestNodeLabelIntegration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pool-kubeconfig", Namespace: "mgmt"},
-		Data: map[string][]byte{"kubeconfig": kubetest.Kubeconfig(t, kubetest.Config(t))}}
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "pool"}, Spec: v1alpha1.ProviderConfigSpec{
-		Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
-			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: kc.Namespace, Name: kc.Name}, Key: "kubeconfig"}}}}}
+	pc, _ := kubernetestest.ProviderConfig(t, kube, "pool")
 	nl := &v1alpha1.NodeLabel{ObjectMeta: metav1.ObjectMeta{Name: "hv-pool-a-clouds"}, Spec: v1alpha1.NodeLabelSpec{
 		ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: pc.Name}},
 		ForProvider:                v1alpha1.NodeLabelParameters{Key: key, Values: map[string]string{"node-1": "team-a-prod", "node-2": "team-b-staging", "node-4": "team-a-prod"}}}}
-	for _, o := range []client.Object{kc, pc, nl} {
+	for _, o := range []client.Object{nl} {
 		if err := kube.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -101,14 +97,11 @@ func TestNodeLabelIntegration(t *testing.T) {
 
 	t.Run("a NodeLabel whose cluster is gone still deletes", func(t *testing.T) {
 		// As a pool's: its kubeconfig Secret goes with the pool's Shoot.
-		gone := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "gone-kubeconfig", Namespace: "mgmt"}, Data: kc.Data}
-		gonePC := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "gone"}, Spec: v1alpha1.ProviderConfigSpec{
-			Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
-				SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: gone.Namespace, Name: gone.Name}, Key: "kubeconfig"}}}}}
+		gonePC, gone := kubernetestest.ProviderConfig(t, kube, "gone")
 		other := &v1alpha1.NodeLabel{ObjectMeta: metav1.ObjectMeta{Name: "gone-clouds"}, Spec: v1alpha1.NodeLabelSpec{
 			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: gonePC.Name}},
 			ForProvider:                v1alpha1.NodeLabelParameters{Key: "c5c3.io/other-cloud", Values: map[string]string{"node-1": "x"}}}}
-		for _, o := range []client.Object{gone, gonePC, other} {
+		for _, o := range []client.Object{other} {
 			if err := kube.Create(ctx, o); err != nil {
 				t.Fatal(err)
 			}

@@ -49,13 +49,9 @@ func TestSecretCopyIntegration(t *testing.T) {
 	}
 	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "team-a-prod-ceph-client", Namespace: "mgmt"},
 		Data: map[string][]byte{"key": []byte(key), "mon_host": []byte("[v2:10.0.0.1:3300]")}}
-	kc := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "control-plane-kubeconfig", Namespace: "mgmt"},
-		Data: map[string][]byte{"kubeconfig": kubetest.Kubeconfig(t, kubetest.Config(t))}}
 	foreign := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "someone-elses", Namespace: "remote"}, Data: map[string][]byte{"key": []byte("theirs")}}
-	pc := &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "control-plane"}, Spec: v1alpha1.ProviderConfigSpec{
-		Credentials: v1alpha1.ClusterCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
-			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: kc.Namespace, Name: kc.Name}, Key: "kubeconfig"}}}}}
-	for _, o := range []client.Object{source, kc, foreign, pc} {
+	kubernetestest.ProviderConfig(t, kube, "control-plane")
+	for _, o := range []client.Object{source, foreign} {
 		if err := kube.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,336 @@
+// Package clusteraccess issues a kubeconfig of a remote cluster for a
+// ServiceAccount that may use one namespace and read and label named nodes,
+// and nothing else.
+package clusteraccess
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+)
+
+// Keys of the connection secret.
+const (
+	KeyKubeconfig = "kubeconfig"
+	// KeyNamespaces is the namespace the access may use, as a multicluster
+	// operator's cluster registration names the namespaces it watches.
+	KeyNamespaces = "namespaces"
+)
+
+// LabelAccess marks what a ClusterAccess made in the remote cluster with its
+// name: another's object of the same name is refused, not taken over.
+const LabelAccess = "kubernetes.provider.c5c3.io/cluster-access"
+
+// defaultLifetime of a token when the spec says none.
+const defaultLifetime = 24 * time.Hour
+
+// Setup adds the ClusterAccess controller.
+func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
+	connect := providerconfig.RemoteCluster(mgr, clients, newProviderConfig)
+	kube := mgr.GetClient()
+	c := providerconfig.Connector[*v1alpha1.ClusterAccess, *remotekube.Remote]{
+		Client: func(ctx context.Context, mg resource.LegacyManaged) (*remotekube.Remote, error) {
+			remote, err := connect(ctx, mg)
+			if err != nil && meta.WasDeleted(mg) {
+				// A pool's cluster goes with its ClusterAccess (its
+				// kubeconfig Secret first): the access goes with it.
+				return nil, nil //nolint:nilnil // nil is the gone cluster, see Observe.
+			}
+			return &remote, err
+		},
+		External: func(remote *remotekube.Remote) managed.TypedExternalClient[*v1alpha1.ClusterAccess] {
+			return &external{remote: remote, kube: kube, now: time.Now}
+		},
+	}
+	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.ClusterAccessKind), &v1alpha1.ClusterAccessList{},
+		managed.WithTypedExternalConnector[*v1alpha1.ClusterAccess](c))
+}
+
+func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
+	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
+}
+
+type external struct {
+	// remote is nil for a cluster that is gone (see Setup).
+	remote *remotekube.Remote
+	// kube is the management cluster, where the connection secret is.
+	kube client.Client
+	now  func() time.Time
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
+
+// clusterRoleName names the access's ClusterRole and ClusterRoleBinding:
+// one per ClusterAccess, whose name is unique in the management cluster.
+func clusterRoleName(mg *v1alpha1.ClusterAccess) string { return "c5c3:cluster-access:" + mg.GetName() }
+
+// objects are what the access is in the remote cluster, as desired: the
+// ServiceAccount, the namespace's Role and RoleBinding, the nodes'
+// ClusterRole and ClusterRoleBinding.
+func objects(mg *v1alpha1.ClusterAccess) []client.Object {
+	p := mg.Spec.ForProvider
+	labels := map[string]string{LabelAccess: mg.GetName()}
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: p.ServiceAccount, Namespace: p.Namespace}}
+	var nodeRules []rbacv1.PolicyRule
+	if len(p.Nodes) > 0 {
+		nodes := slices.Sorted(slices.Values(p.Nodes))
+		nodeRules = []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"nodes", "nodes/status"}, ResourceNames: nodes, Verbs: []string{"get", "list", "watch", "patch", "update"}},
+		}
+	}
+	return []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: p.ServiceAccount}, Subjects: subject},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(mg), Labels: labels}, Rules: nodeRules},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(mg), Labels: labels},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName(mg)}, Subjects: subject},
+	}
+}
+
+// drifted reports whether an observed object differs from the desired one
+// in what the access grants.
+func drifted(desired, observed client.Object) bool {
+	switch d := desired.(type) {
+	case *rbacv1.Role:
+		return !rulesEqual(d.Rules, observed.(*rbacv1.Role).Rules)
+	case *rbacv1.ClusterRole:
+		return !rulesEqual(d.Rules, observed.(*rbacv1.ClusterRole).Rules)
+	case *rbacv1.RoleBinding:
+		o := observed.(*rbacv1.RoleBinding)
+		return d.RoleRef != o.RoleRef || !slices.Equal(d.Subjects, o.Subjects)
+	case *rbacv1.ClusterRoleBinding:
+		o := observed.(*rbacv1.ClusterRoleBinding)
+		return d.RoleRef != o.RoleRef || !slices.Equal(d.Subjects, o.Subjects)
+	}
+	return false
+}
+
+func rulesEqual(a, b []rbacv1.PolicyRule) bool {
+	return slices.EqualFunc(a, b, func(x, y rbacv1.PolicyRule) bool {
+		return slices.Equal(x.APIGroups, y.APIGroups) && slices.Equal(x.Resources, y.Resources) &&
+			slices.Equal(x.ResourceNames, y.ResourceNames) && slices.Equal(x.Verbs, y.Verbs) && slices.Equal(x.NonResourceURLs, y.NonResourceURLs)
+	})
+}
+
+// observe reads the access's objects: whether the ServiceAccount exists,
+// and whether anything needs to be made or set again. An object of the
+// access's name that another made is an error.
+func (e *external) observe(ctx context.Context, mg *v1alpha1.ClusterAccess) (exists, upToDate bool, err error) {
+	upToDate = true
+	for i, want := range objects(mg) {
+		got := want.DeepCopyObject().(client.Object)
+		switch err := e.remote.Get(ctx, client.ObjectKeyFromObject(want), got); {
+		case kerrors.IsNotFound(err):
+			upToDate = false
+			continue
+		case err != nil:
+			return false, false, fmt.Errorf("cannot read %T %s of the remote cluster: %w", want, want.GetName(), err)
+		}
+		if got.GetLabels()[LabelAccess] != mg.GetName() {
+			return false, false, fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s)", want, want.GetName(), LabelAccess)
+		}
+		if i == 0 {
+			exists = true
+		}
+		upToDate = upToDate && !drifted(want, got)
+	}
+	return exists, upToDate, nil
+}
+
+func (e *external) Observe(ctx context.Context, mg *v1alpha1.ClusterAccess) (managed.ExternalObservation, error) {
+	if e.remote == nil {
+		return managed.ExternalObservation{}, nil // the cluster is gone, and the access with it
+	}
+	exists, upToDate, err := e.observe(ctx, mg)
+	if err != nil && meta.WasDeleted(mg) {
+		// A cluster that cannot be read while the access is deleted: its
+		// Shoot goes with it, or it is only briefly unreachable and the
+		// ServiceAccount's tokens expire (spec.forProvider.tokenLifetime).
+		return managed.ExternalObservation{}, nil
+	}
+	if err != nil || !exists {
+		return managed.ExternalObservation{}, err
+	}
+	if !meta.WasDeleted(mg) {
+		fresh, err := e.tokenFresh(ctx, mg)
+		if err != nil {
+			return managed.ExternalObservation{}, err
+		}
+		upToDate = upToDate && fresh
+		mg.Status.AtProvider.Nodes = int32(len(mg.Spec.ForProvider.Nodes)) //nolint:gosec // at most 5000 by the schema
+		mg.SetConditions(xpv2.Available())
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: upToDate}, nil
+}
+
+// tokenFresh reports whether the published kubeconfig is there and its
+// token has more than a third of its lifetime left.
+func (e *external) tokenFresh(ctx context.Context, mg *v1alpha1.ClusterAccess) (bool, error) {
+	exp := mg.Status.AtProvider.ExpiresAt
+	if exp == nil || exp.Sub(e.now()) < lifetime(mg)/3 {
+		return false, nil
+	}
+	ref := mg.GetWriteConnectionSecretToReference()
+	if ref == nil {
+		return true, nil
+	}
+	s := &corev1.Secret{}
+	switch err := e.kube.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, s); {
+	case kerrors.IsNotFound(err):
+		return false, nil // lost: issued again
+	case err != nil:
+		return false, fmt.Errorf("cannot read connection secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	return len(s.Data[KeyKubeconfig]) > 0, nil
+}
+
+func lifetime(mg *v1alpha1.ClusterAccess) time.Duration {
+	if l := mg.Spec.ForProvider.TokenLifetime; l != nil && l.Duration > 0 {
+		return l.Duration
+	}
+	return defaultLifetime
+}
+
+func (e *external) Create(ctx context.Context, mg *v1alpha1.ClusterAccess) (managed.ExternalCreation, error) {
+	details, err := e.issue(ctx, mg)
+	return managed.ExternalCreation{ConnectionDetails: details}, err
+}
+
+func (e *external) Update(ctx context.Context, mg *v1alpha1.ClusterAccess) (managed.ExternalUpdate, error) {
+	details, err := e.issue(ctx, mg)
+	return managed.ExternalUpdate{ConnectionDetails: details}, err
+}
+
+// issue makes or sets again the access's objects, then a token of the
+// ServiceAccount, and returns the kubeconfig that holds it.
+func (e *external) issue(ctx context.Context, mg *v1alpha1.ClusterAccess) (managed.ConnectionDetails, error) {
+	p := mg.Spec.ForProvider
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}
+	if err := e.remote.Create(ctx, ns); err != nil && !kerrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("cannot create namespace %s in the remote cluster: %w", p.Namespace, err)
+	}
+	for _, want := range objects(mg) {
+		got := want.DeepCopyObject().(client.Object)
+		if _, err := controllerutil.CreateOrUpdate(ctx, e.remote, got, func() error {
+			if l := got.GetLabels()[LabelAccess]; got.GetResourceVersion() != "" && l != mg.GetName() {
+				return fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s)", want, want.GetName(), LabelAccess)
+			}
+			set(got, want)
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("cannot apply %T %s in the remote cluster: %w", want, want.GetName(), err)
+		}
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(lifetime(mg).Seconds()))}}
+	if err := e.remote.SubResource("token").Create(ctx, sa, tr); err != nil {
+		return nil, fmt.Errorf("cannot issue a token of ServiceAccount %s/%s in the remote cluster: %w", p.Namespace, p.ServiceAccount, err)
+	}
+	kubeconfig, err := kubeconfigOf(e.remote.Config, p, tr.Status.Token)
+	if err != nil {
+		return nil, err
+	}
+	mg.Status.AtProvider.ExpiresAt = &tr.Status.ExpirationTimestamp
+	return managed.ConnectionDetails{KeyKubeconfig: kubeconfig, KeyNamespaces: []byte(p.Namespace)}, nil
+}
+
+// set copies what the access grants from want into got.
+func set(got, want client.Object) {
+	labels := got.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelAccess] = want.GetLabels()[LabelAccess]
+	got.SetLabels(labels)
+	switch w := want.(type) {
+	case *rbacv1.Role:
+		got.(*rbacv1.Role).Rules = w.Rules
+	case *rbacv1.ClusterRole:
+		got.(*rbacv1.ClusterRole).Rules = w.Rules
+	case *rbacv1.RoleBinding:
+		g := got.(*rbacv1.RoleBinding)
+		if g.GetResourceVersion() == "" {
+			g.RoleRef = w.RoleRef // immutable once made
+		}
+		g.Subjects = w.Subjects
+	case *rbacv1.ClusterRoleBinding:
+		g := got.(*rbacv1.ClusterRoleBinding)
+		if g.GetResourceVersion() == "" {
+			g.RoleRef = w.RoleRef
+		}
+		g.Subjects = w.Subjects
+	}
+}
+
+// kubeconfigOf is a kubeconfig of the cluster cfg reaches (or p.Server) for
+// a bearer token.
+func kubeconfigOf(cfg *rest.Config, p v1alpha1.ClusterAccessParameters, token string) ([]byte, error) {
+	if cfg == nil || cfg.Host == "" {
+		return nil, errors.New("the ProviderConfig names no API server address to issue a kubeconfig for")
+	}
+	ca := cfg.CAData
+	if len(ca) == 0 && cfg.CAFile != "" {
+		b, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the remote cluster's CA: %w", err)
+		}
+		ca = b
+	}
+	server := p.Server
+	if server == "" {
+		server = cfg.Host
+	}
+	const name = "cluster"
+	c := clientcmdapi.NewConfig()
+	c.Clusters[name] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca, InsecureSkipTLSVerify: len(ca) == 0 && cfg.Insecure}
+	c.AuthInfos[p.ServiceAccount] = &clientcmdapi.AuthInfo{Token: token}
+	c.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: p.ServiceAccount, Namespace: p.Namespace}
+	c.CurrentContext = name
+	return clientcmd.Write(*c)
+}
+
+func (e *external) Delete(ctx context.Context, mg *v1alpha1.ClusterAccess) (managed.ExternalDelete, error) {
+	mg.SetConditions(xpv2.Deleting())
+	if e.remote == nil {
+		return managed.ExternalDelete{}, nil
+	}
+	objs := objects(mg)
+	var errs []error
+	// The bindings first: once they go, nothing is granted.
+	for _, i := range []int{4, 2, 3, 1, 0} {
+		o := objs[i]
+		if err := e.remote.Delete(ctx, o); err != nil && !kerrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("cannot delete %T %s in the remote cluster: %w", o, o.GetName(), err))
+		}
+	}
+	return managed.ExternalDelete{}, errors.Join(errs...)
+}

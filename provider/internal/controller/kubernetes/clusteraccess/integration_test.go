@@ -1,0 +1,216 @@
+package clusteraccess
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/kubernetestest"
+	"github.com/c5c3/consumer-plane/test/kubetest"
+)
+
+// One API server plays both clusters: the management cluster (namespace
+// mgmt holds the pool's kubeconfig and the issued one) and the pool's.
+func TestMain(m *testing.M) {
+	os.Exit(kubetest.Main(m, "../../../../package/crds"))
+}
+
+const patience = 45 * time.Second
+
+func until(t *testing.T, what string, f func() error) {
+	t.Helper()
+	kubetest.Until(t, what, patience, f)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClusterAccessIntegration issues a cloud's control plane the access
+// to a pool it gets: with the kubeconfig published, the real API server
+// lets it use its namespace and get, list by name and label its named
+// nodes, and forbids everything else (another node, listing nodes,
+// another namespace's Secrets, namespaces, cluster roles); a node added to
+// the share becomes reachable; a ServiceAccount of the name that another
+// made is refused, not taken over; deleting the access deletes the
+// ServiceAccount and its roles, and its token stops working.
+func TestClusterAccessIntegration(t *testing.T) {
+	kube := kubernetestest.Start(t, Setup)
+	ctx := context.Background()
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "another-cloud"}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: "another-cloud"}, StringData: map[string]string{"k": "v"}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2"}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-3"}},
+	} {
+		must(t, kube.Create(ctx, o))
+	}
+	pc, _ := kubernetestest.ProviderConfig(t, kube, "hypervisor-hv-pool-a")
+	access := func(name, ns string, nodes ...string) *v1alpha1.ClusterAccess {
+		return &v1alpha1.ClusterAccess{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.ClusterAccessSpec{
+			ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{
+				ProviderConfigReference:          &xpv2.Reference{Name: pc.Name},
+				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: "mgmt", Name: name},
+			},
+			ForProvider: v1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: "c5c3-control-plane", Nodes: nodes}}}
+	}
+	ca := access("cloud-a-hv-pool-a", "openstack-cloud-a", "node-1")
+	must(t, kube.Create(ctx, ca))
+
+	// The control plane's client, from the published kubeconfig.
+	var cp client.Client
+	until(t, "the ClusterAccess Ready, its kubeconfig published", func() error {
+		got := &v1alpha1.ClusterAccess{}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(ca), got); err != nil {
+			return err
+		}
+		if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
+			return fmt.Errorf("Ready %s: %s; Synced: %s", c.Status, c.Message, got.GetCondition(xpv2.TypeSynced).Message)
+		}
+		if exp := got.Status.AtProvider.ExpiresAt; exp == nil || time.Until(exp.Time) < 23*time.Hour {
+			return fmt.Errorf("expiresAt %v, want a day from now (the default tokenLifetime)", exp)
+		}
+		s := &corev1.Secret{}
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: "mgmt", Name: ca.Name}, s); err != nil {
+			return err
+		}
+		if string(s.Data[KeyNamespaces]) != "openstack-cloud-a" {
+			return fmt.Errorf("the connection secret's namespaces is %q", s.Data[KeyNamespaces])
+		}
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[KeyKubeconfig])
+		if err != nil {
+			return err
+		}
+		if cfg.BearerToken == "" || len(cfg.CertData) > 0 {
+			return errors.New("the kubeconfig holds no token, or a client certificate")
+		}
+		cp, err = client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
+		return err
+	})
+	cm := func(name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "openstack-cloud-a"}}
+	}
+	label := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"c5c3.io/agent":"ready"}}}`))
+	byName := func(n string) client.ListOption {
+		return client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", n)}
+	}
+	allowed := map[string]func() error{
+		"get its node":                  func() error { return cp.Get(ctx, client.ObjectKey{Name: "node-1"}, &corev1.Node{}) },
+		"label its node":                func() error { return cp.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, label) },
+		"list its node by name":         func() error { return cp.List(ctx, &corev1.NodeList{}, byName("node-1")) },
+		"create in its namespace":       func() error { return cp.Create(ctx, cm("agents")) },
+		"list Secrets of its namespace": func() error { return cp.List(ctx, &corev1.SecretList{}, client.InNamespace("openstack-cloud-a")) },
+	}
+	forbidden := map[string]func() error{
+		"get another node":   func() error { return cp.Get(ctx, client.ObjectKey{Name: "node-2"}, &corev1.Node{}) },
+		"label another node": func() error { return cp.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-3"}}, label) },
+		"list every node":    func() error { return cp.List(ctx, &corev1.NodeList{}) },
+		"read another namespace's Secret": func() error {
+			return cp.Get(ctx, client.ObjectKey{Namespace: "another-cloud", Name: "theirs"}, &corev1.Secret{})
+		},
+		"list Secrets everywhere": func() error { return cp.List(ctx, &corev1.SecretList{}) },
+		"list namespaces":         func() error { return cp.List(ctx, &corev1.NamespaceList{}) },
+		"create a namespace": func() error {
+			return cp.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "mine-now"}})
+		},
+		"list cluster roles": func() error { return cp.List(ctx, &rbacv1.ClusterRoleList{}) },
+		"bind itself a cluster role": func() error {
+			return cp.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "escalate"},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "c5c3-control-plane", Namespace: "openstack-cloud-a"}}})
+		},
+	}
+	for what, f := range allowed {
+		if err := f(); err != nil {
+			t.Errorf("the control plane may %s: %v", what, err)
+		}
+	}
+	for what, f := range forbidden {
+		if err := f(); !kerrors.IsForbidden(err) {
+			t.Errorf("the control plane may not %s: got %v, want Forbidden", what, err)
+		}
+	}
+	n := &corev1.Node{}
+	must(t, kube.Get(ctx, client.ObjectKey{Name: "node-3"}, n))
+	if _, ok := n.Labels["c5c3.io/agent"]; ok {
+		t.Error("node-3, not the cloud's, was labelled")
+	}
+
+	t.Run("a node added to the share becomes reachable", func(t *testing.T) {
+		got := &v1alpha1.ClusterAccess{}
+		must(t, kube.Get(ctx, client.ObjectKeyFromObject(ca), got))
+		got.Spec.ForProvider.Nodes = []string{"node-1", "node-2"}
+		must(t, kube.Update(ctx, got))
+		until(t, "node-2 readable with the same kubeconfig", func() error {
+			return cp.Get(ctx, client.ObjectKey{Name: "node-2"}, &corev1.Node{})
+		})
+		if err := cp.Get(ctx, client.ObjectKey{Name: "node-3"}, &corev1.Node{}); !kerrors.IsForbidden(err) {
+			t.Errorf("node-3 with the grown access: got %v, want Forbidden", err)
+		}
+	})
+
+	t.Run("a ServiceAccount of the name that another made is refused", func(t *testing.T) {
+		must(t, kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "openstack-cloud-b"}}))
+		must(t, kube.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "c5c3-control-plane", Namespace: "openstack-cloud-b"}}))
+		other := access("cloud-b-hv-pool-a", "openstack-cloud-b")
+		must(t, kube.Create(ctx, other))
+		until(t, "the ClusterAccess refused, naming the label", func() error {
+			got := &v1alpha1.ClusterAccess{}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), got); err != nil {
+				return err
+			}
+			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "is not this ClusterAccess's") {
+				return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
+			}
+			return nil
+		})
+		must(t, kube.Delete(ctx, other))
+		until(t, "the refused ClusterAccess deleted, the foreign ServiceAccount kept", func() error {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.ClusterAccess{}); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
+			}
+			return kube.Get(ctx, client.ObjectKey{Namespace: "openstack-cloud-b", Name: "c5c3-control-plane"}, &corev1.ServiceAccount{})
+		})
+	})
+
+	t.Run("deleting the access revokes it", func(t *testing.T) {
+		must(t, kube.Delete(ctx, ca))
+		until(t, "the ServiceAccount, roles and bindings gone", func() error {
+			for _, o := range objects(ca) {
+				if err := kube.Get(ctx, client.ObjectKeyFromObject(o), o); !kerrors.IsNotFound(err) {
+					return fmt.Errorf("%T %s: %v", o, o.GetName(), err)
+				}
+			}
+			return nil
+		})
+		until(t, "the token no longer works", func() error {
+			if err := cp.Get(ctx, client.ObjectKey{Name: "node-1"}, &corev1.Node{}); !kerrors.IsUnauthorized(err) {
+				return fmt.Errorf("got %v, want Unauthorized", err)
+			}
+			return nil
+		})
+		if err := kube.Get(ctx, client.ObjectKey{Name: "openstack-cloud-a"}, &corev1.Namespace{}); err != nil {
+			t.Errorf("the namespace went with the access: %v", err)
+		}
+	})
+}
