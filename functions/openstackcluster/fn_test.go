@@ -231,6 +231,7 @@ func (w world) decidedPools(xr string) []string {
 				}
 				if nodes := w.draining[string(p.Spec.Name)][s.Cloud]; nodes != nil {
 					share["draining"] = nodes
+					share["instances"] = 2 * len(nodes)
 				}
 				shares = append(shares, share)
 			}
@@ -1954,7 +1955,7 @@ func TestAggregateHostsAreTheNamedNodes(t *testing.T) {
 	}
 	rsp := run(t, w.request(teamA()))
 	c := condition(rsp, conditionPoolsReady)
-	if want := "node-9 still run its instances and leave the cloud once they are empty (migrate or delete those instances)"; !strings.Contains(c.GetMessage(), want) || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+	if want := "node-9 still run its instances (2 on the pool's nodes it holds) and leave the cloud once they are empty (migrate or delete those instances)"; !strings.Contains(c.GetMessage(), want) || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
 		t.Errorf("PoolsReady on the claim says %q (target %v), want it to name the draining node: %q", c.GetMessage(), c.GetTarget(), want)
 	}
 }

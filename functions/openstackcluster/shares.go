@@ -127,6 +127,8 @@ type allocation struct {
 	// draining are hosts the cloud holds beyond its share because they
 	// still run its instances: they leave it once empty.
 	draining []string
+	// instances of the cloud on its hosts, as the pool's agents report them.
+	instances int32
 }
 
 // allocationIn reads the cloud's share of a pool of capacity from the
@@ -178,6 +180,7 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 	shares := make([]pool.Share, 0, len(p.Status.Shares))
 	held := recordedNodes(c.xr, string(p.Spec.Name))
 	var hosts, draining []string
+	var instances int32
 	for _, s := range p.Status.Shares {
 		shares = append(shares, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: int64(s.Asked), Allocated: int64(s.Allocated)})
 		if s.Cloud == c.name {
@@ -185,7 +188,7 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 			if len(s.Nodes)+len(s.Draining) > 0 {
 				hosts = slices.Sorted(slices.Values(slices.Concat(s.Nodes, s.Draining)))
 			}
-			draining = s.Draining
+			draining, instances = s.Draining, s.Instances
 		}
 	}
 	ask := asked(c.xr, p, held)
@@ -193,7 +196,7 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 		ask = 0 // leaving: it gives back every node it can
 	}
 	a := allocationIn(c, int64(p.Spec.Workers), shares, int64(ask), int64(held), own, recorded, now)
-	a.hosts, a.draining = hosts, draining
+	a.hosts, a.draining, a.instances = hosts, draining, instances
 	return a
 }
 
