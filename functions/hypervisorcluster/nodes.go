@@ -65,11 +65,9 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 		return binding{reachable: hvs != nil}
 	}
 	nodes := make([]pool.Node, 0, len(hvs.Observed.Nodes))
-	instances := make(map[string]int32, len(hvs.Observed.Nodes))
 	usable := int64(0)
 	for _, n := range hvs.Observed.Nodes {
 		nodes = append(nodes, pool.Node{Name: n.Name, Zone: n.Zone, Usable: n.InService, Instances: n.Instances})
-		instances[n.Name] = n.Instances
 		if n.InService {
 			usable++
 		}
@@ -85,12 +83,7 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 	b := binding{reachable: true, reported: true}
 	for i := range shares {
 		got := bound[shares[i].Cloud]
-		shares[i].Nodes, shares[i].Draining = got.Nodes, got.Draining
-		// A node a share holds runs only its cloud's instances.
-		shares[i].Instances = 0
-		for _, n := range slices.Concat(got.Nodes, got.Draining) {
-			shares[i].Instances += instances[n]
-		}
+		shares[i].Nodes, shares[i].Draining, shares[i].Instances = got.Nodes, got.Draining, got.Instances
 		if m := got.Message(); m != "" {
 			b.waits = append(b.waits, shares[i].Claim+": "+m)
 		}

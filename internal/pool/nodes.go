@@ -37,6 +37,9 @@ type Bound struct {
 	// Short is how many nodes of its share the pool could not name yet:
 	// no usable node is free (others drain, or nodes failed).
 	Short int64
+	// Instances on its nodes and those draining: a node a cloud holds
+	// runs only that cloud's instances.
+	Instances int32
 }
 
 // Message says what a cloud's nodes wait for, or "" when nothing.
@@ -151,6 +154,11 @@ func BindNodes(nodes []Node, wants map[string]int64, before map[string][]string)
 		fill(c, wants[c])
 		b := out[c]
 		b.Short = wants[c] - int64(len(b.Nodes))
+		for _, held := range [][]string{b.Nodes, b.Draining} {
+			for _, n := range held {
+				b.Instances += byName[n].Instances
+			}
+		}
 		slices.Sort(b.Nodes)
 		slices.Sort(b.Draining)
 		out[c] = b

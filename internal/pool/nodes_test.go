@@ -79,7 +79,8 @@ func TestBindNodes(t *testing.T) {
 			}(),
 			wants:  map[string]int64{"team-a": 1},
 			before: map[string][]string{"team-a": {"node-00", "node-01", "node-02", "node-03"}},
-			want:   map[string]Bound{"team-a": {Nodes: []string{"node-00"}, Draining: []string{"node-01"}}},
+			// node-00 runs 3 instances, node-01 1.
+			want: map[string]Bound{"team-a": {Nodes: []string{"node-00"}, Draining: []string{"node-01"}, Instances: 4}},
 		},
 		"a node two records name stays with the first": {
 			nodes:  poolOf(3, "a"),
