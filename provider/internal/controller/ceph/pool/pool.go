@@ -140,25 +140,25 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 		// Someone else's pool: Create refuses it with the reason.
 		return managed.ExternalObservation{}, nil
 	}
+	// Listed, not read from ceph df: what a pool holds decides whether it
+	// may go (see retains), and its composer reads it in the status.
+	c, listErr := e.ceph.Contents(ctx, p.Name)
 	if meta.WasDeleted(mg) {
 		// Deleting: a pool that holds data stays unless the resource says
 		// the data may go; it is then no longer the resource's, which
 		// goes (the reconciler deletes only what exists).
-		if keep, err := e.retains(ctx, mg); err != nil || keep {
+		if keep, err := e.retains(ctx, mg, c, listErr); err != nil || keep {
 			return managed.ExternalObservation{ResourceExists: !keep}, err
 		}
+	}
+	if listErr != nil {
+		return managed.ExternalObservation{}, fmt.Errorf("cannot list what ceph pool %q holds: %w", p.Name, listErr)
 	}
 	usage, err := e.ceph.Usage(ctx)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	u := usage[p.Name]
-	// Listed, not read from ceph df: what a pool holds decides whether it
-	// may go (see retains), and its composer reads it here.
-	c, err := e.ceph.Contents(ctx, p.Name)
-	if err != nil {
-		return managed.ExternalObservation{}, fmt.Errorf("cannot list what ceph pool %q holds: %w", p.Name, err)
-	}
 	mg.Status.AtProvider = v1alpha1.PoolObservation{PoolID: observed.ID, UsedBytes: u.Stored, AvailableBytes: u.MaxAvail, Objects: u.Objects,
 		DataObjects: int64(c.Objects), Images: int64(c.Images)}
 	mg.SetConditions(xpv2.Available())
@@ -321,7 +321,8 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 	}
 	// Observe released a pool with data already; this is the last look
 	// before the data would go.
-	if keep, err := e.retains(ctx, mg); err != nil || keep {
+	c, listErr := e.ceph.Contents(ctx, p.Name)
+	if keep, err := e.retains(ctx, mg, c, listErr); err != nil || keep {
 		return managed.ExternalDelete{}, err
 	}
 	if err := e.ceph.DeletePool(ctx, p.Name); err != nil {
@@ -332,16 +333,16 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 
 func (e *external) Disconnect(context.Context) error { return nil }
 
-// retains reports whether deleting the resource must keep its pool: it holds
+// retains reports whether deleting the resource must keep its pool, given
+// what the pool holds as just listed (c, or the listing's error): it holds
 // data and spec.forProvider.dataPolicy is not Delete. A pool whose contents
 // cannot be read is kept too (with the error): the data is never deleted
 // on a guess.
-func (e *external) retains(ctx context.Context, mg *v1alpha1.Pool) (bool, error) {
+func (e *external) retains(ctx context.Context, mg *v1alpha1.Pool, c ceph.Contents, err error) (bool, error) {
 	p := mg.Spec.ForProvider
 	if p.DataPolicy == v1alpha1.DataPolicyDelete {
 		return false, nil
 	}
-	c, err := e.ceph.Contents(ctx, p.Name)
 	if err != nil {
 		return true, fmt.Errorf("cannot tell whether ceph pool %q holds data, so it is not deleted: %w", p.Name, err)
 	}
