@@ -55,16 +55,7 @@ type Credentials struct {
 // reach. kube reads the credentials; inCluster is the provider's own REST
 // config, for InjectedIdentity. A changed kubeconfig (a renewed token) gets
 // a client of its own.
-func (cs *Clients) Connect(ctx context.Context, kube client.Client, providerConfig string, c Credentials, inCluster *rest.Config) (client.Client, error) {
-	r, err := cs.ConnectRemote(ctx, kube, providerConfig, c, inCluster)
-	if err != nil {
-		return nil, err
-	}
-	return r.Client, nil
-}
-
-// ConnectRemote is Connect with the REST config the client was made from.
-func (cs *Clients) ConnectRemote(ctx context.Context, kube client.Client, providerConfig string, c Credentials, inCluster *rest.Config) (Remote, error) {
+func (cs *Clients) Connect(ctx context.Context, kube client.Client, providerConfig string, c Credentials, inCluster *rest.Config) (Remote, error) {
 	if c.Source == xpv2.CredentialsSourceInjectedIdentity {
 		return cs.cache.Get(providerConfig+"/injected", func() (Remote, error) {
 			cl, err := client.New(inCluster, client.Options{Scheme: cs.scheme})

@@ -48,24 +48,12 @@ func ClusterView[T resource.LegacyManaged, PC ClusterProviderConfig](mgr ctrl.Ma
 	}
 }
 
-// RemoteClient is the Client of a Connector whose kind writes a remote
-// Kubernetes cluster's objects (a SecretCopy, a NodeLabel): it tracks the
-// resource's use of its ProviderConfig (newPC: an empty one of the group
-// and its usage), reads it and returns a client of the cluster its
-// credentials reach.
-func RemoteClient[PC ClusterProviderConfig](mgr ctrl.Manager, clients *remotekube.Clients, newPC func() (PC, resource.LegacyProviderConfigUsage)) func(context.Context, resource.LegacyManaged) (client.Client, error) {
-	remote := RemoteCluster(mgr, clients, newPC)
-	return func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
-		r, err := remote(ctx, mg)
-		if err != nil {
-			return nil, err
-		}
-		return r.Client, nil
-	}
-}
-
-// RemoteCluster is RemoteClient with the REST config of the cluster, for a
-// kind that issues credentials of it (a ClusterAccess).
+// RemoteCluster is the Client of a Connector whose kind writes a remote
+// Kubernetes cluster's objects (a SecretCopy, a NodeLabel, a ClusterAccess):
+// it tracks the resource's use of its ProviderConfig (newPC: an empty one of
+// the group and its usage), reads it and returns a client of the cluster its
+// credentials reach, with the cluster's REST config (for a kind that issues
+// credentials of it).
 func RemoteCluster[PC ClusterProviderConfig](mgr ctrl.Manager, clients *remotekube.Clients, newPC func() (PC, resource.LegacyProviderConfigUsage)) func(context.Context, resource.LegacyManaged) (remotekube.Remote, error) {
 	kube, inCluster := mgr.GetClient(), mgr.GetConfig() // the provider's own, for InjectedIdentity
 	return func(ctx context.Context, mg resource.LegacyManaged) (remotekube.Remote, error) {
@@ -74,6 +62,6 @@ func RemoteCluster[PC ClusterProviderConfig](mgr ctrl.Manager, clients *remoteku
 			return remotekube.Remote{}, err
 		}
 		source, selectors := pc.ClusterCredentials()
-		return clients.ConnectRemote(ctx, kube, pc.GetName(), remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
+		return clients.Connect(ctx, kube, pc.GetName(), remotekube.Credentials{Source: source, Selectors: selectors}, inCluster)
 	}
 }

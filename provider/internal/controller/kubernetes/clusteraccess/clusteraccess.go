@@ -14,7 +14,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +31,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
 
@@ -52,18 +52,14 @@ const defaultLifetime = 24 * time.Hour
 
 // Setup adds the ClusterAccess controller.
 func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
-	connect := providerconfig.RemoteCluster(mgr, clients, newProviderConfig)
-	kube := mgr.GetClient()
+	// Read past the manager's cache, as SecretCopy reads its sources: the
+	// provider does not keep the management cluster's Secrets in memory
+	// for the one each ClusterAccess publishes.
+	kube := mgr.GetAPIReader()
 	c := providerconfig.Connector[*v1alpha1.ClusterAccess, *remotekube.Remote]{
-		Client: func(ctx context.Context, mg resource.LegacyManaged) (*remotekube.Remote, error) {
-			remote, err := connect(ctx, mg)
-			if err != nil && meta.WasDeleted(mg) {
-				// A pool's cluster goes with its ClusterAccess (its
-				// kubeconfig Secret first): the access goes with it.
-				return nil, nil //nolint:nilnil // nil is the gone cluster, see Observe.
-			}
-			return &remote, err
-		},
+		// A pool's cluster goes with its ClusterAccess (its kubeconfig
+		// Secret first): the access goes with it (see Observe).
+		Client: kubernetes.RemoteOrGone(mgr, clients),
 		External: func(remote *remotekube.Remote) managed.TypedExternalClient[*v1alpha1.ClusterAccess] {
 			return &external{remote: remote, kube: kube, now: time.Now}
 		},
@@ -72,15 +68,11 @@ func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) 
 		managed.WithTypedExternalConnector[*v1alpha1.ClusterAccess](c))
 }
 
-func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
-	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
-}
-
 type external struct {
 	// remote is nil for a cluster that is gone (see Setup).
 	remote *remotekube.Remote
-	// kube is the management cluster, where the connection secret is.
-	kube client.Client
+	// kube reads the management cluster, where the connection secret is.
+	kube client.Reader
 	now  func() time.Time
 }
 
@@ -114,6 +106,15 @@ func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(mg), Labels: labels},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName(mg)}, Subjects: subject},
 	}
+}
+
+// notOurs refuses an object of the access's name that another made: it is
+// never taken over.
+func notOurs(mg *v1alpha1.ClusterAccess, o client.Object) error {
+	if o.GetLabels()[LabelAccess] == mg.GetName() {
+		return nil
+	}
+	return fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s)", o, o.GetName(), LabelAccess)
 }
 
 // drifted reports whether an observed object differs from the desired one
@@ -155,8 +156,8 @@ func (e *external) observe(ctx context.Context, mg *v1alpha1.ClusterAccess) (exi
 		case err != nil:
 			return false, false, fmt.Errorf("cannot read %T %s of the remote cluster: %w", want, want.GetName(), err)
 		}
-		if got.GetLabels()[LabelAccess] != mg.GetName() {
-			return false, false, fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s)", want, want.GetName(), LabelAccess)
+		if err := notOurs(mg, got); err != nil {
+			return false, false, err
 		}
 		if i == 0 {
 			exists = true
@@ -241,8 +242,10 @@ func (e *external) issue(ctx context.Context, mg *v1alpha1.ClusterAccess) (manag
 	for _, want := range objects(mg) {
 		got := want.DeepCopyObject().(client.Object)
 		if _, err := controllerutil.CreateOrUpdate(ctx, e.remote, got, func() error {
-			if l := got.GetLabels()[LabelAccess]; got.GetResourceVersion() != "" && l != mg.GetName() {
-				return fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s)", want, want.GetName(), LabelAccess)
+			if got.GetResourceVersion() != "" {
+				if err := notOurs(mg, got); err != nil {
+					return err
+				}
 			}
 			set(got, want)
 			return nil

@@ -14,7 +14,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,32 +24,25 @@ import (
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
 
 // Setup adds the NodeLabel controller.
 func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
-	connect := providerconfig.RemoteClient(mgr, clients, newProviderConfig)
-	c := providerconfig.Connector[*v1alpha1.NodeLabel, client.Client]{
-		Client: func(ctx context.Context, mg resource.LegacyManaged) (client.Client, error) {
-			remote, err := connect(ctx, mg)
-			if err != nil && meta.WasDeleted(mg) {
-				// A pool's cluster goes with its NodeLabel (its kubeconfig
-				// Secret first): its nodes' labels go with it.
-				return nil, nil //nolint:nilnil // nil is the gone cluster, see Observe.
+	// A pool's cluster goes with its NodeLabel (its kubeconfig Secret
+	// first): its nodes' labels go with it (see Observe).
+	c := providerconfig.Connector[*v1alpha1.NodeLabel, *remotekube.Remote]{
+		Client: kubernetes.RemoteOrGone(mgr, clients),
+		External: func(remote *remotekube.Remote) managed.TypedExternalClient[*v1alpha1.NodeLabel] {
+			if remote == nil {
+				return &external{}
 			}
-			return remote, err
-		},
-		External: func(remote client.Client) managed.TypedExternalClient[*v1alpha1.NodeLabel] {
-			return &external{remote: remote}
+			return &external{remote: remote.Client}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.NodeLabelKind), &v1alpha1.NodeLabelList{},
 		managed.WithTypedExternalConnector[*v1alpha1.NodeLabel](c))
-}
-
-func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
-	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 type external struct {

@@ -17,7 +17,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +26,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
 
@@ -39,18 +39,14 @@ const LabelCopiedBy = "kubernetes.provider.c5c3.io/secret-copy"
 // in memory for the few it copies.
 func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
 	local := mgr.GetAPIReader()
-	c := providerconfig.Connector[*v1alpha1.SecretCopy, client.Client]{
-		Client: providerconfig.RemoteClient(mgr, clients, newProviderConfig),
-		External: func(remote client.Client) managed.TypedExternalClient[*v1alpha1.SecretCopy] {
-			return &external{remote: remote, local: local}
+	c := providerconfig.Connector[*v1alpha1.SecretCopy, remotekube.Remote]{
+		Client: kubernetes.Remote(mgr, clients),
+		External: func(remote remotekube.Remote) managed.TypedExternalClient[*v1alpha1.SecretCopy] {
+			return &external{remote: remote.Client, local: local}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.SecretCopyKind), &v1alpha1.SecretCopyList{},
 		managed.WithTypedExternalConnector[*v1alpha1.SecretCopy](c))
-}
-
-func newProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
-	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 type external struct {
