@@ -61,7 +61,7 @@ done
 # removes them on SIGTERM; this catches those of a stand-in that was killed.
 if command -v ovn-sbctl >/dev/null; then
   sb() { timeout 20 ovn-sbctl --db=tcp:127.0.0.1:6642 --timeout=10 "$@" 2>/dev/null; }
-  for ch in $(sb --bare --columns=name list chassis | grep -- '-node-0$'); do sb --if-exists chassis-del "$ch"; done
+  for ch in $(sb --bare --columns=name list chassis | grep -E -- '-node-[0-9]+$'); do sb --if-exists chassis-del "$ch"; done
 fi
 if [ -f "$RUN/apiserver.pid" ]; then
   kill "$(cat "$RUN/apiserver.pid")" 2>/dev/null

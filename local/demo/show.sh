@@ -24,7 +24,7 @@ $K get openstackclusters.crossplane.c5c3.io -A
 # Clouds claimed as the C5C3 docs write them (apiVersion c5c3.io/v1alpha1), if any.
 $K get openstackclusters.c5c3.io -A 2>/dev/null
 
-section "what the pools' node agents report (one node per pool in this demo)"
+section "what the pools' node agents report (3 nodes per pool in this demo)"
 $K get hypervisorinventories -o wide
 echo
 $K get storageclusters -n infrastructure -o custom-columns='POOL:.spec.name,HEALTH:.status.health,OSDS-UP:.status.osds.up,OSDS:.status.osds.total,AVAILABLE:.status.capacity.available,FROM-AGENT:.status.conditions[?(@.type=="AgentsReporting")].status'

@@ -34,12 +34,15 @@
 #                                    certificate per cloud), Rook (CephCluster Ready with
 #                                    the local Ceph's health, its monitors and
 #                                    admin key), the Ceph arbiter, and a
-#                                    kubelet for one node per pool: the
-#                                    hypervisor agent (libvirt test driver)
-#                                    and the storage agent (local Ceph), with
-#                                    the node's Hypervisor the operator makes,
-#                                    and the node's chassis in the local OVN
-#                                    Southbound in its pool's zone;
+#                                    kubelet for each of a pool's 3 nodes:
+#                                    the hypervisor agent (libvirt test
+#                                    driver) on each, the storage agent (local
+#                                    Ceph) on the first, with each node's
+#                                    Hypervisor the operator makes and
+#                                    chassis in the local OVN Southbound in
+#                                    its pool's zone; nova-compute on the
+#                                    nodes bound to a cloud (a compute host
+#                                    of the local Nova);
 #     local/cmd/metal-standin     the metal-operator Servers of the pools.
 #
 # It then applies examples/infrastructure (control-plane clusters,
@@ -333,20 +336,23 @@ mkdir -p "$RUN/shoots"
 # pod reaches them there.
 bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
   -shoot-crds cluster/crds/rook -shoot-crds cluster/crds/c5c3 -shoot-crds cluster/crds/arbiter -shoot-crds cluster/crds/hypervisor-operator \
-  -shoot-namespaces rook-ceph,arbiter-operator
+  -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3
 wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
-# It also runs one node's hypervisor and storage agents per pool where the
-# pool functions placed them: the images their DaemonSets name, pulled from
-# the registry by the node's containerd.
+# It also runs the pools' node agents where the pool functions placed them
+# (a hypervisor agent per node, a storage agent per pool): the images their
+# DaemonSets name, pulled from the registry by the node's containerd.
 mkdir -p "$RUN/agents"
 # -compute-regions: the real ControlPlane deploys no Nova, Cinder or Neutron
 # yet; here eu-de-1 stands in for a landscape whose operator deploys them
 # (every example cloud), us-east-1 for one that does not (e2e's team-c-us).
-# -register-compute: each hypervisor node becomes a compute host of the
-# local Nova (a row in its database, no nova-compute), so that the nodes a
-# pool gives a cloud can be its aggregate's hosts.
+# -register-compute: each node a cloud's nova-compute DaemonSet selects
+# (the c5c3-operator's part, deployed with the kubeconfig the cloud was
+# given for the pool) becomes a compute host of the local Nova (a row in its
+# database, no nova-compute), so that the nodes a pool gives a cloud can be
+# its aggregate's hosts; -deregister-compute removes it when the pool takes
+# the node back.
 bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
-  -register-compute "/usr/bin/python3 $PWD/local/openstack/fake-services.py --compute" \
+  -register-compute "/usr/bin/python3 $PWD/local/openstack/fake-services.py --compute" -deregister-compute "/usr/bin/python3 $PWD/local/openstack/fake-services.py --delete-compute" \
   -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
   -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)

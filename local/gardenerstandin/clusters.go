@@ -24,13 +24,18 @@ import (
 // KUBEBUILDER_ASSETS, started the way envtest starts it) on one etcd shared
 // by all of them, each under its own key prefix. A Shoot's cluster comes
 // with what the landscape installs in every Shoot (CRDs and namespaces of
-// the operators that run there); it has no nodes, so nothing in it ever
-// runs — see cmd/operator-standin for who reports the operators' state.
+// the operators that run there) and a Node for each of its worker's first
+// machines (Worker), with no kubelet behind them, so nothing scheduled
+// there runs — see cmd/operator-standin for who reports the operators'
+// state and runs the node agents.
 type Clusters struct {
 	// Address is where the Shoots' kube-apiservers listen and what they
 	// advertise; empty is 127.0.0.1. On a plane with a node, its address:
 	// pods on the node's bridge (provider-kubernetes) reach the Shoots there.
 	Address string
+	// MaxNodes bounds the Nodes of one cluster (0: one): a pool of 100
+	// workers gets MaxNodes of them, each of which runs node agents.
+	MaxNodes int
 
 	dir        string
 	crds       []string
@@ -86,11 +91,9 @@ func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
 // start. uid keeps a recreated Shoot from seeing its predecessor's objects:
 // a cluster that serves is always the Shoot with that uid's.
 //
-// nodeLabels are the labels of the Shoot's first worker: the cluster gets
-// one Node, <namespace>.<shoot>-node-0 as the operator stand-in names it,
-// carrying them, as a real Shoot's nodes carry their worker's labels (the
-// ovs agent reads the pool's availability zone from c5c3.io/pool there).
-func (c *Clusters) Ensure(namespace, shoot, uid string, nodeLabels map[string]string) (Cluster, bool, error) {
+// w is the Shoot's first worker pool: the cluster gets its Nodes
+// (Worker.Nodes), as gardenlet's machine controller would register them.
+func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker) (Cluster, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := Key(namespace, shoot)
@@ -112,7 +115,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string, nodeLabels map[string]st
 	c.running[k] = sc
 	go func() {
 		c.starting <- struct{}{}
-		info, plane, err := c.start(k, uid, nodeLabels)
+		info, plane, err := c.start(k, uid, w.Nodes(k, c.MaxNodes))
 		<-c.starting
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -125,7 +128,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string, nodeLabels map[string]st
 	return Cluster{}, false, nil
 }
 
-func (c *Clusters) start(k, uid string, nodeLabels map[string]string) (Cluster, *envtest.ControlPlane, error) {
+func (c *Clusters) start(k, uid string, nodes []corev1.Node) (Cluster, *envtest.ControlPlane, error) {
 	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
 	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
 	// shoots/adminkubeconfig with it.
@@ -154,7 +157,7 @@ func (c *Clusters) start(k, uid string, nodeLabels map[string]string) (Cluster, 
 	if err := api.Start(); err != nil {
 		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
 	}
-	kc, err := c.prepare(plane, k+"-node-0", nodeLabels)
+	kc, err := c.prepare(plane, nodes)
 	if err != nil {
 		_ = api.Stop() //nolint:errcheck // the start failed anyway
 		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
@@ -171,7 +174,7 @@ func (c *Clusters) start(k, uid string, nodeLabels map[string]string) (Cluster, 
 // kubeconfigs, and the CRDs and namespaces of the landscape's operators.
 // A Shoot's data outlives a failed start (its etcd prefix is the Shoot's
 // UID), so every step takes what an earlier attempt left as done.
-func (c *Clusters) prepare(plane *envtest.ControlPlane, node string, nodeLabels map[string]string) ([]byte, error) {
+func (c *Clusters) prepare(plane *envtest.ControlPlane, nodes []corev1.Node) ([]byte, error) {
 	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, err
@@ -201,10 +204,13 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane, node string, nodeLabels 
 			return nil, fmt.Errorf("cannot create namespace %s: %w", ns, err)
 		}
 	}
-	// No kubelet runs it: the Node only says what the worker's labels are.
-	_, err = cs.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node, Labels: nodeLabels}}, metav1.CreateOptions{})
-	if err != nil && !kerrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("cannot register node %s: %w", node, err)
+	// No kubelet runs them: a Node only says which machine of the worker
+	// pool it is, with the worker's labels and its zone.
+	for i := range nodes {
+		_, err = cs.CoreV1().Nodes().Create(context.Background(), &nodes[i], metav1.CreateOptions{})
+		if err != nil && !kerrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("cannot register node %s: %w", nodes[i].Name, err)
+		}
 	}
 	return kc, nil
 }

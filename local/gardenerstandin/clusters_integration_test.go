@@ -2,9 +2,11 @@ package gardenerstandin
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -14,7 +16,7 @@ import (
 // stops it and starts it again under the same UID, as the stand-in does
 // when a start fails half-way (a kube-apiserver slow to serve the CRDs on a
 // loaded machine): the second start finds the first one's namespaces,
-// bindings and Node in etcd and must take them, not fail on them forever.
+// bindings and Nodes in etcd and must take them, not fail on them forever.
 func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		msg := "no KUBEBUILDER_ASSETS (kube-apiserver, etcd): run make tools and export the variables of tools/upstream/build.sh --env"
@@ -29,16 +31,17 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	}
 	t.Cleanup(c.Stop)
 	const k, uid = "garden-c5c3.hv-pool-a", "2f1c6a3e-0000-4000-8000-000000000001"
-	labels := map[string]string{"c5c3.io/pool": "hv-pool-a"}
+	w := Worker{Labels: map[string]string{"c5c3.io/pool": "hv-pool-a"}, Zones: []string{"eu-de-1a", "eu-de-1b"}, Machines: 50}
+	nodes := w.Nodes(k, 3)
 
-	_, first, err := c.start(k, uid, labels)
+	_, first, err := c.start(k, uid, nodes)
 	if err != nil {
 		t.Fatalf("first start: %v", err)
 	}
 	if err := first.APIServer.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	info, second, err := c.start(k, uid, labels)
+	info, second, err := c.start(k, uid, nodes)
 	if err != nil {
 		t.Fatalf("a start on the data of an earlier one: %v", err)
 	}
@@ -52,12 +55,22 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := cs.CoreV1().Nodes().Get(context.Background(), k+"-node-0", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// The worker's first three machines, over its two zones in turn.
+	for i, zone := range []string{"eu-de-1a", "eu-de-1b", "eu-de-1a"} {
+		name := fmt.Sprintf("%s-node-%d", k, i)
+		node, err := cs.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := node.Labels["c5c3.io/pool"]; got != "hv-pool-a" {
+			t.Errorf("%s: c5c3.io/pool label = %q, want hv-pool-a", name, got)
+		}
+		if got := node.Labels[corev1.LabelTopologyZone]; got != zone {
+			t.Errorf("%s: zone %q, want %q", name, got, zone)
+		}
 	}
-	if got := node.Labels["c5c3.io/pool"]; got != "hv-pool-a" {
-		t.Errorf("node-0's c5c3.io/pool label = %q, want hv-pool-a", got)
+	if l, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{}); err != nil || len(l.Items) != 3 {
+		t.Errorf("the cluster has %d node(s) (%v), want the 3 of -shoot-nodes", len(l.Items), err)
 	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Get(context.Background(), gardenerAdminGroups[0], metav1.GetOptions{}); err != nil {
 		t.Error(err)

@@ -3,7 +3,13 @@
 OpenStack's databases (MariaDB on 127.0.0.1:3306), so Nova aggregates can hold hosts and Cinder lists
 backends, without hypervisors or storage. Run by start.sh.
 
-usage: fake-services.py --compute HOST... --cinder-volume BACKEND..."""
+usage: fake-services.py --compute HOST... --cinder-volume BACKEND...
+       fake-services.py --delete-compute HOST...
+
+--delete-compute removes fake compute hosts as Nova's DELETE /os-services does
+(the service, its compute node and host mapping, and the host from every
+aggregate); Nova's own API answers 500 for a host without a resource provider
+in Placement, which a fake host is."""
 import argparse
 import datetime
 import uuid
@@ -13,6 +19,7 @@ import pymysql
 p = argparse.ArgumentParser()
 p.add_argument("--compute", nargs="*", default=[])
 p.add_argument("--cinder-volume", nargs="*", default=[])
+p.add_argument("--delete-compute", nargs="*", default=[])
 a = p.parse_args()
 now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S")
 
@@ -42,6 +49,11 @@ for h in a.compute:
                  " values (%s,%s,%s,%s,%s,%s,0,0,0,'fake',1000,'{}',0,%s,0,'127.0.0.1',%s,%s,1,%s,%s,1.0,16.0,1.0,'{}','[]')",
                  (now, now, sid, 16, 65536, 1000, h, h, str(uuid.uuid4()), 65536, 1000))
     a_.execute("insert into host_mappings (created_at, cell_id, host) values (%s,%s,%s)", (now, cell_id, h))
+for h in a.delete_compute:
+    c.execute("update compute_nodes set deleted=id, deleted_at=%s where host=%s and deleted=0", (now, h))
+    c.execute("update services set deleted=id, deleted_at=%s where host=%s and `binary`='nova-compute' and deleted=0", (now, h))
+    a_.execute("delete from host_mappings where host=%s", (h,))
+    a_.execute("delete from aggregate_hosts where host=%s", (h,))
 cell.commit()
 api.commit()
 
@@ -52,4 +64,4 @@ for b in a.cinder_volume:
                    " values (%s,%s,0,%s,'cinder-volume','cinder-volume',1,0,'nova',%s,0,NULL,'not-capable')",
                    (now, now, f"localhost@{b}", str(uuid.uuid4())))
 cinder.commit()
-print("fake nova-compute hosts:", a.compute, "fake cinder-volume backends:", a.cinder_volume)
+print("fake nova-compute hosts:", a.compute, "removed:", a.delete_compute, "fake cinder-volume backends:", a.cinder_volume)

@@ -47,7 +47,12 @@
 #      own identity (impersonated: only the tenant role of its namespace),
 #      `openstack --os-cloud <claim>` with that clouds.yaml gets a token of its
 #      project and sees it; team-b cannot see or change team-a's project, nor
-#      act as an admin;
+#      act as an admin; each share of a hypervisor pool is named nodes,
+#      carrying the cloud's label, in its aggregate (its zone), reachable with
+#      the kubeconfig the cloud's control plane got, and nothing more;
+#  6d. a share shrunk in the claim gives nodes back and the clouds waiting
+#      get them (aggregates, zones and compute hosts follow); a share grown
+#      with no node free takes none from another cloud and waits;
 #   7. shared pools are shared out, never over-committed: the clouds on
 #      hv-pool-a hold shares that add up to at most its workers, each in its
 #      own aggregate; st-pool-a's shares of its raw capacity add up to at
@@ -73,7 +78,8 @@
 #      image stays the cloud's, the claim says why, the cloud stays Ready;
 #      once the image is gone the pool leaves, and it can be taken back;
 #  9e. a hypervisor pool removed from a claim while its node runs the
-#      cloud's instance stays the cloud's, and the claim says why;
+#      cloud's instance stays the cloud's, and the claim says why; once the
+#      instance stops, the pool leaves the cloud;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -327,10 +333,10 @@ who=$($K --token="$(cat "$sa/token" 2>/dev/null)" --kubeconfig=/dev/null --serve
 # image's user.
 VERSION=$(cat _output/xpkg/VERSION)
 agents=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING" {print $1, $2}')
-[ "$(wc -l <<<"$agents")" -ge 6 ] && pass "$(wc -l <<<"$agents") node agents run as containers of the node's containerd" || fail "node agents running in containerd: '$agents'"
+[ "$(wc -l <<<"$agents")" -ge 12 ] && pass "$(wc -l <<<"$agents") node agents run as containers of the node's containerd" || fail "node agents running in containerd: '$agents'"
 while read -r id pid; do
   [ -n "$id" ] || continue
-  a=${id#*_}
+  a=${id#*_} a=${a%_*}
   img=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes containers info "$id" 2>/dev/null | awk -F'"' '/"Image":/ {print $4; exit}')
   digest=$(ctr --address "$RUN/node/containerd.sock" -n shoot-nodes images ls 2>/dev/null | awk -v r="$img" '$1 == r {print $3}')
   reg=$(curl -fsI --cacert "$RUN/certs/registry/ca.crt" -H 'Accept: application/vnd.oci.image.manifest.v1+json' -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
@@ -338,7 +344,7 @@ while read -r id pid; do
   uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
   got=$(sha256sum "/proc/$pid/exe" 2>/dev/null | cut -d' ' -f1); want=$(sha256sum "_output/package-build/bin/$a" | cut -d' ' -f1)
   if [ "$img" = "xpkg.c5c3.io/cobaltcore/$a:$VERSION" ] && [ -n "$digest" ] && [ "$digest" = "$reg" ] && [ "$uid" = 65532 ] && [ "$got" = "$want" ]; then
-    pass "${id%_*}'s $a runs $img ($digest, the registry's), its image's binary, as user $uid"
+    pass "$id runs $img ($digest, the registry's), its image's binary, as user $uid"
   else
     fail "$id: image '$img' ($digest; the registry has '$reg') uid '$uid' binary ${got:0:12} (want ${want:0:12})"
   fi
@@ -361,22 +367,23 @@ eventually 15 "the Servers return: hv-pool-a is Sufficient again" is_reason hv-p
 eventually 15 "... with all 62 usable servers" says hv-pool-a InventorySufficient "62 usable servers"
 
 echo "== 2b. pools take their figures from the node agents"
-# The operator stand-in runs one node's hypervisor agent (libvirt's test
-# driver) and storage agent (the local Ceph) per pool, where the functions
-# placed their DaemonSets; the pools read what those agents publish.
+# The operator stand-in runs a hypervisor agent (libvirt's test driver) on
+# each of a pool's 3 nodes and a storage agent (the local Ceph) per pool,
+# where the functions placed their DaemonSets; the pools read what those
+# agents publish.
 hv() { $K -n infrastructure get hypervisorcluster "$1" -o jsonpath="$2"; }
 agents_report() { [ "$(hv "$1" '{.status.capacitySource}')" = Agents ] && [ "$(hv "$1" '{.status.nodeCount}')" = "$2" ]; }
 for p in $($K -n infrastructure get hypervisorclusters -o jsonpath='{.items[*].metadata.name}'); do
-  eventually 90 "$p: nodeCount 1 and capacity from its hypervisor agent" agents_report "$p" 1 &&
+  eventually 90 "$p: nodeCount 3 and capacity from its hypervisor agents" agents_report "$p" 3 &&
     pass "... $(hv "$p" '{.status.availableCapacity.vcpus}') vCPUs, $(hv "$p" '{.status.availableCapacity.memoryGB}') GB free, $(hv "$p" '{.status.hypervisors.instances}') instance(s) (libvirt test driver)"
 done
 shoot_k() { $K --kubeconfig "$RUN/shoots/garden-c5c3.$1.kubeconfig" "${@:2}"; }
 node=garden-c5c3.hv-pool-a-node-0
 shoot_k hv-pool-a patch hypervisor "$node" --type=merge -p '{"spec":{"maintenance":"manual","maintenanceReason":"e2e"}}' >/dev/null
-eventually 60 "hv-pool-a: its node in maintenance leaves nodeCount 0" agents_report hv-pool-a 0
+eventually 60 "hv-pool-a: its node in maintenance leaves nodeCount 2" agents_report hv-pool-a 2
 eventually 10 "... and AgentsReporting names it" says hv-pool-a AgentsReporting "$node (Maintenance)"
 shoot_k hv-pool-a patch hypervisor "$node" --type=json -p '[{"op":"remove","path":"/spec/maintenance"},{"op":"remove","path":"/spec/maintenanceReason"}]' >/dev/null
-eventually 60 "... back in service: nodeCount 1" agents_report hv-pool-a 1
+eventually 60 "... back in service: nodeCount 3" agents_report hv-pool-a 3
 st() { $K -n infrastructure get storagecluster "$1" -o jsonpath="$2"; }
 storage_reports() { [ "$(st "$1" '{.status.conditions[?(@.type=="AgentsReporting")].status}')" = True ] && [ -n "$(st "$1" '{.status.osds.total}')" ]; }
 for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].metadata.name}'); do
@@ -547,7 +554,7 @@ eventually 60 "hv-pool-us: its ServerInventory is gone" absent serverinventory h
 eventually 60 "hv-pool-us: its Shoot is gone" absent shoot -n garden-c5c3 hv-pool-us
 eventually 60 "hv-pool-us: its ShootKubeconfig is gone" absent shootkubeconfig hypervisor-hv-pool-us
 eventually 60 "hv-pool-us: its HypervisorInventory is gone" absent hypervisorinventory hypervisor-hv-pool-us
-eventually 30 "hv-pool-us: its node agent is stopped" sh -c "! pgrep -f '[-]node-name garden-c5c3.hv-pool-us-node-0'"
+eventually 30 "hv-pool-us: its node agents are stopped" sh -c "! pgrep -f '[-]node-name garden-c5c3.hv-pool-us-node-'"
 [ "$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)" = "$servers_before" ] && pass "its Servers are left ($servers_before)" || fail "Servers of hv-pool-us were removed"
 others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"
@@ -604,13 +611,13 @@ for c in $clouds; do
   n=$(grep -c "^$x-st-pool" <<<"${before[cephpools]}"); [ "$n" -ge 2 ] && pass "$c: $n Ceph pools" || fail "$c: $n Ceph pools"
   grep -q "^client.openstack-$x-" <<<"${before[cephclients]}" && pass "$c: its CephX client" || fail "$c: no CephX client"
   # Its OVN: per hypervisor pool, an HA chassis group of the pool's chassis
-  # (the operator stand-in registers each pool's node in the pool's zone).
+  # (the operator stand-in registers each of a pool's nodes in its zone).
   xk=$(xosc "${c%/*}" "${c#*/}")
   for p in $($K get "$xk" "$x" -o jsonpath='{.spec.hypervisorClusters[*]}'); do
-    # The node is named after the pool's Shoot (derived for a long name).
-    node=garden-c5c3.$(derived_shoot "$p")-node-0
-    grep -qx "$x-$p $node" <<<"${before[hagroups]}" && pass "$c: OVN HA chassis group $x-$p holds $p's chassis $node" ||
-      fail "$c: no OVN HA chassis group $x-$p with chassis $node: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
+    # The nodes are named after the pool's Shoot (derived for a long name).
+    want=$(for i in 0 1 2; do echo "$x-$p garden-c5c3.$(derived_shoot "$p")-node-$i"; done)
+    [ "$(grep "^$x-$p " <<<"${before[hagroups]}")" = "$want" ] && pass "$c: OVN HA chassis group $x-$p holds $p's 3 chassis" ||
+      fail "$c: OVN HA chassis group $x-$p is not $p's 3 chassis: $(grep "^$x-" <<<"${before[hagroups]}" | tr '\n' ' ')"
     st=$($K get "$xk" "$x" -o jsonpath="{.status.network.gateways[?(@.hypervisorCluster==\"$p\")].status}")
     [ "$st" = Ready ] && pass "$c: status.network reports $p's gateway group Ready" || fail "$c: status.network.gateways[$p].status is '$st'"
   done
@@ -663,11 +670,12 @@ if [ -s "$creds/team-b/team-b-staging/clouds.yaml" ] && [ -n "$other" ]; then
   tenant_os team-b/team-b-staging aggregate list >/dev/null 2>&1 && fail "a tenant can list the cloud's aggregates (admin only)" || pass "a tenant's credential is not an admin's (no aggregate list)"
 fi
 # A share is a set of named nodes (#38): each hypervisor pool names, in
-# status.shares[].nodes, the nodes a cloud holds (the local pools report one
-# node each: one cloud per pool gets it, the others wait for nodes); the
-# cloud's aggregate of the pool holds exactly those (the operator stand-in
-# registered every node as a compute host), no node is held twice, and the
-# tenant sees the pool as an availability zone of its cloud.
+# status.shares[].nodes, the nodes a cloud holds (the local pools have 3
+# nodes each: shares of 20 or 4 nodes take what is free, the rest wait for
+# nodes); the cloud's aggregate of the pool holds exactly those (nova-compute,
+# deployed with the cloud's kubeconfig of the pool, made them compute
+# hosts), no node is held twice, and the tenant sees the pool as an
+# availability zone of its cloud.
 agg_hosts() { os aggregate show "$1" -f json -c hosts 2>/dev/null | /usr/bin/python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["hosts"])))'; }
 hosts_are() { [ "$(agg_hosts "$1")" = "$2" ]; }
 # (The local landscape has one Nova for every cloud, so a tenant's zone list
@@ -721,6 +729,54 @@ done
 twice=$(tr ' ' '\n' <<<"$all_named" | grep -v '^$' | sort | uniq -d | paste -sd' ')
 [ -z "$twice" ] && pass "no node is held by two clouds" || fail "nodes held by two clouds: $twice"
 rm -rf "$creds"
+
+echo "== 6d. a share shrunk or grown in the claim moves the hosts"
+# hv-pool-a's 3 nodes are held by three clouds that ask for more (20, 4
+# and 4 nodes), whichever came first holding most. Each tenant sets its
+# share to 1: each cloud then holds exactly one node of its own, and its
+# aggregate (its zone hv-pool-a) exactly that node, a compute host of the
+# local Nova. Then team-a-prod asks for 20 again: no node is free, none is
+# taken from another cloud, and the pool says what the share waits for.
+px=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.resourceRef.name}')
+hv_a="team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging"
+# set_share NS/CLAIM POOL NODES|-: the claim's share of POOL, as its tenant
+# edits it (-: no entry, the default share).
+set_share() {
+  local spec
+  spec=$($K -n "${1%/*}" get $OSC "${1#*/}" -o jsonpath='{.spec}')
+  as_tenant "${1%/*}" patch $OSC "${1#*/}" --type=merge -p "$(/usr/bin/python3 -c 'import json,sys
+s=json.loads(sys.argv[1]); pool, n = sys.argv[2], sys.argv[3]
+sh=[x for x in s.get("hypervisorShares", []) if x["name"] != pool] + ([{"name": pool, "nodes": int(n)}] if n != "-" else [])
+print(json.dumps({"spec": {"hypervisorShares": sh}}))' "$spec" "$2" "$3")" >/dev/null
+}
+share_nodes() { $K get xhypervisorcluster "$px" -o jsonpath="{.status.shares[?(@.cloud==\"$1\")].nodes[*]}"; }
+compute_hosts() { os compute service list --service nova-compute -f value -c Host | sort | paste -sd' '; }
+declare -A held_before
+for c in $hv_a; do held_before[$c]=$(share_nodes "$(xr "${c%/*}" "${c#*/}")"); done
+for c in $hv_a; do set_share "$c" hv-pool-a 1; done
+one_each() {
+  local c x n all="" hosts
+  hosts=" $(compute_hosts) "
+  for c in $hv_a; do
+    x=$(xr "${c%/*}" "${c#*/}") n=$(share_nodes "$(xr "${c%/*}" "${c#*/}")")
+    [ "$(wc -w <<<"$n")" = 1 ] && hosts_are "$x-hv-pool-a" "$n" && [[ $hosts == *" $n "* ]] || return 1
+    all="$all $n"
+  done
+  [ -z "$(tr ' ' '\n' <<<"$all" | grep . | sort | uniq -d)" ]
+}
+t0=$(date +%s)
+if eventually 240 "every cloud of hv-pool-a holds exactly one node of its own, its aggregate that node, a compute host" one_each; then
+  for c in $hv_a; do
+    pass "... $c: held '${held_before[$c]}', now $(share_nodes "$(xr "${c%/*}" "${c#*/}")") ($(( $(date +%s) - t0 )) s after the edits)"
+  done
+fi
+set_share team-a/team-a-prod hv-pool-a 20
+waits_for_nodes() { case $($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.status.conditions[?(@.type=="NodesBound")].message}') in
+  *"team-a/team-a-prod: 19 node(s) of its share are not free yet"*) return 0 ;; esac; return 1; }
+eventually 120 "team-a-prod asks for 20 nodes of hv-pool-a again: the pool says 19 are not free yet" waits_for_nodes
+one_each && pass "... and no node moved: every cloud keeps its one" || fail "nodes moved when team-a-prod grew without free nodes"
+set_share team-a/team-a-staging hv-pool-a -
+set_share team-b/team-b-staging hv-pool-a -
 
 echo "== 6c. no published secret value outside its Secrets"
 # Every CephX key, application credential secret and kubeconfig credential the
@@ -920,8 +976,16 @@ fi
 # spec.dataPolicy (Retain) that Ceph pool stays, with the image.
 kept=$gone-st-pool-a-volumes
 if rbdc create --size 64 "$kept/tenant-volume-1" >/dev/null 2>&1; then pass "team-a-staging holds an image tenant-volume-1 in $kept"; else fail "cannot create an image in $kept"; fi
+staging_node=$(share_nodes "$gone")
 $K -n team-a delete $OSC team-a-staging --wait=false >/dev/null
 eventually 180 "team-a-staging: its managed resources are gone" sh -c "! $K get managed -l crossplane.io/claim-name=team-a-staging -o name 2>/dev/null | grep -q ."
+# The node it held of hv-pool-a is free: team-a-prod, waiting for 19 nodes
+# there (6d) and first by name of the clouds waiting, grows onto it.
+xa=$(xr team-a team-a-prod)
+grown() { local n; n=$(share_nodes "$xa" | tr ' ' '\n' | sort | paste -sd' ')
+  [[ " $n " == *" $staging_node "* ]] && hosts_are "$xa-hv-pool-a" "$n" && labelled_for hv-pool-a "$staging_node" "$xa"; }
+[ -n "$staging_node" ] && eventually 180 "team-a-staging's node $staging_node of hv-pool-a moves to team-a-prod: its aggregate and the node's label follow" grown ||
+  fail "team-a-staging held no node of hv-pool-a ('$staging_node')"
 # Its OVN gateways went through the ssl: databases with its client
 # certificate, which stayed until its ProviderConfig had no users; then
 # the Secret went, with no finalizer left behind.
@@ -1041,30 +1105,51 @@ eventually 300 "st-pool-b back in the claim: its Pool resource $vol is Ready aga
 if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=300s >/dev/null 2>&1; then pass "internal-prod is Ready again"; else fail "internal-prod is not Ready after st-pool-b came back"; fi
 
 echo "== 9e. a hypervisor pool whose node runs the cloud's instance stays the cloud's"
-# Every local hypervisor runs one instance (libvirt's test driver's domain,
-# which nothing outside the agent can stop): team-a-prod removes hv-pool-a,
-# whose node it holds, from its claim; the pool stays the cloud's, its
-# aggregate keeps the node, and the tenant reads why. Put back, the cloud
-# holds the node again.
+# team-a-prod holds 2 nodes of hv-pool-a (6d, 9). Its tenant starts an
+# instance on one (a domain in the node's libvirt test driver, which the
+# node's agent reads when it starts again), then removes hv-pool-a from its
+# claim: the pool stays the cloud's while the instance runs — the empty
+# node goes back at once, the aggregate keeps the other, and the tenant
+# reads why. Once the instance is gone, the pool leaves the cloud. Put
+# back, the cloud has hv-pool-a again.
 px=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.resourceRef.name}')
 x=$(xr team-a team-a-prod)
-node=$($K get xhypervisorcluster "$px" -o jsonpath="{.status.shares[?(@.cloud==\"$x\")].nodes[0]}")
+read -r node other <<<"$(share_nodes "$x")"
+# agent_id NODE: the container of NODE's hypervisor agent (operator-standin).
+agent_id() { echo "${1%-node-*}_hypervisor-agent_node-${1##*-node-}"; }
+# instance NODE on|off: a tenant's instance starts on NODE, or stops.
+instance() {
+  local f
+  f="$RUN/agents/$(agent_id "$1")/libvirt.xml"
+  sed -i '/<domain /d' "$f"
+  [ "$2" = off ] || sed -i "s#</node>#  <domain type='test'><name>e2e-tenant-vm</name><memory>1048576</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>\n</node>#" "$f"
+  ctr --address "$RUN/node/containerd.sock" -n shoot-nodes tasks kill -s SIGKILL "$(agent_id "$1")" >/dev/null 2>&1
+}
+runs() { [ "$(shoot_k hv-pool-a get hypervisor "$1" -o jsonpath='{.status.numInstances}')" = "$2" ]; }
 before=$($K -n team-a get $OSC team-a-prod -o jsonpath='{.spec}')
 # pools_patch SPEC [DROP]: a merge patch of the spec's pools and shares, without DROP.
 pools_patch() { /usr/bin/python3 -c 'import json,sys; s=json.loads(sys.argv[1]); d=sys.argv[2:]
 print(json.dumps({"spec":{"hypervisorClusters":[p for p in s["hypervisorClusters"] if p not in d],"hypervisorShares":[x for x in s.get("hypervisorShares",[]) if x["name"] not in d]}}))' "$@"; }
-as_tenant team-a patch $OSC team-a-prod --type=merge -p "$(pools_patch "$before" hv-pool-a)" >/dev/null
 leaves_later() {
   case $(as_tenant team-a get $OSC team-a-prod -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}') in
     *"hypervisor pool hv-pool-a, removed from spec.hypervisorClusters, stays the cloud's: its nodes $node still run the cloud's 1 instance(s)"*) return 0 ;; esac
   return 1
 }
-eventually 90 "hv-pool-a removed from team-a-prod: the tenant reads that it stays while $node runs its instance" leaves_later
-hosts_are "$x-hv-pool-a" "$node" && pass "... its aggregate $x-hv-pool-a still holds $node" || fail "$x-hv-pool-a holds '$(agg_hosts "$x-hv-pool-a")', not $node"
-if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=5s >/dev/null 2>&1; then pass "team-a-prod stays Ready meanwhile"; else fail "team-a-prod is not Ready while hv-pool-a is held"; fi
-as_tenant team-a patch $OSC team-a-prod --type=merge -p "$(pools_patch "$before")" >/dev/null
-holds_again() { [ "$($K get xhypervisorcluster "$px" -o jsonpath="{.status.shares[?(@.cloud==\"$x\")].nodes[0]}")" = "$node" ] && ! leaves_later; }
-eventually 120 "hv-pool-a back in team-a-prod's claim: the cloud holds $node again" holds_again
+if [ -z "$node" ] || [ -z "$other" ]; then fail "team-a-prod holds '$node $other' of hv-pool-a, not 2 nodes"; else
+  instance "$node" on
+  eventually 90 "team-a-prod's tenant starts an instance on $node: its agent reports it" runs "$node" 1
+  as_tenant team-a patch $OSC team-a-prod --type=merge -p "$(pools_patch "$before" hv-pool-a)" >/dev/null
+  eventually 90 "hv-pool-a removed from team-a-prod: the tenant reads that it stays while $node runs its instance" leaves_later
+  eventually 90 "... its aggregate $x-hv-pool-a keeps $node, and the empty $other went back to the pool" hosts_are "$x-hv-pool-a" "$node"
+  if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=5s >/dev/null 2>&1; then pass "team-a-prod stays Ready meanwhile"; else fail "team-a-prod is not Ready while hv-pool-a is held"; fi
+  instance "$node" off
+  left() { ! leaves_later && ! os aggregate show "$x-hv-pool-a" >/dev/null 2>&1 && ! labelled_for hv-pool-a "$node" "$x" &&
+    [ -z "$($K get xhypervisorcluster "$px" -o jsonpath="{.status.shares[?(@.cloud==\"$x\")].cloud}")" ]; }
+  eventually 180 "the instance stopped: hv-pool-a leaves team-a-prod (no share, no aggregate, $node no longer its)" left
+  as_tenant team-a patch $OSC team-a-prod --type=merge -p "$(pools_patch "$before")" >/dev/null
+  back() { os aggregate show "$x-hv-pool-a" >/dev/null 2>&1 && $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=5s >/dev/null 2>&1; }
+  eventually 180 "hv-pool-a back in team-a-prod's claim: its aggregate is there again and the cloud is Ready" back
+fi
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,

@@ -14,13 +14,17 @@
 //     <namespace>.<shoot>.kubeconfig, for the stand-in of the operators
 //     inside Shoots (cmd/operator-standin);
 //   - a deleted Shoot's cluster is stopped (what it published goes with the
-//     Shoot, by owner reference).
+//     Shoot, by owner reference);
+//   - each cluster gets a Node for each of its first worker pool's first
+//     machines (at most -shoot-nodes), labelled as the machine controller
+//     labels them: the worker's labels and the machine's zone.
 //
-// What it does not simulate: machines, ServerClaims, the worker pools'
-// nodes (a Shoot's cluster has none, so nothing scheduled there runs),
-// reconciliation of changes, hibernation or deletion flows.
+// What it does not simulate: machines and ServerClaims (a Node has no
+// kubelet, so nothing scheduled there runs), more than -shoot-nodes nodes
+// or a second worker pool, reconciliation of changes (a Shoot scaled keeps
+// its nodes), hibernation or deletion flows.
 //
-// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds DIR]... [-shoot-namespaces a,b]
+// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds DIR]... [-shoot-namespaces a,b] [-shoot-nodes 3]
 package main
 
 import (
@@ -34,7 +38,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -57,6 +60,7 @@ func main() {
 	flag.Var(&crds, "shoot-crds", "a directory of CRDs every Shoot cluster has (repeatable)")
 	namespaces := flag.String("shoot-namespaces", "", "comma-separated namespaces every Shoot cluster has")
 	address := flag.String("shoot-address", "", "the address the Shoots' kube-apiservers listen on and advertise (default 127.0.0.1; a local node's address to reach them from its pods)")
+	nodes := flag.Int("shoot-nodes", 3, "at most this many Nodes per Shoot cluster (its first worker pool's first machines)")
 	delay := flag.Duration("delay", 3*time.Second, "the least time a new Shoot takes to become ready")
 	_ = flag.Parse(os.Args[1:]) //nolint:errcheck // ExitOnError
 	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -67,13 +71,13 @@ func main() {
 	if *namespaces != "" {
 		ns = strings.Split(*namespaces, ",")
 	}
-	if err := run(*kubeconfig, *dir, *address, crds, ns, *delay); err != nil {
+	if err := run(*kubeconfig, *dir, *address, crds, ns, *nodes, *delay); err != nil {
 		fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, dir, address string, crds, namespaces []string, delay time.Duration) error {
+func run(kubeconfig, dir, address string, crds, namespaces []string, maxNodes int, delay time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -83,7 +87,7 @@ func run(kubeconfig, dir, address string, crds, namespaces []string, delay time.
 		return err
 	}
 	defer clusters.Stop()
-	clusters.Address = address
+	clusters.Address, clusters.MaxNodes = address, maxNodes
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -120,14 +124,7 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenersta
 			continue
 		}
 		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
-		workers, _, _ := unstructured.NestedSlice(s.Object, "spec", "provider", "workers")
-		var nodeLabels map[string]string
-		if len(workers) > 0 {
-			if w, ok := workers[0].(map[string]any); ok {
-				nodeLabels, _, _ = unstructured.NestedStringMap(w, "labels")
-			}
-		}
-		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()), nodeLabels)
+		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()), gardenerstandin.FirstWorker(s))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
 		}

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,22 +21,23 @@ import (
 	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
-// The node agents run as containers, one node's worth per Shoot cluster:
-// the demo's Shoot clusters have no nodes, so the DaemonSets the pool
-// functions place there schedule nothing. For a DaemonSet of the agents'
-// bundle (cluster/agents) the stand-in does what a kubelet on one node would:
+// The node agents run as containers, one per node of a Shoot cluster: the
+// demo's Shoot clusters have Nodes but no kubelets, so the DaemonSets the
+// pool functions place there schedule nothing. For a DaemonSet of the
+// agents' bundle (cluster/agents) the stand-in does what a kubelet on each
+// node would:
 // containerd (the local node's, -containerd) pulls the image the DaemonSet
 // names, through the node's registry configuration (-containerd-hosts: a
 // landscape's nodes mirror xpkg.c5c3.io to its registry), and runs it as the
 // image's user in the node's network, with the cluster's kubeconfig mounted
 // and the pod's environment; and, for the hypervisor agent, what the
 // hypervisor operator does first: create the node's Hypervisor. The
-// hypervisor agent reads libvirt's test driver (-libvirt-uri); the storage
-// agent reads the local Ceph. What it does not simulate: more than one node,
-// the HA and OVS agents (no libvirtd or Open vSwitch per node), nova-compute
-// (each hypervisor node is registered in the local Nova's database as a
-// compute host, -register-compute, bound to a cloud or not), or the rest
-// of the DaemonSet's pod spec (probes, limits, restarts with back-off, the
+// hypervisor agent reads libvirt's test driver, a node of its own
+// (nodeXMLPath: no instance until a test adds one); the storage agent
+// reads the local Ceph. What it does not simulate: the HA and OVS agents
+// (no libvirtd or Open vSwitch per node), instances started through Nova
+// (nova-compute runs nothing, compute.go), or the rest of the DaemonSet's
+// pod spec (probes, limits, restarts with back-off, the
 // container's user: ctr 1.6's run cannot set one, so every agent runs as
 // its image's; the hypervisor agent's own, against a real libvirtd, is
 // tested by TestIntegrationAgentContainerCannotWrite).
@@ -52,24 +55,46 @@ var hypervisors = schema.GroupVersionResource{Group: "kvm.cloud.sap", Version: "
 // nodeAgent is a DaemonSet of the bundle the stand-in runs.
 type nodeAgent struct {
 	namespace, daemonSet string
-	args                 func(s *standin, node string) []string
+	// args of the agent on the cluster's i-th node.
+	args func(s *standin, i int) []string
+	// firstNodeOnly: it runs on the first node only (it elects a leader,
+	// and one of them does all its work).
+	firstNodeOnly bool
 	// env is what the DaemonSet's pod reads from the cluster (nil: nothing);
 	// errNotYet while it does not exist, as a kubelet holds a pod whose
 	// Secret is missing.
 	env func(ctx context.Context, s *standin, c *cluster) ([]string, error)
 }
 
+// nodeXMLPath is where a hypervisor agent's container finds its node's
+// libvirt: the file <-agent-logs>/<container>/libvirt.xml, written with
+// emptyNodeXML unless it exists. A running instance there is a <domain>
+// added to it (the test driver runs every domain of its file), read when
+// the agent starts again: kill its container, the next sweep starts it.
+const nodeXMLPath = "/var/run/node/libvirt.xml"
+
+// emptyNodeXML is a node of libvirt's test driver that runs no instance:
+// 16 CPUs and 16 GiB.
+const emptyNodeXML = `<node>
+  <cpu><nodes>1</nodes><sockets>2</sockets><cores>4</cores><threads>2</threads><active>16</active><mhz>2000</mhz><model>x86_64</model></cpu>
+  <memory>16777216</memory>
+</node>
+`
+
 // errNotYet: what an agent's pod needs is not in its cluster yet.
 var errNotYet = errors.New("not yet")
 
 var nodeAgents = []nodeAgent{
-	{namespace: "c5c3-agents", daemonSet: "hypervisor-agent", args: func(s *standin, _ string) []string {
-		return []string{"-libvirt-uri", s.libvirtURI, "-resync", "30s"}
+	// Each node's libvirt is a node of libvirt's test driver, read from a
+	// file of the node's (nodeXML), so a test can start and stop a
+	// tenant's instance there.
+	{namespace: "c5c3-agents", daemonSet: "hypervisor-agent", args: func(*standin, int) []string {
+		return []string{"-libvirt-uri", "test://" + nodeXMLPath, "-resync", "30s"}
 	}},
 	// As the DaemonSet runs it: Rook's monitor endpoints and the key of the
 	// read-only user the storage function composes (a CephClient, which the
 	// stand-in creates in the local Ceph as Rook would, cephClients).
-	{namespace: "rook-ceph", daemonSet: "storage-agent", args: func(s *standin, _ string) []string {
+	{namespace: "rook-ceph", daemonSet: "storage-agent", firstNodeOnly: true, args: func(s *standin, _ int) []string {
 		return []string{"-ceph-conf=", "-ceph-user", cephcaps.StorageAgentUser, "-leader-election-namespace", "rook-ceph", "-interval", "15s"}
 	}, env: func(ctx context.Context, s *standin, c *cluster) ([]string, error) {
 		sec, err := c.kube.CoreV1().Secrets("rook-ceph").Get(ctx, rookClientSecret(cephcaps.StorageAgentUser), metav1.GetOptions{})
@@ -83,20 +108,36 @@ var nodeAgents = []nodeAgent{
 	}},
 }
 
-// agents starts the agents whose DaemonSet exists in the cluster, once.
-// A process that ended is started again at the next sweep.
+// agents starts the agents whose DaemonSet exists in the cluster, once
+// per node (the storage agent, which elects a leader, on the first node
+// only). A process that ended is started again at the next sweep.
 func (s *standin) agents(ctx context.Context, c *cluster) error {
-	node := c.name + "-node-0"
-	// The pool is its node's c5c3.io/pool label (the Shoot's worker
-	// label, which the gardener stand-in registers the node with); a Shoot
-	// of a long-named pool has a derived name (internal/gardener.ShootName).
-	pool, err := poolOf(ctx, c, node)
+	l, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
+	nodes := make([]corev1.Node, 0, len(l.Items))
+	for _, n := range l.Items {
+		if strings.HasPrefix(n.Name, c.name+"-node-") {
+			nodes = append(nodes, n)
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	slices.SortFunc(nodes, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	// The pool is its nodes' c5c3.io/pool label (the Shoot's worker label,
+	// which the gardener stand-in registers the nodes with); a Shoot of a
+	// long-named pool has a derived name (internal/gardener.ShootName).
+	pool := nodes[0].Labels[gardener.LabelPool]
+	if pool == "" {
+		_, pool, _ = strings.Cut(c.name, ".")
+	}
 	if _, err := c.kube.AppsV1().DaemonSets("c5c3-agents").Get(ctx, "ovs-agent", metav1.GetOptions{}); err == nil {
-		if err := s.registerChassis(ctx, c.name, pool, node); err != nil {
-			return err
+		for _, n := range nodes {
+			if err := s.registerChassis(ctx, c.name, pool, n.Name); err != nil {
+				return err
+			}
 		}
 	} else if !apierrors.IsNotFound(err) {
 		return err
@@ -105,23 +146,14 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 		return nil
 	}
 	for _, a := range nodeAgents {
-		key := c.name + "/" + a.daemonSet
-		if p, ok := s.procs[key]; ok && p.ProcessState == nil {
-			continue // running
-		}
 		ds, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			continue
 		} else if err != nil {
 			return err
 		}
-		if a.daemonSet == "hypervisor-agent" {
-			if err := createHypervisor(ctx, c, node); err != nil {
-				return err
-			}
-			if err := s.registerComputeHost(ctx, node); err != nil {
-				return err
-			}
+		if len(ds.Spec.Template.Spec.Containers) == 0 {
+			return fmt.Errorf("DaemonSet %s/%s of cluster %s has no container", a.namespace, a.daemonSet, c.name)
 		}
 		var env []string
 		if a.env != nil {
@@ -131,38 +163,40 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 				return err
 			}
 		}
-		if len(ds.Spec.Template.Spec.Containers) == 0 {
-			return fmt.Errorf("DaemonSet %s/%s of cluster %s has no container", a.namespace, a.daemonSet, c.name)
+		on := nodes
+		if a.firstNodeOnly {
+			on = nodes[:1]
 		}
-		if err := s.start(ctx, key, c, a, node, ds.Spec.Template.Spec.Containers[0].Image, env); err != nil {
-			return err
+		for i, n := range on {
+			// cluster/daemonset_node-N: short enough for a container ID.
+			key := c.name + "/" + a.daemonSet + "_" + strings.TrimPrefix(n.Name, c.name+"-")
+			if p, ok := s.procs[key]; ok && p.ProcessState == nil {
+				continue // running
+			}
+			if a.daemonSet == "hypervisor-agent" {
+				if err := createHypervisor(ctx, c, n); err != nil {
+					return err
+				}
+			}
+			if err := s.start(ctx, key, c, a, n.Name, i, ds.Spec.Template.Spec.Containers[0].Image, env); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
-}
-
-// registerComputeHost makes node a compute host of the local Nova, once, as
-// the nova-compute an operator deploys on a hypervisor node registers
-// itself: a cloud's aggregate can then hold the node the pool gave it.
-func (s *standin) registerComputeHost(ctx context.Context, node string) error {
-	if s.registerCompute == "" || s.computes[node] {
-		return nil
-	}
-	args := append(strings.Fields(s.registerCompute), node)
-	if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil { //nolint:gosec // the stand-in's own flag
-		return fmt.Errorf("cannot register node %s as a compute host (%s): %w: %s", node, s.registerCompute, err, out)
-	}
-	s.computes[node] = true
-	fmt.Printf("operator-standin: node %s is a compute host of the local Nova\n", node)
 	return nil
 }
 
 // createHypervisor creates the node's Hypervisor with the spec the
-// hypervisor operator gives a new node; its agent fills the status.
-func createHypervisor(ctx context.Context, c *cluster, node string) error {
+// hypervisor operator gives a new node, in the node's zone; its agent fills
+// the status.
+func createHypervisor(ctx context.Context, c *cluster, node corev1.Node) error {
+	meta := map[string]any{"name": node.Name}
+	if z := node.Labels[corev1.LabelTopologyZone]; z != "" {
+		meta["labels"] = map[string]any{corev1.LabelTopologyZone: z}
+	}
 	h := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kvm.cloud.sap/v1", "kind": "Hypervisor",
-		"metadata": map[string]any{"name": node},
+		"metadata": meta,
 		"spec": map[string]any{
 			"aggregates": []any{}, "allowedProjects": []any{}, "customTraits": []any{},
 			"createCertManagerCertificate": false, "evacuateOnReboot": true, "highAvailability": true,
@@ -180,7 +214,7 @@ func createHypervisor(ctx context.Context, c *cluster, node string) error {
 // container of the local node's containerd, logging to -agent-logs. The
 // ctr client stays attached and passes signals on: the container ends with
 // the stand-in (parent-death signal) and when its cluster goes (stopAgents).
-func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node, image string, env []string) error {
+func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent, node string, i int, image string, env []string) error {
 	if err := s.pull(ctx, image); err != nil {
 		return err
 	}
@@ -212,16 +246,23 @@ func (s *standin) start(ctx context.Context, key string, c *cluster, a nodeAgent
 	if err := os.WriteFile(envFile, []byte(strings.Join(podEnv, "\n")+"\n"), 0o600); err != nil {
 		return err
 	}
-	log, err := os.OpenFile(filepath.Join(s.agentLogs, c.name+"."+a.daemonSet+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	nodeXML := filepath.Join(files, "libvirt.xml")
+	if _, err := os.Stat(nodeXML); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(nodeXML, []byte(emptyNodeXML), 0o644); err != nil {
+			return err
+		}
+	}
+	log, err := os.OpenFile(filepath.Join(s.agentLogs, id+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
 	args := append([]string{"--address", s.containerd, "-n", containerdNamespace, "run", "--rm", "--net-host",
 		"--env-file", envFile, "--mount", "type=bind,src=" + kubeconfig + ",dst=/var/run/shoot/kubeconfig,options=rbind:ro",
+		"--mount", "type=bind,src=" + nodeXML + ",dst=" + nodeXMLPath + ",options=rbind:ro",
 		image, id,
 		// The image's entrypoint (tools/packaging/build.sh) and the pod's arguments.
-		"/" + a.daemonSet, "-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, node)...)
+		"/" + a.daemonSet, "-node-name", node, "-metrics-bind-address", "0", "-health-probe-bind-address", "0"}, a.args(s, i)...)
 	cmd := exec.CommandContext(ctx, "ctr", args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.Stdout, cmd.Stderr = log, log
@@ -265,19 +306,4 @@ func (s *standin) stopAgents(gone func(cluster string) bool) {
 			delete(s.procs, key)
 		}
 	}
-}
-
-// poolOf reads the pool a Shoot's cluster serves from its node's labels;
-// a cluster without them is named after its pool (cluster is
-// namespace.shoot).
-func poolOf(ctx context.Context, c *cluster, node string) (string, error) {
-	n, err := c.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	switch {
-	case err == nil && n.Labels[gardener.LabelPool] != "":
-		return n.Labels[gardener.LabelPool], nil
-	case err != nil && !apierrors.IsNotFound(err):
-		return "", err
-	}
-	_, pool, _ := strings.Cut(c.name, ".")
-	return pool, nil
 }

@@ -23,13 +23,21 @@
 //     cluster and may manage Deployments in the monitor's namespace there; a
 //     RemoteArbiter once, with that kubeconfig, the monitor's ConfigMap and
 //     (zero-replica) Deployment exist there;
-//   - a kubelet and the hypervisor operator, for one node per Shoot: where
-//     the pool functions placed the hypervisor or storage agent's DaemonSet,
-//     that agent's image runs as a container of the local node's containerd
-//     against the Shoot's API server (-containerd), the hypervisor agent on libvirt's test driver
-//     with the node's Hypervisor created first (agents.go); and that node's
-//     ovn-controller, for the OVS agent's DaemonSet: the node registered as a
-//     chassis of its pool's availability zone in the local OVN (ovn.go);
+//   - a kubelet and the hypervisor operator, for each node of a Shoot
+//     (gardener-standin -shoot-nodes): where the pool functions placed the
+//     hypervisor or storage agent's DaemonSet, that agent's image runs as a
+//     container of the local node's containerd against the Shoot's API
+//     server (-containerd), the hypervisor agent on libvirt's test driver
+//     with the node's Hypervisor created first, the storage agent on the
+//     first node only (agents.go); and each node's ovn-controller, for the
+//     OVS agent's DaemonSet: the node registered as a chassis of its pool's
+//     availability zone in the local OVN (ovn.go);
+//   - the c5c3-operator's compute deployment and nova-compute (compute.go):
+//     with the kubeconfig a cloud was given for each of its hypervisor
+//     pools, a nova-compute DaemonSet in the cloud's namespace there, on
+//     the nodes bound to the cloud; each node it selects is a compute host
+//     of the local Nova (-register-compute), and leaves it when no longer
+//     selected (-deregister-compute);
 //   - the namespace controller of the Shoot's kube-controller-manager, which
 //     these clusters do not run: a deleted namespace is emptied of the kinds
 //     above, Secrets and ConfigMaps, and finalized.
@@ -41,9 +49,9 @@
 //
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
 //
-//	[-containerd SOCKET -containerd-hosts DIR -libvirt-uri test:///default -agent-logs DIR]
+//	[-containerd SOCKET -containerd-hosts DIR -agent-logs DIR]
 //	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642 | -ovn-nb ssl:... -ovn-sb ssl:... -ovn-ca-cert FILE -ovn-ca-key FILE]
-//	[-compute-regions eu-de-1,...]
+//	[-compute-regions eu-de-1,...] [-register-compute CMD -deregister-compute CMD]
 package main
 
 import (
@@ -91,7 +99,7 @@ type config struct {
 	dir, cloudsYAML, cephConf, cephKeyFile, cephMon string
 	// The node agents (agents.go): the node's containerd and its registry
 	// configuration, libvirt URI and logs.
-	containerd, containerdHosts, libvirtURI, agentLogs string
+	containerd, containerdHosts, agentLogs string
 	// The local OVN databases every cloud gets (ovn.go).
 	ovnNB, ovnSB string
 	// ovnCACert and ovnCAKey sign the clouds' OVN client certificates
@@ -99,8 +107,9 @@ type config struct {
 	ovnCACert, ovnCAKey string
 	// computeRegions get Nova, Cinder and Neutron in their catalog (catalog.go).
 	computeRegions []string
-	// registerCompute registers a node as a Nova compute host (agents.go).
-	registerCompute string
+	// registerCompute and deregisterCompute make a node a Nova compute
+	// host and remove it (compute.go).
+	registerCompute, deregisterCompute string
 }
 
 func main() {
@@ -112,13 +121,13 @@ func main() {
 	flag.StringVar(&c.cephMon, "ceph-mon", "a=127.0.0.1:6789", "the local Ceph's monitors as Rook lists them (name=host:port,...)")
 	flag.StringVar(&c.containerd, "containerd", "", "socket of the containerd that runs the node agents' images (local/node); empty: run no agents")
 	flag.StringVar(&c.containerdHosts, "containerd-hosts", "", "that node's registry configuration (containerd's certs.d directory), through which the agents' images are pulled")
-	flag.StringVar(&c.libvirtURI, "libvirt-uri", "test:///default", "libvirt URI the hypervisor agents read")
-	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs")
+	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs and files (a hypervisor agent's libvirt test-driver node: <container>/libvirt.xml)")
 	flag.StringVar(&c.ovnNB, "ovn-nb", "tcp:127.0.0.1:6641", "the local OVN Northbound every cloud's ConfigMap ovn-databases names")
 	flag.StringVar(&c.ovnSB, "ovn-sb", "tcp:127.0.0.1:6642", "the local OVN Southbound, named likewise, where each hypervisor pool's node is registered as a chassis; empty: none")
 	flag.StringVar(&c.ovnCACert, "ovn-ca-cert", "", "PEM certificate of the CA the local OVN trusts: with ssl: endpoints each cloud gets a client certificate of it in Secret ovn-client-tls")
 	flag.StringVar(&c.ovnCAKey, "ovn-ca-key", "", "PEM key of that CA")
-	flag.StringVar(&c.registerCompute, "register-compute", "", "command that registers a node as a compute host of the local Nova (its last argument the node's name), run once for each hypervisor node, standing in for the nova-compute an operator deploys there; empty: none")
+	flag.StringVar(&c.registerCompute, "register-compute", "", "command that registers a node as a compute host of the local Nova (its last argument the node's name), run for each node a cloud's nova-compute DaemonSet selects, standing in for the nova-compute that runs there; empty: none")
+	flag.StringVar(&c.deregisterCompute, "deregister-compute", "", "command that removes a node registered so (its last argument the node's name), once no nova-compute DaemonSet selects it")
 	computeRegions := flag.String("compute-regions", "", "regions (comma-separated) whose clouds get Nova, Cinder and Neutron in their catalog, standing in for an operator that deploys compute; the others get only what the c5c3 ControlPlane deploys (Keystone, Placement, Glance)")
 	flag.Parse()
 	for _, r := range strings.Split(*computeRegions, ",") {
@@ -160,7 +169,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]bool{},
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]string{}, poolClients: map[string]kubernetes.Interface{},
 		ovnCA: oca, sbctlTLS: sbctlTLS}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
@@ -196,10 +205,14 @@ type standin struct {
 	// ovn-sbctl's flags, for ssl: endpoints.
 	ovnCA    *ovnCA
 	sbctlTLS []string
-	// chassis are the OVN chassis registered, by cluster.
+	// chassis are the OVN chassis registered, by cluster/node.
 	chassis map[string]string
-	// computes are the nodes registered as Nova compute hosts.
-	computes map[string]bool
+	// computes are the nodes registered as Nova compute hosts, with their
+	// clusters.
+	computes map[string]string
+	// poolClients log into the pools' clusters with the clouds' kubeconfigs
+	// (compute.go).
+	poolClients map[string]kubernetes.Interface
 }
 
 type cluster struct {
@@ -227,7 +240,7 @@ func (s *standin) sweep(ctx context.Context) {
 			fmt.Fprintf(os.Stderr, "operator-standin: %s: %v\n", f, err)
 			continue
 		}
-		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.cephClients, s.pools, s.arbiters, s.namespaces, s.agents} {
+		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.cephClients, s.pools, s.arbiters, s.namespaces, s.agents, s.deployCompute, s.runCompute} {
 			if err := step(ctx, c); err != nil && !apierrors.IsNotFound(err) {
 				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
 			}
@@ -241,6 +254,9 @@ func (s *standin) sweep(ctx context.Context) {
 	gone := func(cluster string) bool { return !seen[filepath.Join(s.dir, cluster+".kubeconfig")] }
 	s.stopAgents(gone)
 	s.unregisterChassis(gone)
+	if err := s.removeComputes(ctx, func(cl, _ string) bool { return gone(cl) }); err != nil {
+		fmt.Fprintln(os.Stderr, "operator-standin:", err)
+	}
 }
 
 func (s *standin) client(file string) (*cluster, error) {
@@ -482,9 +498,13 @@ func (s *standin) namespaces(ctx context.Context, c *cluster) error {
 		if err := c.kube.CoreV1().ConfigMaps(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
 			return fmt.Errorf("namespace %s: cannot delete its ConfigMaps: %w", ns.Name, err)
 		}
-		// The arbiter monitor's Deployment (arbiter.go).
+		// The arbiter monitor's Deployment (arbiter.go), a cloud's
+		// nova-compute (compute.go).
 		if err := c.kube.AppsV1().Deployments(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
 			return fmt.Errorf("namespace %s: cannot delete its Deployments: %w", ns.Name, err)
+		}
+		if err := c.kube.AppsV1().DaemonSets(ns.Name).DeleteCollection(ctx, metav1.DeleteOptions{}, all); err != nil {
+			return fmt.Errorf("namespace %s: cannot delete its DaemonSets: %w", ns.Name, err)
 		}
 		ns.Spec.Finalizers = nil
 		if _, err := c.kube.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {

@@ -42,7 +42,8 @@ func (s *standin) ovnConfigMap(namespace string) *corev1.ConfigMap {
 // registerChassis registers the chassis of node, a node of hypervisor pool
 // pool, unless it is registered already.
 func (s *standin) registerChassis(ctx context.Context, clusterName, pool, node string) error {
-	if s.ovnSB == "" || s.chassis[clusterName] != "" {
+	key := clusterName + "/" + node
+	if s.ovnSB == "" || s.chassis[key] != "" {
 		return nil
 	}
 	args := []string{"--", "--may-exist", "chassis-add", node, "geneve", encapIP(node),
@@ -51,14 +52,15 @@ func (s *standin) registerChassis(ctx context.Context, clusterName, pool, node s
 	if err := s.sbctl(ctx, args...); err != nil {
 		return fmt.Errorf("cannot register the OVN chassis of node %s: %w", node, err)
 	}
-	s.chassis[clusterName] = node
+	s.chassis[key] = node
 	fmt.Printf("operator-standin: cluster %s: registered OVN chassis %s in availability zone %s\n", clusterName, node, pool)
 	return nil
 }
 
 // unregisterChassis removes the chassis of the clusters that are gone.
 func (s *standin) unregisterChassis(gone func(cluster string) bool) {
-	for cl, node := range s.chassis {
+	for key, node := range s.chassis {
+		cl, _, _ := strings.Cut(key, "/")
 		if !gone(cl) {
 			continue
 		}
@@ -70,7 +72,7 @@ func (s *standin) unregisterChassis(gone func(cluster string) bool) {
 			fmt.Printf("operator-standin: cannot remove the OVN chassis of node %s: %v\n", node, err)
 			continue
 		}
-		delete(s.chassis, cl)
+		delete(s.chassis, key)
 		fmt.Printf("operator-standin: cluster %s: removed OVN chassis %s\n", cl, node)
 	}
 }

@@ -1,0 +1,57 @@
+package gardenerstandin
+
+import (
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Worker is what a Shoot's worker pool says of its machines.
+type Worker struct {
+	// Labels every node of the pool carries (spec.provider.workers[].labels).
+	Labels map[string]string
+	// Zones the machines are spread over, in order.
+	Zones []string
+	// Machines the pool has at least (spec.provider.workers[].minimum).
+	Machines int
+}
+
+// FirstWorker reads the first worker pool of a Shoot; a Shoot without one
+// has no machines.
+func FirstWorker(shoot *unstructured.Unstructured) Worker {
+	workers, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
+	if len(workers) == 0 {
+		return Worker{}
+	}
+	w, _ := workers[0].(map[string]any)
+	out := Worker{}
+	out.Labels, _, _ = unstructured.NestedStringMap(w, "labels")
+	out.Zones, _, _ = unstructured.NestedStringSlice(w, "zones")
+	minimum, _, _ := unstructured.NestedInt64(w, "minimum")
+	out.Machines = int(minimum)
+	return out
+}
+
+// Nodes are the Nodes of the cluster k (namespace.shoot): the worker's
+// first machines, at most max (at least one, so every cluster has the node
+// its agents run on), named <k>-node-<i> and spread over its zones in
+// turn, as the machine controller spreads a pool's machines.
+func (w Worker) Nodes(k string, maxNodes int) []corev1.Node {
+	n := min(w.Machines, max(maxNodes, 1))
+	n = max(n, 1)
+	nodes := make([]corev1.Node, 0, n)
+	for i := range n {
+		labels := maps.Clone(w.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		if len(w.Zones) > 0 {
+			labels[corev1.LabelTopologyZone] = w.Zones[i%len(w.Zones)]
+		}
+		nodes = append(nodes, corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-node-%d", k, i), Labels: labels}})
+	}
+	return nodes
+}
