@@ -32,6 +32,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	kubernetesv1alpha1 "github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/cephcaps"
+	"github.com/c5c3/consumer-plane/internal/cephplacement"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
 	"github.com/c5c3/consumer-plane/internal/remote"
@@ -66,8 +67,12 @@ type storageState struct {
 // volumeQuota is its volume pool's quota in bytes (0: unlimited), what the
 // storage pool gave the cloud (see storageUse.quota).
 // volumeReplication is its volume pool's replication (storageUse.replicas).
-func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication int32, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
+// In a stretched storage pool (sp, nil when it is gone) every pool is
+// placed as the stretch places it: 2 replicas in each zone, on the pool's
+// device class (internal/cephplacement).
+func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuota int64, volumeReplication int32, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
 	s := &c.xr.Spec.Storage.Ceph
+	stretched := sp != nil && cephplacement.Stretched(&sp.Spec)
 	access := pool.ProviderConfigName(pool.KindStorage, st)
 	res := storageState{status: v1alpha1.CephResources{StorageCluster: st}, ready: true}
 
@@ -103,6 +108,12 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 		if p.quotaBytes > 0 {
 			mr.Spec.ForProvider.QuotaMaxBytes = ptr.To(p.quotaBytes)
 		}
+		if stretched {
+			fp := &mr.Spec.ForProvider
+			fp.Size, fp.MinSize, fp.Stretch = cephplacement.StretchReplicas, ptr.To[int32](cephplacement.StretchMinReplicas),
+				&cephv1alpha1.Stretch{Root: "default", ZoneType: cephplacement.DomainZone}
+			fp.DeviceClass = string(sp.Spec.Ceph.DeviceClass)
+		}
 		key := cephPoolResource(st, p.use)
 		status, err := addManaged(key, mr, observed, desired)
 		if err != nil {
@@ -112,6 +123,7 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 		if o, ok := observed[key]; ok {
 			cp.UsedBytes, _ = o.Resource.GetInteger("status.atProvider.usedBytes")
 			cp.AvailableBytes, _ = o.Resource.GetInteger("status.atProvider.availableBytes")
+			cp.Placement = observedPlacement(o)
 		}
 		*p.into = cp
 		if status != v1alpha1.CephPoolReady {
@@ -192,10 +204,20 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 		res.waiting = append(res.waiting, fmt.Sprintf("%s %s in %s is being created", kind, name, st))
 		return name, false
 	}
+	// rookPool is a Rook pool of replicas; in a stretched storage pool
+	// placed as the stretch places every pool.
+	rookPool := func(replicas int32) map[string]any {
+		if !stretched {
+			return map[string]any{"replicated": map[string]any{"size": int64(replicas)}}
+		}
+		return cephplacement.For(&sp.Spec, sp.Spec.Zones, replicas).Rook(nil)
+	}
 	if s.Filesystem.Enabled {
+		data := rookPool(s.Filesystem.DataPoolReplication)
+		data["name"] = "data0"
 		name, up := rook("filesystem", "cephfs", "CephFilesystem", map[string]any{
-			"metadataPool":   map[string]any{"replicated": map[string]any{"size": int64(s.Filesystem.MetadataPoolReplication)}},
-			"dataPools":      []any{map[string]any{"name": "data0", "replicated": map[string]any{"size": int64(s.Filesystem.DataPoolReplication)}}},
+			"metadataPool":   rookPool(s.Filesystem.MetadataPoolReplication),
+			"dataPools":      []any{data},
 			"metadataServer": map[string]any{"activeCount": int64(1), "activeStandby": true},
 		})
 		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
@@ -205,8 +227,8 @@ func composeStorage(c *cloud, st string, volumeQuota int64, volumeReplication in
 	}
 	if s.ObjectStore.Enabled {
 		name, up := rook("object-store", "rgw", "CephObjectStore", map[string]any{
-			"metadataPool": map[string]any{"replicated": map[string]any{"size": int64(3)}},
-			"dataPool":     map[string]any{"replicated": map[string]any{"size": int64(s.ObjectStore.DataPoolReplication)}},
+			"metadataPool": rookPool(3),
+			"dataPool":     rookPool(s.ObjectStore.DataPoolReplication),
 			"gateway":      map[string]any{"port": int64(80), "instances": int64(2)},
 		})
 		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
@@ -273,4 +295,16 @@ func observedVolumePool(observed map[resource.Name]resource.ObservedComposed, st
 	q, _ := o.Resource.GetInteger("spec.forProvider.quotaMaxBytes")
 	n, _ := o.Resource.GetInteger("spec.forProvider.size")
 	return q, int32(n), true //nolint:gosec // a pool's size, at most 10
+}
+
+// observedPlacement says how Ceph places a tenant's pool, from its Pool's
+// status: "stretch_zone_nvme, size 4, min_size 2" ("" before it is read).
+func observedPlacement(o resource.ObservedComposed) string {
+	rule, _ := o.Resource.GetString("status.atProvider.crushRule")
+	size, _ := o.Resource.GetInteger("status.atProvider.size")
+	minSize, _ := o.Resource.GetInteger("status.atProvider.minSize")
+	if rule == "" || size == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s, size %d, min_size %d", rule, size, minSize)
 }

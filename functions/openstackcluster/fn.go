@@ -260,7 +260,7 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 			// The pool has given the cloud no share yet (the plan waits).
 			continue
 		}
-		st, err := composeStorage(c, s.name, quota, s.replicas(c.xr), p.namespaceReady, observed, desired)
+		st, err := composeStorage(c, s.name, s.pool, quota, s.replicas(c.xr), p.namespaceReady, observed, desired)
 		if err != nil {
 			return nil, err
 		}

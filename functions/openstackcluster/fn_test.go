@@ -2156,3 +2156,53 @@ func TestTheControlPlaneKnowsItsPools(t *testing.T) {
 		t.Errorf("Supported names pool references the landscape keeps: %s", c.GetMessage())
 	}
 }
+
+// TestStretchedStoragePool: in a storage pool stretched over two zones
+// (#42) every Ceph pool of the cloud keeps 2 replicas in each zone on the
+// pool's device class — its RBD pools as the provider's stretched Pools
+// (size 4, min_size 2), its CephFS's pools as Rook places a stretch —
+// whatever replication the claim asks, and its share of the pool's raw
+// capacity counts the 4 replicas; the cloud's status says how Ceph
+// placed each pool.
+func TestStretchedStoragePool(t *testing.T) {
+	w := allReady()
+	w.st[0] = stPool("st-pool-a", "eu-de-1", "Ready", func(s map[string]any) {
+		s["arbiterCluster"], s["zones"] = "cp-eu-de-1", []any{"eu-de-1a", "eu-de-1b"}
+		s["ceph"] = map[string]any{"deviceClass": "nvme", "replicationFactor": 4}
+	})
+	w.observed["ceph-st-pool-a-volumes"] = readyManaged(ceph, "Pool", "team-a-prod-7xk2p-st-pool-a-volumes",
+		map[string]any{"usedBytes": 1 << 30, "crushRule": "stretch_zone_nvme", "size": 4, "minSize": 2})
+	rsp := run(t, w.request(teamA(func(s map[string]any) {
+		c := get(s, "storage", "ceph").(map[string]any)
+		c["volumePool"] = map[string]any{"replication": 3, "quotaGB": 100}
+		c["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 2, "metadataPoolReplication": 3}
+	})))
+	mustNotFail(t, rsp)
+	for _, use := range []string{"volumes", "images", "ephemeral"} {
+		fp := get(desired(t, rsp, "ceph-st-pool-a-"+use), "spec", "forProvider").(map[string]any)
+		got := map[string]any{"size": fp["size"], "minSize": fp["minSize"], "stretch": fp["stretch"], "deviceClass": fp["deviceClass"]}
+		want := map[string]any{"size": float64(4), "minSize": float64(2), "stretch": map[string]any{"root": "default", "zoneType": "zone"}, "deviceClass": "nvme"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the %s Pool's placement (-want +got):\n%s", use, diff)
+		}
+	}
+	stretchedRook := map[string]any{"failureDomain": "zone", "deviceClass": "nvme", "parameters": map[string]any{"min_size": "2"},
+		"replicated": map[string]any{"size": float64(4), "requireSafeReplicaSize": true, "replicasPerFailureDomain": float64(2), "subFailureDomain": "host"}}
+	fs := manifestOf(desired(t, rsp, "ceph-st-pool-a-filesystem"))
+	data := maps.Clone(stretchedRook)
+	data["name"] = "data0"
+	if diff := cmp.Diff(data, get(fs, "spec", "dataPools", 0)); diff != "" {
+		t.Errorf("the CephFilesystem's data pool (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(stretchedRook, get(fs, "spec", "metadataPool")); diff != "" {
+		t.Errorf("the CephFilesystem's metadata pool (-want +got):\n%s", diff)
+	}
+	usage := desired(t, rsp, "usage-storage-st-pool-a")
+	if got := get(usage, "metadata", "annotations", pool.AnnotationAskedGB); got != "400" {
+		t.Errorf("the cloud asks st-pool-a for %v GB, want its 100 GB quota × 4 replicas", got)
+	}
+	res := get(status(rsp), "cephResources").([]any)[0]
+	if got := get(res, "volumePool", "placement"); got != "stretch_zone_nvme, size 4, min_size 2" {
+		t.Errorf("status.cephResources[0].volumePool.placement = %v", got)
+	}
+}

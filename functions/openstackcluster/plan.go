@@ -62,7 +62,7 @@ type storageUse struct {
 // would re-replicate the data already there beyond the cloud's share, and
 // keep it so if the larger share is refused.
 func (s storageUse) replicas(c *v1alpha1.XOpenStackCluster) int32 {
-	want := c.Spec.Storage.Ceph.VolumePool.Replication
+	want := int32(replication(c, s.pool)) //nolint:gosec // at most 10 replicas
 	switch {
 	case s.volumeSize == 0 || s.volumeSize == want:
 		return want
@@ -192,7 +192,7 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		own, recorded := ownRecord(observed, usedStoragePool, use.name)
 		// What the existing volume pool takes: its quota times the
 		// replication it has, not the one the claim may just have raised.
-		held := use.volumeQuota / gib * replication(c.xr)
+		held := use.volumeQuota / gib * replication(c.xr, pool)
 		if use.volumeSize > 0 {
 			held = use.volumeQuota / gib * int64(use.volumeSize)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephplacement"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -83,21 +84,26 @@ func checkVolumeQuotaCap(c *cloud, pool *v1alpha1.XStorageCluster) error {
 	return nil
 }
 
-// replication of the tenant's volume pool, which multiplies its quota into
-// the raw capacity it may take.
-func replication(c *v1alpha1.XOpenStackCluster) int64 {
+// replication of the tenant's volume pool in a storage pool, which
+// multiplies its quota into the raw capacity it may take: the claim's, or
+// in a stretched pool the stretch's (two replicas in each zone), whatever
+// the claim asks (internal/cephplacement).
+func replication(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XStorageCluster) int64 {
+	if pool != nil && cephplacement.Stretched(&pool.Spec) {
+		return cephplacement.StretchReplicas
+	}
 	return int64(max(c.Spec.Storage.Ceph.VolumePool.Replication, 1))
 }
 
 // askedGB is the raw GB a cloud asks of a storage pool: its volume pool
 // quota times its replication; 0 (not accounted) for an unlimited pool.
 func askedGB(c *cloud, pool *v1alpha1.XStorageCluster) int64 {
-	return volumeQuotaGB(c, pool) * replication(c.xr)
+	return volumeQuotaGB(c, pool) * replication(c.xr, pool)
 }
 
 // howAskedGB says what the cloud's ask of a storage pool is made of.
 func howAskedGB(c *cloud, pool *v1alpha1.XStorageCluster) string {
-	how := fmt.Sprintf(" (a quota of %d GB × %d replicas", volumeQuotaGB(c, pool), replication(c.xr))
+	how := fmt.Sprintf(" (a quota of %d GB × %d replicas", volumeQuotaGB(c, pool), replication(c.xr, pool))
 	if c.xr.Spec.Storage.Ceph.VolumePool.QuotaGB == 0 {
 		how += fmt.Sprintf(", the default of a %s cloud: set spec.storage.ceph.volumePool.quotaGB to ask for less", c.xr.Spec.Size)
 	}

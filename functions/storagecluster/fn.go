@@ -16,6 +16,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
+	"github.com/c5c3/consumer-plane/internal/cephplacement"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
 	"github.com/c5c3/consumer-plane/internal/remote"
@@ -80,6 +81,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	status["shares"], status["allocatedGB"], status["shareableGB"] = storageShares(decided), decided.Allocated, shareable
 	// spec.dedicated or spec.labels.dedicated (XStorageCluster.Default).
 	status["dedicated"] = xr.Spec.Dedicated
+	status["dataPlacement"] = placement(s).Status()
 	ceph := cephState{Message: "waiting for access to the pool's cluster"}
 	var agent agentReport
 	// A pool in one site has no arbiter to wait for.
@@ -231,6 +233,10 @@ func validate(s *v1alpha1.StorageClusterParameters) error {
 		}
 		if len(s.Zones) != stretchedZones {
 			return fmt.Errorf("spec.zones must name exactly %d zones for a stretched pool (spec.arbiterCluster is set), one monitor in each; it names %d", stretchedZones, len(s.Zones))
+		}
+		if s.Ceph.ReplicationFactor != cephplacement.StretchReplicas {
+			return fmt.Errorf("spec.ceph.replicationFactor is %d: a stretched pool (spec.arbiterCluster is set) keeps %d replicas in each of its %d zones, so that either zone holds the data alone; set it to %d",
+				s.Ceph.ReplicationFactor, cephplacement.StretchPerZone, stretchedZones, cephplacement.StretchReplicas)
 		}
 	}
 	return pool.ValidateAccess(s.PoolPlacement, s.PoolAccess)

@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
@@ -466,7 +467,14 @@ func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv
 		panic(err)
 	}
 	gb := shareableGB(xr)
-	return fntest.SharesRun(req, rsp, pool.Gigabytes, gb, map[string]float64{"allocatedGB": 0, "shareableGB": float64(gb)})
+	rsp = fntest.SharesRun(req, rsp, pool.Gigabytes, gb, map[string]float64{"allocatedGB": 0, "shareableGB": float64(gb)})
+	// Every run says where the data is (TestDataPlacement checks what).
+	if st := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue(); st != nil {
+		if _, ok := st.Fields["dataPlacement"]; !ok {
+			st.Fields["dataPlacement"] = jsonValue(placement(&xr.Spec).Status())
+		}
+	}
+	return rsp
 }
 
 // TestStretchedPool walks a pool stretched over two zones: once its cluster
@@ -479,7 +487,7 @@ func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv
 func TestStretchedPool(t *testing.T) {
 	stretched := fntest.EditSpec(xr, func(s map[string]any) {
 		s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
-		fntest.Map(s, "ceph")["replicationFactor"] = 2
+		fntest.Map(s, "ceph")["replicationFactor"] = 4
 	})
 	const arbiterCluster = `{"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "XControlPlaneCluster",
 	  "metadata": {"name": "cp-eu-de-3-x7k2p", "creationTimestamp": "2026-11-20T08:00:00Z",
@@ -820,4 +828,99 @@ func TestCapacityAsTheDocsWriteIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// jsonValue is v as a protobuf value, through its JSON.
+func jsonValue(v any) *structpb.Value {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var m any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	pv, err := structpb.NewValue(m)
+	if err != nil {
+		panic(err)
+	}
+	return pv
+}
+
+// TestDataPlacement: a pool says where its data is (status.dataPlacement)
+// and places its own .mgr pool so; a stretched pool keeps 2 replicas in
+// each of its 2 zones on its device class, and refuses a replication
+// factor that cannot be placed so, saying what would work (#42).
+func TestDataPlacement(t *testing.T) {
+	cases := map[string]struct {
+		edit      func(s map[string]any)
+		placement string
+		mgr       string
+		fatal     string
+	}{
+		"ThreeZones": {
+			edit:      func(map[string]any) {},
+			placement: `{"failureDomain": "zone", "replicas": 3, "minReplicas": 2, "survives": "the loss of 1 zone(s) of eu-de-1a, eu-de-1b, eu-de-1c, one copy in each"}`,
+			mgr:       `{"name": ".mgr", "failureDomain": "zone", "replicated": {"size": 3, "requireSafeReplicaSize": true}, "parameters": {"compression_mode": "none"}}`,
+		},
+		"TwoZonesThreeReplicas": {
+			edit:      func(s map[string]any) { s["zones"] = []any{"eu-de-1a", "eu-de-1b"} },
+			placement: `{"failureDomain": "host", "replicas": 3, "minReplicas": 2, "survives": "the loss of 1 host(s), not of a zone: 3 replicas over 2 zones cannot keep one in each"}`,
+			mgr:       `{"name": ".mgr", "failureDomain": "host", "replicated": {"size": 3, "requireSafeReplicaSize": true}, "parameters": {"compression_mode": "none"}}`,
+		},
+		"Stretched": {
+			edit: func(s map[string]any) {
+				s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
+				fntest.Map(s, "ceph")["replicationFactor"] = 4
+			},
+			placement: `{"failureDomain": "zone", "replicas": 4, "minReplicas": 2, "stretched": true, "crushRule": "stretch_zone_nvme",
+			  "survives": "the loss of a whole zone (eu-de-1a or eu-de-1b): 2 copies stay in the other, and the arbiter's monitor keeps quorum; or of the arbiter site; or of a host in each zone"}`,
+			mgr: `{"name": ".mgr", "failureDomain": "zone", "deviceClass": "nvme",
+			  "replicated": {"size": 4, "requireSafeReplicaSize": true, "replicasPerFailureDomain": 2, "subFailureDomain": "host"},
+			  "parameters": {"compression_mode": "none", "min_size": "2"}}`,
+		},
+		"StretchedThreeReplicas": {
+			edit: func(s map[string]any) {
+				s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
+			},
+			fatal: "spec.ceph.replicationFactor is 3: a stretched pool (spec.arbiterCluster is set) keeps 2 replicas in each of its 2 zones, so that either zone holds the data alone; set it to 4",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := fntest.Request(fntest.EditSpec(xr, tc.edit), map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady,
+				"provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": fntest.ObservedInventory("storage-st-pool-a", counted)})
+			if tc.fatal != "" {
+				fntest.WithRequired(req, "arbiter-cluster", false)
+			}
+			got, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := fntest.FatalOf(got); f != tc.fatal {
+				t.Fatalf("fatal %q, want %q", f, tc.fatal)
+			}
+			if tc.fatal != "" {
+				return
+			}
+			st := got.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["dataPlacement"]
+			if diff := cmp.Diff(jsonValue(jsonOf(t, tc.placement)), st, protocmp.Transform()); diff != "" {
+				t.Errorf("status.dataPlacement: -want +got:\n%s", diff)
+			}
+			mgr := got.GetDesired().GetResources()["ceph-mgr-pool"].GetResource().GetFields()["spec"].GetStructValue().GetFields()["forProvider"].
+				GetStructValue().GetFields()["manifest"].GetStructValue().GetFields()["spec"]
+			if diff := cmp.Diff(jsonValue(jsonOf(t, tc.mgr)), mgr, protocmp.Transform()); diff != "" {
+				t.Errorf("the .mgr CephBlockPool's spec: -want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func jsonOf(t *testing.T, j string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(j), &v); err != nil {
+		t.Fatalf("%v: %s", err, j)
+	}
+	return v
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/cephcaps"
+	"github.com/c5c3/consumer-plane/internal/cephplacement"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
@@ -86,22 +87,24 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 }
 
 // mgrPool is Rook's pool for Ceph's own .mgr data, replicated like the
-// pool's default (ceph.replicationFactor) across the pool's zones.
+// pool's default (ceph.replicationFactor) and placed as every pool of the
+// storage pool is (internal/cephplacement): over its zones when it has one
+// for each replica, two in each zone when it is stretched.
 func mgrPool(s *v1alpha1.StorageClusterParameters) map[string]any {
+	spec := placement(s).Rook(map[string]any{"compression_mode": "none"})
+	spec["name"] = ".mgr"
 	return map[string]any{
 		"apiVersion": "ceph.rook.io/v1",
 		"kind":       "CephBlockPool",
 		"metadata":   map[string]any{"name": "builtin-mgr", "namespace": rookNamespace},
-		"spec": map[string]any{
-			"name":          ".mgr",
-			"failureDomain": failureDomain(s),
-			"replicated": map[string]any{
-				"size":                   int64(s.Ceph.ReplicationFactor),
-				"requireSafeReplicaSize": s.Ceph.ReplicationFactor > 1,
-			},
-			"parameters": map[string]any{"compression_mode": "none"},
-		},
+		"spec":       spec,
 	}
+}
+
+// placement is where the pool's Ceph pools of its default replication
+// keep their replicas.
+func placement(s *v1alpha1.StorageClusterParameters) cephplacement.Placement {
+	return cephplacement.For(s, s.Zones, s.Ceph.ReplicationFactor)
 }
 
 // agentClient is the CephX user the pool's storage agent reads Ceph as
@@ -119,13 +122,4 @@ func agentClient() map[string]any {
 		"metadata":   map[string]any{"name": cephcaps.StorageAgentUser, "namespace": rookNamespace},
 		"spec":       map[string]any{"caps": caps},
 	}
-}
-
-// failureDomain spreads replicas over zones when the pool has enough of them
-// for every replica, else over hosts.
-func failureDomain(s *v1alpha1.StorageClusterParameters) string {
-	if len(s.Zones) >= int(s.Ceph.ReplicationFactor) && len(s.Zones) > 1 {
-		return "zone"
-	}
-	return "host"
 }

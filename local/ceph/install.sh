@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the local Ceph needs (monitor, manager, OSD,
-# CLI) and librados/librbd headers for the provider's Ceph support
+# CLI, crushtool) and librados/librbd headers for the provider's Ceph support
 # (go-ceph, build tag ceph). Needs root. Idempotent.
 set -euo pipefail
-PKGS=(ceph-mon ceph-mgr ceph-osd ceph-common librados-dev librbd-dev uuid-runtime)
+PKGS=(ceph-mon ceph-mgr ceph-osd ceph-common ceph-base librados-dev librbd-dev uuid-runtime)
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && { echo "local Ceph packages: installed"; exit 0; }

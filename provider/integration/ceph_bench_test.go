@@ -41,7 +41,7 @@ func BenchmarkConvergeCeph20(b *testing.B) {
 		for j := range 20 {
 			name := h.name(fmt.Sprintf("plain-%d-%02d", i, j))
 			for _, f := range []func() error{
-				func() error { return c.CreatePool(ctx, name, "") },
+				func() error { return c.CreatePool(ctx, name, "", 0) },
 				func() error { return c.EnableApplication(ctx, name, "rbd") },
 				func() error { return c.SetApplicationKey(ctx, name, "rbd", "cobaltcore.c5c3.io_resource", name) },
 				func() error { return c.SetPool(ctx, name, "size", "1") },

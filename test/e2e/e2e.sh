@@ -80,6 +80,9 @@
 #  9e. a hypervisor pool removed from a claim while its node runs the
 #      cloud's instance stays the cloud's, and the claim says why; once the
 #      instance stops, the pool leaves the cloud;
+#  9f. a stretched storage pool says where its data is (2 replicas in each
+#      of its zones) and a cloud's Ceph pools there take the stretch rule
+#      with size 4 and min_size 2;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -1025,6 +1028,14 @@ for i in $(seq -w 1 20); do echo "docs-rack-1-$i"; done | xargs $K delete server
 $K delete server e2e-encrypted-1 e2e-encrypted-2 e2e-encrypted-3 --wait=false >/dev/null 2>&1
 
 echo "== 9b. a pool in use cannot be deleted"
+# (9f's cloud on the stretched st-pool-s provisions while 9b-9e run.)
+$K apply -f - >/dev/null <<Y
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: internal-stretched, namespace: internal}
+spec: {compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: production}}, region: eu-de-1, size: small, dataPolicy: Delete,
+  hypervisorClusters: [hv-pool-b], storageClusters: [st-pool-s]}
+Y
 # Each cloud protects what it consumes with a Crossplane ClusterUsage; core's
 # admission webhook refuses to delete a used composite, so deleting a pool's
 # claim is held (the claim says why) until the last cloud on it is gone.
@@ -1150,6 +1161,29 @@ if [ -z "$node" ] || [ -z "$other" ]; then fail "team-a-prod holds '$node $other
   back() { os aggregate show "$x-hv-pool-a" >/dev/null 2>&1 && $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=5s >/dev/null 2>&1; }
   eventually 180 "hv-pool-a back in team-a-prod's claim: its aggregate is there again and the cloud is Ready" back
 fi
+
+echo "== 9f. a stretched storage pool keeps two replicas in each zone"
+# st-pool-s spans eu-de-1a and eu-de-1b with the arbiter's monitor in
+# cp-eu-de-1 (#42): its status says where its data is and what that
+# survives, and a cloud's Ceph pools there take the stretch rule (made by
+# the provider with the crushtool its image carries) with size 4 and
+# min_size 2, as Ceph reports them. The single-OSD local Ceph has no zones
+# to map them to, so they cannot become Ready here: the platform chose
+# dataPolicy Delete for internal-stretched, which lets them go.
+sp() { $K -n infrastructure get storagecluster st-pool-s -o jsonpath="$1"; }
+got=$(sp '{.status.dataPlacement.failureDomain} {.status.dataPlacement.replicas} {.status.dataPlacement.minReplicas} {.status.dataPlacement.stretched} {.status.dataPlacement.crushRule}')
+[ "$got" = "zone 4 2 true stretch_zone_nvme" ] && pass "st-pool-s keeps 4 replicas, 2 in each zone, served with 2 ($got): it survives $(sp '{.status.dataPlacement.survives}')" ||
+  fail "st-pool-s's status.dataPlacement: '$got'"
+xs=$(xr internal internal-stretched)
+stretch_placed() { [ "$($K get pools.ceph.provider.c5c3.io "$xs-st-pool-s-volumes" -o jsonpath='{.status.atProvider.crushRule} {.status.atProvider.size} {.status.atProvider.minSize}' 2>/dev/null)" = "stretch_zone_nvme 4 2" ]; }
+eventually 240 "internal-stretched's volume pool in st-pool-s takes stretch_zone_nvme with size 4 and min_size 2 (its Pool's status)" stretch_placed
+in_ceph=$(cephc osd pool ls detail 2>/dev/null | awk -v p="'$xs-st-pool-s-volumes'" '$3 == p {for (i = 1; i <= NF; i++) if ($i == "size" || $i == "min_size" || $i == "crush_rule") printf "%s %s ", $i, $(i+1)}')
+rule_id=$(cephc osd crush rule dump stretch_zone_nvme -f json 2>/dev/null | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["rule_id"])' 2>/dev/null)
+[ "$in_ceph" = "size 4 min_size 2 crush_rule $rule_id " ] && pass "... as the local Ceph has it: $in_ceph(stretch_zone_nvme is rule $rule_id)" || fail "the local Ceph has $xs-st-pool-s-volumes as '$in_ceph' (stretch_zone_nvme: '$rule_id')"
+placed_in_claim() { [ "$($K -n internal get $OSC internal-stretched -o jsonpath='{.status.cephResources[?(@.storageCluster=="st-pool-s")].volumePool.placement}')" = "stretch_zone_nvme, size 4, min_size 2" ]; }
+eventually 60 "... and the claim says so (status.cephResources[].volumePool.placement)" placed_in_claim
+$K -n internal delete $OSC internal-stretched --wait=false >/dev/null
+eventually 240 "internal-stretched is deleted with its pools (dataPolicy Delete)" sh -c "! $K get managed -l crossplane.io/claim-name=internal-stretched -o name 2>/dev/null | grep -q ."
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,

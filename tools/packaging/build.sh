@@ -10,7 +10,8 @@
 # the .xpkg. The functions are static (CGO off). The provider is built with
 # cgo and the `ceph` tag and carries the librados it links (imgbuild -libs,
 # from this machine's Debian librados-dev, which `make ceph-up` installs),
-# so its Ceph kinds work. Only linux/amd64 is built: the cgo images carry
+# so its Ceph kinds work, and Ceph's crushtool (imgbuild -tool), which
+# compiles stretched pools' CRUSH rules. Only linux/amd64 is built: the cgo images carry
 # this machine's libraries, and no other architecture's are at hand.
 #
 # The node agents (agents/) are images only, for the DaemonSets of
@@ -59,8 +60,11 @@ done
 # The provider: its metadata and CRDs.
 [ -e /usr/include/rados/librados.h ] || { echo "the provider links librados: apt-get install librados-dev (make ceph-up does)" >&2; exit 1; }
 CGO_ENABLED=1 go build -tags ceph,pacific -trimpath -ldflags "-s -w" -o "$work/bin/provider-cobaltcore" ./provider/cmd/provider
+# The provider compiles stretched pools' CRUSH rules with Ceph's crushtool
+# (ceph-base), which its image carries at the same path.
+[ -x /usr/bin/crushtool ] || { echo "the provider's image carries /usr/bin/crushtool: apt-get install ceph-base (make ceph-up does)" >&2; exit 1; }
 "$work/imgbuild" -bin "$work/bin/provider-cobaltcore" -entrypoint /provider -tag "$REGISTRY/provider-cobaltcore:$VERSION" -ports 8080/tcp \
-  -ca-bundle "$CA_BUNDLE" -libs -out "$work/provider-cobaltcore.tar" >/dev/null
+  -ca-bundle "$CA_BUNDLE" -libs -tool /usr/bin/crushtool -out "$work/provider-cobaltcore.tar" >/dev/null
 "$CROSSPLANE" xpkg build --package-root=provider/package --embed-runtime-image-tarball="$work/provider-cobaltcore.tar" \
   -o "$OUT/provider-cobaltcore.xpkg"
 

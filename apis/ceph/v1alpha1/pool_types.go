@@ -15,6 +15,9 @@ type Application string
 
 // PoolParameters are the desired properties of a Pool.
 // +kubebuilder:validation:XValidation:rule="!(has(self.deviceClass) && has(self.crushRule))",message="spec.forProvider sets either deviceClass or crushRule"
+// +kubebuilder:validation:XValidation:rule="!(has(self.stretch) && has(self.crushRule))",message="spec.forProvider sets either stretch or crushRule: stretch makes its own rule"
+// +kubebuilder:validation:XValidation:rule="!has(self.stretch) || (has(self.size) && self.size == 4)",message="spec.forProvider.stretch keeps 2 replicas in each of 2 zones: spec.forProvider.size must be 4"
+// +kubebuilder:validation:XValidation:rule="!has(self.minSize) || !has(self.size) || self.minSize <= self.size",message="spec.forProvider.minSize must not exceed spec.forProvider.size"
 type PoolParameters struct {
 	// Name of the pool in Ceph. A pool of that name that this resource did
 	// not create is refused, not adopted.
@@ -31,6 +34,13 @@ type PoolParameters struct {
 	// +kubebuilder:validation:Maximum=10
 	// +optional
 	Size int32 `json:"size,omitempty"`
+
+	// MinSize is the least number of replicas the pool serves I/O with
+	// (Ceph's min_size); unset, Ceph's own (size - size/2).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	MinSize *int32 `json:"minSize,omitempty"`
 
 	// CompressionMode of the pool.
 	// +kubebuilder:default=none
@@ -61,6 +71,15 @@ type PoolParameters struct {
 	// +optional
 	CrushRule string `json:"crushRule,omitempty"`
 
+	// Stretch keeps the pool's replicas in two zones, two in each on other
+	// hosts, as Ceph's stretch mode places them: losing a whole zone leaves
+	// two copies. The provider makes the CRUSH rule
+	// stretch_<zoneType>[_<deviceClass>] (the device class, when set,
+	// stays inside it) and the pool takes it; size must be 4, and minSize
+	// 2 keeps I/O going with one zone lost.
+	// +optional
+	Stretch *Stretch `json:"stretch,omitempty"`
+
 	// DataPolicy is what becomes of the pool's data when this resource is
 	// deleted. Retain (the default) keeps a pool that holds objects (RBD
 	// images, in the trash or not, with their snapshots, or anything else)
@@ -70,6 +89,21 @@ type PoolParameters struct {
 	// +kubebuilder:default=Retain
 	// +optional
 	DataPolicy DataPolicy `json:"dataPolicy,omitempty"`
+}
+
+// Stretch is where a stretched pool's zones are in the CRUSH map.
+type Stretch struct {
+	// Root is the CRUSH root the two zones hang from.
+	// +kubebuilder:default=default
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]+$`
+	// +optional
+	Root string `json:"root,omitempty"`
+	// ZoneType is the CRUSH bucket type of the zones (Rook makes
+	// topology.kubernetes.io/zone buckets of type zone).
+	// +kubebuilder:default=zone
+	// +kubebuilder:validation:Enum=zone;datacenter;room;row;rack
+	// +optional
+	ZoneType string `json:"zoneType,omitempty"`
 }
 
 // DataPolicy says whether deleting a resource may delete the data it holds.
@@ -87,6 +121,15 @@ type PoolObservation struct {
 	// PoolID in the cluster.
 	// +optional
 	PoolID int64 `json:"poolID,omitempty"`
+	// CrushRule the pool's data is placed by, by name.
+	// +optional
+	CrushRule string `json:"crushRule,omitempty"`
+	// Size and MinSize of the pool: how many replicas it keeps and how
+	// few it serves I/O with.
+	// +optional
+	Size int32 `json:"size,omitempty"`
+	// +optional
+	MinSize int32 `json:"minSize,omitempty"`
 	// UsedBytes stored in the pool (ceph df: stored).
 	// +optional
 	UsedBytes int64 `json:"usedBytes,omitempty"`
@@ -129,6 +172,7 @@ type PoolStatus struct {
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.forProvider.name"
 // +kubebuilder:printcolumn:name="SIZE",type=integer,JSONPath=".spec.forProvider.size"
+// +kubebuilder:printcolumn:name="RULE",type=string,JSONPath=".status.atProvider.crushRule",priority=1
 // +kubebuilder:printcolumn:name="USED",type=integer,JSONPath=".status.atProvider.usedBytes",priority=1
 // +kubebuilder:printcolumn:name="EXTERNAL-NAME",type=string,JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"

@@ -499,6 +499,10 @@ type CephPool struct {
 	UsedBytes int64 `json:"usedBytes,omitempty"`
 	// +optional
 	AvailableBytes int64 `json:"availableBytes,omitempty"`
+	// Placement as Ceph reports the pool: its CRUSH rule, size and
+	// min_size (a stretched storage pool's: stretch_zone_<class>, 4, 2).
+	// +optional
+	Placement string `json:"placement,omitempty"`
 }
 
 // CephFilesystemStatus is the observed state of the tenant's CephFS.

@@ -171,6 +171,11 @@ type StorageClusterStatus struct {
 	// its region in the Gardener CloudProfile when it was created.
 	// +optional
 	Zones []string `json:"zones,omitempty"`
+	// DataPlacement is where the pool's Ceph pools keep their replicas and
+	// what they survive; a stretched pool's tenant pools take its CRUSH
+	// rule.
+	// +optional
+	DataPlacement *DataPlacement `json:"dataPlacement,omitempty"`
 	// Capacity of the pool.
 	// +optional
 	Capacity *StorageCapacity `json:"capacity,omitempty"`
@@ -204,6 +209,26 @@ type StorageClusterStatus struct {
 	AllocatedGB int64 `json:"allocatedGB,omitempty"`
 }
 
+// DataPlacement is where a storage pool's Ceph pools keep their replicas,
+// read without CRUSH maps.
+type DataPlacement struct {
+	// FailureDomain no two replicas share: zone or host (a stretched pool:
+	// two replicas per zone, each on another host).
+	FailureDomain string `json:"failureDomain"`
+	// Replicas kept of every object (Ceph's size).
+	Replicas int32 `json:"replicas"`
+	// MinReplicas still serve I/O (Ceph's min_size).
+	MinReplicas int32 `json:"minReplicas"`
+	// Stretched: two replicas in each of the pool's two zones.
+	// +optional
+	Stretched bool `json:"stretched,omitempty"`
+	// CrushRule the tenants' pools of a stretched pool take.
+	// +optional
+	CrushRule string `json:"crushRule,omitempty"`
+	// Survives says what the data survives without stopping I/O.
+	Survives string `json:"survives"`
+}
+
 // StoragePoolShare is a cloud's share of a storage pool's raw capacity:
 // its volume pool's quota times the pool's replication.
 type StoragePoolShare struct {
@@ -232,6 +257,7 @@ type StoragePoolShare struct {
 // +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".spec.ceph.targetCapacity"
 // +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"
 // +kubebuilder:printcolumn:name="HEALTH",type=string,JSONPath=".status.health"
+// +kubebuilder:printcolumn:name="PLACEMENT",type=string,JSONPath=".status.dataPlacement.failureDomain",priority=1
 // +kubebuilder:printcolumn:name="PHASE",type=string,JSONPath=".status.phase"
 type XStorageCluster struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -53,13 +54,15 @@ func main() {
 	out := flag.String("out", "", "the image tarball to write")
 	ports := flag.String("ports", "", "comma-separated ports the image exposes, for example 9443/tcp")
 	libs := flag.Bool("libs", false, "also add the shared libraries the binary links (cgo binaries), as ldd resolves them here")
+	var tools list
+	flag.Var(&tools, "tool", "another program the binary runs, placed at its path here (repeatable; with -libs, its shared libraries too)")
 	caBundle := flag.String("ca-bundle", "", "a PEM bundle of CA certificates to place at /"+caBundlePath+" (Debian's ca-certificates: /etc/ssl/certs/ca-certificates.crt)")
 	flag.Parse()
 	if *bin == "" || *entrypoint == "" || *tag == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "imgbuild: -bin, -entrypoint, -tag and -out are required")
 		os.Exit(2)
 	}
-	digest, err := build(*bin, *entrypoint, *tag, *out, *ports, *libs, *caBundle)
+	digest, err := build(*bin, *entrypoint, *tag, *out, *ports, *libs, *caBundle, tools)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "imgbuild:", err)
 		os.Exit(1)
@@ -67,18 +70,26 @@ func main() {
 	fmt.Printf("%s %s %s\n", *out, *tag, digest)
 }
 
-func build(bin, entrypoint, tag, out, ports string, libs bool, caBundle string) (v1.Hash, error) {
+func build(bin, entrypoint, tag, out, ports string, libs bool, caBundle string, tools []string) (v1.Hash, error) {
 	files := map[string]string{strings.TrimPrefix(entrypoint, "/"): bin}
 	if caBundle != "" {
 		files[caBundlePath] = caBundle
 	}
-	if libs {
-		linked, err := sharedLibraries(bin)
-		if err != nil {
-			return v1.Hash{}, err
+	for _, t := range tools {
+		if !filepath.IsAbs(t) {
+			return v1.Hash{}, fmt.Errorf("-tool %q: give its absolute path, where the image places it", t)
 		}
-		for _, l := range linked {
-			files[strings.TrimPrefix(l, "/")] = l
+		files[strings.TrimPrefix(t, "/")] = t
+	}
+	if libs {
+		for _, b := range append([]string{bin}, tools...) {
+			linked, err := sharedLibraries(b)
+			if err != nil {
+				return v1.Hash{}, err
+			}
+			for _, l := range linked {
+				files[strings.TrimPrefix(l, "/")] = l
+			}
 		}
 	}
 	names := make([]string, 0, len(files))
@@ -188,3 +199,9 @@ func sharedLibraries(bin string) ([]string, error) {
 	}
 	return libs, nil
 }
+
+// list is a repeatable flag.
+type list []string
+
+func (l *list) String() string     { return strings.Join(*l, ",") }
+func (l *list) Set(v string) error { *l = append(*l, v); return nil }

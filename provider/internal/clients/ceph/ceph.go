@@ -103,16 +103,29 @@ type Client struct {
 // answer into out (nil: none expected). EINVAL, EPERM, EACCES, ERANGE and
 // ENOTSUP are terminal: the command, not the moment, is wrong.
 func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out any) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if out != nil {
 		cmd["format"] = "json"
+	}
+	res, _, err := c.RawCommand(ctx, cmd, in)
+	if err != nil || out == nil || len(res) == 0 {
+		return err
+	}
+	if err := json.Unmarshal(res, out); err != nil {
+		return fmt.Errorf("ceph %s: cannot decode the answer: %w", cmd["prefix"], err)
+	}
+	return nil
+}
+
+// RawCommand sends cmd as Command does and returns its output as it is
+// (a binary CRUSH map, say) and the status text.
+func (c *Client) RawCommand(ctx context.Context, cmd map[string]any, in []byte) ([]byte, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
 	}
 	prefix, _ := cmd["prefix"].(string)
 	b, err := json.Marshal(cmd)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	commandCount.Add(1)
 	res, status, err := c.Conn.MonCommand(b, in)
@@ -122,24 +135,18 @@ func (c *Client) Command(ctx context.Context, cmd map[string]any, in []byte, out
 		var ce *Error
 		if !errors.As(err, &ce) {
 			commands.WithLabelValues(prefix, "error").Inc()
-			return fmt.Errorf("ceph %s: %w", prefix, err)
+			return nil, "", fmt.Errorf("ceph %s: %w", prefix, err)
 		}
 		ce.Prefix, ce.Status = prefix, status
 		commands.WithLabelValues(prefix, errnoName(ce.Errno)).Inc()
 		switch ce.Errno {
 		case syscall.EINVAL, syscall.EPERM, syscall.EACCES, syscall.ERANGE, syscall.ENOTSUP:
-			return terminal.Wrap(ce)
+			return nil, "", terminal.Wrap(ce)
 		}
-		return ce
+		return nil, "", ce
 	}
 	commands.WithLabelValues(prefix, "ok").Inc()
-	if out == nil || len(res) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(res, out); err != nil {
-		return fmt.Errorf("ceph %s: cannot decode the answer: %w", prefix, err)
-	}
-	return nil
+	return res, status, nil
 }
 
 func errnoName(n syscall.Errno) string {

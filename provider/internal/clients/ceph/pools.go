@@ -12,6 +12,7 @@ type Pool struct {
 	Name            string `json:"pool_name"`
 	ID              int64  `json:"pool_id"`
 	Size            int32  `json:"size"`
+	MinSize         int32  `json:"min_size"`
 	CrushRule       int    `json:"crush_rule"`
 	QuotaMaxBytes   int64  `json:"quota_max_bytes"`
 	QuotaMaxObjects int64  `json:"quota_max_objects"`
@@ -55,10 +56,11 @@ func (c *Client) Usage(ctx context.Context) (map[string]Usage, error) {
 	return v.(map[string]Usage), nil //nolint:forcetypeassert // only usage() stores under prefixUsage.
 }
 
-// The whole-cluster reads Pools and Usage share.
+// The whole-cluster reads Pools, Usage and CrushRules share.
 const (
 	prefixPools = "osd pool ls"
 	prefixUsage = "df"
+	prefixRules = "osd crush rule dump"
 )
 
 func (c *Client) pools(ctx context.Context) (map[string]Pool, error) {
@@ -94,13 +96,22 @@ func (c *Client) usage(ctx context.Context) (map[string]Usage, error) {
 	return out, nil
 }
 
-// CrushRules returns the CRUSH rules by name, with their IDs.
+// CrushRules returns the CRUSH rules by name, with their IDs, shared as
+// Pools is.
 func (c *Client) CrushRules(ctx context.Context) (map[string]int, error) {
+	v, err := c.reads.get(prefixRules, func() (any, error) { return c.crushRules(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]int), nil //nolint:forcetypeassert // only crushRules() stores under prefixRules.
+}
+
+func (c *Client) crushRules(ctx context.Context) (map[string]int, error) {
 	var rules []struct {
 		ID   int    `json:"rule_id"`
 		Name string `json:"rule_name"`
 	}
-	if err := c.Command(ctx, map[string]any{"prefix": "osd crush rule dump"}, nil, &rules); err != nil {
+	if err := c.Command(ctx, map[string]any{"prefix": prefixRules}, nil, &rules); err != nil {
 		return nil, err
 	}
 	out := make(map[string]int, len(rules))
@@ -108,6 +119,16 @@ func (c *Client) CrushRules(ctx context.Context) (map[string]int, error) {
 		out[r.Name] = r.ID
 	}
 	return out, nil
+}
+
+// RuleName is the name of the rule of id among rules ("" none).
+func RuleName(rules map[string]int, id int) string {
+	for name, rid := range rules {
+		if rid == id {
+			return name
+		}
+	}
+	return ""
 }
 
 // CreateDeviceClassRule makes the replicated rule name that places data on
@@ -118,11 +139,15 @@ func (c *Client) CreateDeviceClassRule(ctx context.Context, name, class string) 
 		"root": "default", "type": "host", "class": class}, nil, nil)
 }
 
-// CreatePool makes a replicated pool with a CRUSH rule ("" the default).
-func (c *Client) CreatePool(ctx context.Context, name, rule string) error {
+// CreatePool makes a replicated pool with a CRUSH rule ("" the default)
+// and size (0 Ceph's default): placed as asked from its first moment.
+func (c *Client) CreatePool(ctx context.Context, name, rule string, size int32) error {
 	cmd := map[string]any{"prefix": "osd pool create", "pool": name, "pool_type": "replicated"}
 	if rule != "" {
 		cmd["rule"] = rule
+	}
+	if size > 0 {
+		cmd["size"] = size
 	}
 	return c.Command(ctx, cmd, nil, nil)
 }

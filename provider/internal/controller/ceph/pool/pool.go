@@ -91,10 +91,26 @@ func owner(p ceph.Pool) string {
 
 // rule is the CRUSH rule the spec asks for ("" the default).
 func rule(p v1alpha1.PoolParameters) string {
-	if p.DeviceClass != "" {
+	switch {
+	case p.Stretch != nil:
+		return stretchRule(p).Name()
+	case p.DeviceClass != "":
 		return "replicated_" + p.DeviceClass
 	}
 	return p.CrushRule
+}
+
+// stretchRule is the rule of a stretched pool (spec.forProvider.stretch),
+// its device class inside it.
+func stretchRule(p v1alpha1.PoolParameters) ceph.StretchRule {
+	r := ceph.StretchRule{Root: p.Stretch.Root, ZoneType: p.Stretch.ZoneType, Class: p.DeviceClass}
+	if r.Root == "" {
+		r.Root = "default"
+	}
+	if r.ZoneType == "" {
+		r.ZoneType = "zone"
+	}
+	return r
 }
 
 func app(p v1alpha1.PoolParameters) string {
@@ -140,6 +156,19 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 		// Someone else's pool: Create refuses it with the reason.
 		return managed.ExternalObservation{}, nil
 	}
+	// Where its data is, first: said even when what it holds cannot be
+	// listed (placement groups that cannot map, as a stretched pool's in a
+	// zone that is down).
+	rules, err := e.ceph.CrushRules(ctx)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	mg.Status.AtProvider.PoolID, mg.Status.AtProvider.CrushRule = observed.ID, ceph.RuleName(rules, observed.CrushRule)
+	mg.Status.AtProvider.Size, mg.Status.AtProvider.MinSize = observed.Size, observed.MinSize
+	if meta.WasDeleted(mg) && p.DataPolicy == v1alpha1.DataPolicyDelete {
+		// Its data may go: what it holds decides nothing.
+		return managed.ExternalObservation{ResourceExists: true}, nil
+	}
 	// Listed, not read from ceph df: what a pool holds decides whether it
 	// may go (see retains), and its composer reads it in the status.
 	c, listErr := e.ceph.Contents(ctx, p.Name)
@@ -159,8 +188,8 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 		return managed.ExternalObservation{}, err
 	}
 	u := usage[p.Name]
-	mg.Status.AtProvider = v1alpha1.PoolObservation{PoolID: observed.ID, UsedBytes: u.Stored, AvailableBytes: u.MaxAvail, Objects: u.Objects,
-		DataObjects: int64(c.Objects), Images: int64(c.Images)}
+	mg.Status.AtProvider.UsedBytes, mg.Status.AtProvider.AvailableBytes, mg.Status.AtProvider.Objects = u.Stored, u.MaxAvail, u.Objects
+	mg.Status.AtProvider.DataObjects, mg.Status.AtProvider.Images = int64(c.Objects), int64(c.Images)
 	mg.SetConditions(xpv2.Available())
 	changes, err := e.changes(ctx, mg, observed)
 	if err != nil {
@@ -200,8 +229,13 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 	// as its own and Update marks it. Recorded only after, such a pool would
 	// be "someone else's" for good.
 	meta.SetExternalName(mg, p.Name)
-	if err := e.ceph.CreatePool(ctx, p.Name, r); err != nil {
+	if err := e.ceph.CreatePool(ctx, p.Name, r, p.Size); err != nil {
 		return managed.ExternalCreation{}, fmt.Errorf("cannot create ceph pool %q: %w", p.Name, err)
+	}
+	if m := ptr.Deref(p.MinSize, 0); m > 0 {
+		if err := e.ceph.SetPool(ctx, p.Name, "min_size", strconv.Itoa(int(m))); err != nil {
+			return managed.ExternalCreation{}, fmt.Errorf("cannot set min_size of ceph pool %q: %w", p.Name, err)
+		}
 	}
 	if err := e.ceph.EnableApplication(ctx, p.Name, app(p)); err != nil {
 		return managed.ExternalCreation{}, err
@@ -209,14 +243,16 @@ func (e *external) Create(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 	return managed.ExternalCreation{}, e.ceph.SetApplicationKey(ctx, p.Name, app(p), OwnerKey, mg.GetName())
 }
 
-// ensureRule makes the device class rule the spec asks for and checks a
-// named rule exists.
+// ensureRule makes the stretch or device class rule the spec asks for and
+// checks a named rule exists.
 func (e *external) ensureRule(ctx context.Context, p v1alpha1.PoolParameters) (string, error) {
 	r := rule(p)
-	if r == "" {
+	switch {
+	case r == "":
 		return "", nil
-	}
-	if p.DeviceClass != "" {
+	case p.Stretch != nil:
+		return r, e.ceph.CreateStretchRule(ctx, stretchRule(p))
+	case p.DeviceClass != "":
 		return r, e.ceph.CreateDeviceClassRule(ctx, r, p.DeviceClass)
 	}
 	rules, err := e.ceph.CrushRules(ctx)
@@ -243,6 +279,12 @@ func (e *external) changes(ctx context.Context, mg *v1alpha1.Pool, observed ceph
 	if p.Size > 0 && observed.Size != p.Size {
 		out = append(out, change{"size", func(ctx context.Context) error {
 			return e.ceph.SetPool(ctx, name, "size", strconv.Itoa(int(p.Size)))
+		}})
+	}
+	if m := ptr.Deref(p.MinSize, 0); m > 0 && observed.MinSize != m {
+		// After size: a min_size above the current size is refused.
+		out = append(out, change{"min_size", func(ctx context.Context) error {
+			return e.ceph.SetPool(ctx, name, "min_size", strconv.Itoa(int(m)))
 		}})
 	}
 	if cm := compression(p); observed.Options.CompressionMode != cm && !(cm == "none" && observed.Options.CompressionMode == "") {
@@ -320,10 +362,12 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.Pool) (managed.Exter
 		return managed.ExternalDelete{}, terminal.Wrap(fmt.Errorf("ceph pool %q belongs to resource %q; not deleting it", p.Name, o))
 	}
 	// Observe released a pool with data already; this is the last look
-	// before the data would go.
-	c, listErr := e.ceph.Contents(ctx, p.Name)
-	if keep, err := e.retains(ctx, mg, c, listErr); err != nil || keep {
-		return managed.ExternalDelete{}, err
+	// before the data would go (none is needed when it may go).
+	if p.DataPolicy != v1alpha1.DataPolicyDelete {
+		c, listErr := e.ceph.Contents(ctx, p.Name)
+		if keep, err := e.retains(ctx, mg, c, listErr); err != nil || keep {
+			return managed.ExternalDelete{}, err
+		}
 	}
 	if err := e.ceph.DeletePool(ctx, p.Name); err != nil {
 		return managed.ExternalDelete{}, fmt.Errorf("cannot delete ceph pool %q: %w", p.Name, err)

@@ -1,0 +1,129 @@
+// Package cephplacement decides where the Ceph pools of a storage pool keep
+// their replicas — spread over zones, over hosts, or stretched over two
+// zones — and says what that survives. The storage pool's function and the
+// cloud's both place pools in a storage pool; they must agree.
+package cephplacement
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+)
+
+// Failure domains replicas are spread over.
+const (
+	DomainZone = "zone"
+	DomainHost = "host"
+)
+
+// A stretched pool keeps StretchReplicas copies, StretchPerZone in each of
+// its two zones, and serves I/O with StretchMinReplicas: one zone's.
+const (
+	StretchReplicas    = 4
+	StretchPerZone     = 2
+	StretchMinReplicas = 2
+)
+
+// Placement is where a Ceph pool keeps its replicas.
+type Placement struct {
+	// FailureDomain no two replicas share (a stretched pool: two per zone,
+	// each on another host).
+	FailureDomain string
+	// Replicas (size) and MinReplicas (min_size).
+	Replicas, MinReplicas int32
+	// Stretched: StretchPerZone replicas in each of Zones.
+	Stretched bool
+	// Zones of the storage pool.
+	Zones []string
+	// DeviceClass of the storage pool's OSDs.
+	DeviceClass string
+}
+
+// Stretched says whether a storage pool is stretched over two zones (it
+// names an arbiter).
+func Stretched(s *v1alpha1.StorageClusterParameters) bool { return s.ArbiterCluster != "" }
+
+// For is the placement of a Ceph pool of replicas in the storage pool s
+// whose zones are zones (spec.zones, or those its status settled on). A
+// stretched pool places every pool alike, whatever replicas it asks for;
+// another spreads replicas over zones when it has a zone for each, else
+// over hosts.
+func For(s *v1alpha1.StorageClusterParameters, zones []string, replicas int32) Placement {
+	p := Placement{Zones: zones, DeviceClass: string(s.Ceph.DeviceClass)}
+	switch {
+	case Stretched(s):
+		p.FailureDomain, p.Replicas, p.MinReplicas, p.Stretched = DomainZone, StretchReplicas, StretchMinReplicas, true
+	case len(zones) > 1 && len(zones) >= int(replicas):
+		p.FailureDomain, p.Replicas, p.MinReplicas = DomainZone, replicas, defaultMinSize(replicas)
+	default:
+		p.FailureDomain, p.Replicas, p.MinReplicas = DomainHost, replicas, defaultMinSize(replicas)
+	}
+	return p
+}
+
+// defaultMinSize is Ceph's own min_size of a replicated pool.
+func defaultMinSize(size int32) int32 { return max(size-size/2, 1) }
+
+// Survives says in words what the data survives without stopping I/O.
+func (p Placement) Survives() string {
+	lose := p.Replicas - p.MinReplicas
+	switch {
+	case p.Stretched:
+		return fmt.Sprintf("the loss of a whole zone (%s): %d copies stay in the other, and the arbiter's monitor keeps quorum; "+
+			"or of the arbiter site; or of a host in each zone", strings.Join(p.Zones, " or "), StretchPerZone)
+	case lose <= 0:
+		return fmt.Sprintf("no %s loss without stopping I/O (%d replica(s), served with %d)", p.FailureDomain, p.Replicas, p.MinReplicas)
+	case p.FailureDomain == DomainZone:
+		return fmt.Sprintf("the loss of %d zone(s) of %s, one copy in each", lose, strings.Join(p.Zones, ", "))
+	case len(p.Zones) > 1:
+		return fmt.Sprintf("the loss of %d host(s), not of a zone: %d replicas over %d zones cannot keep one in each", lose, p.Replicas, len(p.Zones))
+	}
+	return fmt.Sprintf("the loss of %d host(s)", lose)
+}
+
+// Status is the placement as the storage pool's status says it.
+func (p Placement) Status() *v1alpha1.DataPlacement {
+	d := &v1alpha1.DataPlacement{FailureDomain: p.FailureDomain, Replicas: p.Replicas, MinReplicas: p.MinReplicas,
+		Stretched: p.Stretched, Survives: p.Survives()}
+	if p.Stretched {
+		d.CrushRule = p.CrushRule()
+	}
+	return d
+}
+
+// CrushRule is the rule the provider makes for a stretched pool's tenant
+// pools (its Pool's spec.forProvider.stretch with the device class): see
+// provider/internal/clients/ceph StretchRule.
+func (p Placement) CrushRule() string {
+	n := "stretch_" + DomainZone
+	if p.DeviceClass != "" {
+		n += "_" + p.DeviceClass
+	}
+	return n
+}
+
+// Rook is a Rook pool's spec (a CephBlockPool's, or a CephFilesystem's or
+// CephObjectStore's pool) placed so: its failure domain and replicated
+// settings, with parameters (nil: none) — for a stretched pool two
+// replicas per zone on other hosts and min_size, on the storage pool's
+// device class, as Rook's stretch clusters place them.
+func (p Placement) Rook(parameters map[string]any) map[string]any {
+	replicated := map[string]any{"size": int64(p.Replicas), "requireSafeReplicaSize": p.Replicas > 1}
+	out := map[string]any{"failureDomain": p.FailureDomain, "replicated": replicated}
+	if p.Stretched {
+		replicated["replicasPerFailureDomain"] = int64(StretchPerZone)
+		replicated["subFailureDomain"] = DomainHost
+		if parameters == nil {
+			parameters = map[string]any{}
+		}
+		parameters["min_size"] = fmt.Sprint(p.MinReplicas)
+		if p.DeviceClass != "" {
+			out["deviceClass"] = p.DeviceClass
+		}
+	}
+	if parameters != nil {
+		out["parameters"] = parameters
+	}
+	return out
+}
