@@ -847,10 +847,12 @@ func jsonValue(v any) *structpb.Value {
 	return pv
 }
 
-// TestDataPlacement: a pool says where its data is (status.dataPlacement)
-// and places its own .mgr pool so; a stretched pool keeps 2 replicas in
-// each of its 2 zones on its device class, and refuses a replication
-// factor that cannot be placed so, saying what would work (#42).
+// TestDataPlacement: a pool says where its clouds' data is
+// (status.dataPlacement: over hosts, by Ceph's default rule) and spreads
+// its own .mgr pool over zones when it has one per replica; a stretched
+// pool keeps 2 replicas of each in each of its 2 zones on its device
+// class, and refuses a replication factor that cannot be placed so,
+// saying what would work (#42).
 func TestDataPlacement(t *testing.T) {
 	cases := map[string]struct {
 		edit      func(s map[string]any)
@@ -860,12 +862,12 @@ func TestDataPlacement(t *testing.T) {
 	}{
 		"ThreeZones": {
 			edit:      func(map[string]any) {},
-			placement: `{"failureDomain": "zone", "replicas": 3, "minReplicas": 2, "survives": "the loss of 1 zone(s) of eu-de-1a, eu-de-1b, eu-de-1c, one copy in each"}`,
+			placement: `{"failureDomain": "host", "replicas": 3, "minReplicas": 2, "survives": "the loss of 1 host(s), not of a zone: replicas are spread over hosts, which may share one of eu-de-1a, eu-de-1b, eu-de-1c"}`,
 			mgr:       `{"name": ".mgr", "failureDomain": "zone", "replicated": {"size": 3, "requireSafeReplicaSize": true}, "parameters": {"compression_mode": "none"}}`,
 		},
 		"TwoZonesThreeReplicas": {
 			edit:      func(s map[string]any) { s["zones"] = []any{"eu-de-1a", "eu-de-1b"} },
-			placement: `{"failureDomain": "host", "replicas": 3, "minReplicas": 2, "survives": "the loss of 1 host(s), not of a zone: 3 replicas over 2 zones cannot keep one in each"}`,
+			placement: `{"failureDomain": "host", "replicas": 3, "minReplicas": 2, "survives": "the loss of 1 host(s), not of a zone: replicas are spread over hosts, which may share one of eu-de-1a, eu-de-1b"}`,
 			mgr:       `{"name": ".mgr", "failureDomain": "host", "replicated": {"size": 3, "requireSafeReplicaSize": true}, "parameters": {"compression_mode": "none"}}`,
 		},
 		"Stretched": {

@@ -87,11 +87,15 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 }
 
 // mgrPool is Rook's pool for Ceph's own .mgr data, replicated like the
-// pool's default (ceph.replicationFactor) and placed as every pool of the
-// storage pool is (internal/cephplacement): over its zones when it has one
-// for each replica, two in each zone when it is stretched.
+// pool's default (ceph.replicationFactor): over its zones when it has one
+// for each replica, else over hosts; in a stretched pool as the clouds'
+// pools are, two replicas in each zone (internal/cephplacement).
 func mgrPool(s *v1alpha1.StorageClusterParameters) map[string]any {
-	spec := placement(s).Rook(map[string]any{"compression_mode": "none"})
+	p := placement(s)
+	if !p.Stretched && len(s.Zones) > 1 && len(s.Zones) >= int(s.Ceph.ReplicationFactor) {
+		p.FailureDomain = cephplacement.DomainZone
+	}
+	spec := p.Rook(map[string]any{"compression_mode": "none"})
 	spec["name"] = ".mgr"
 	return map[string]any{
 		"apiVersion": "ceph.rook.io/v1",
@@ -101,8 +105,8 @@ func mgrPool(s *v1alpha1.StorageClusterParameters) map[string]any {
 	}
 }
 
-// placement is where the pool's Ceph pools of its default replication
-// keep their replicas.
+// placement is where the clouds' Ceph pools of the pool's default
+// replication keep their replicas, as status.dataPlacement says.
 func placement(s *v1alpha1.StorageClusterParameters) cephplacement.Placement {
 	return cephplacement.For(s, s.Zones, s.Ceph.ReplicationFactor)
 }

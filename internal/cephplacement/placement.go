@@ -1,7 +1,7 @@
-// Package cephplacement decides where the Ceph pools of a storage pool keep
-// their replicas — spread over zones, over hosts, or stretched over two
-// zones — and says what that survives. The storage pool's function and the
-// cloud's both place pools in a storage pool; they must agree.
+// Package cephplacement decides where the clouds' Ceph pools in a storage
+// pool keep their replicas — over hosts, or stretched over two zones — and
+// says what that survives. The storage pool's function (its status) and
+// the cloud's (its pools) must agree.
 package cephplacement
 
 import (
@@ -44,21 +44,18 @@ type Placement struct {
 // names an arbiter).
 func Stretched(s *v1alpha1.StorageClusterParameters) bool { return s.ArbiterCluster != "" }
 
-// For is the placement of a Ceph pool of replicas in the storage pool s
-// whose zones are zones (spec.zones, or those its status settled on). A
-// stretched pool places every pool alike, whatever replicas it asks for;
-// another spreads replicas over zones when it has a zone for each, else
-// over hosts.
+// For is the placement of a cloud's Ceph pool of replicas in the storage
+// pool s whose zones are zones (spec.zones, or those its status settled
+// on). A stretched pool places every pool alike, whatever replicas it
+// asks for; in another a cloud's pools take Ceph's default rule, which
+// spreads replicas over hosts (zones are not known to it).
 func For(s *v1alpha1.StorageClusterParameters, zones []string, replicas int32) Placement {
 	p := Placement{Zones: zones, DeviceClass: string(s.Ceph.DeviceClass)}
-	switch {
-	case Stretched(s):
+	if Stretched(s) {
 		p.FailureDomain, p.Replicas, p.MinReplicas, p.Stretched = DomainZone, StretchReplicas, StretchMinReplicas, true
-	case len(zones) > 1 && len(zones) >= int(replicas):
-		p.FailureDomain, p.Replicas, p.MinReplicas = DomainZone, replicas, defaultMinSize(replicas)
-	default:
-		p.FailureDomain, p.Replicas, p.MinReplicas = DomainHost, replicas, defaultMinSize(replicas)
+		return p
 	}
+	p.FailureDomain, p.Replicas, p.MinReplicas = DomainHost, replicas, defaultMinSize(replicas)
 	return p
 }
 
@@ -74,10 +71,8 @@ func (p Placement) Survives() string {
 			"or of the arbiter site; or of a host in each zone", strings.Join(p.Zones, " or "), StretchPerZone)
 	case lose <= 0:
 		return fmt.Sprintf("no %s loss without stopping I/O (%d replica(s), served with %d)", p.FailureDomain, p.Replicas, p.MinReplicas)
-	case p.FailureDomain == DomainZone:
-		return fmt.Sprintf("the loss of %d zone(s) of %s, one copy in each", lose, strings.Join(p.Zones, ", "))
 	case len(p.Zones) > 1:
-		return fmt.Sprintf("the loss of %d host(s), not of a zone: %d replicas over %d zones cannot keep one in each", lose, p.Replicas, len(p.Zones))
+		return fmt.Sprintf("the loss of %d host(s), not of a zone: replicas are spread over hosts, which may share one of %s", lose, strings.Join(p.Zones, ", "))
 	}
 	return fmt.Sprintf("the loss of %d host(s)", lose)
 }

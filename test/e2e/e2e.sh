@@ -561,15 +561,7 @@ eventually 30 "hv-pool-us: its node agents are stopped" sh -c "! pgrep -f '[-]no
 [ "$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)" = "$servers_before" ] && pass "its Servers are left ($servers_before)" || fail "Servers of hv-pool-us were removed"
 others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"
-# A stretched pool takes its arbiter's identity and monitor out of the
-# control-plane cluster with it, and releases that cluster.
-$K -n infrastructure delete storagecluster st-pool-s --wait=false >/dev/null
-arbiter_gone() { ! shoot_k cp-eu-de-1 get namespace ceph-arbiter-st-pool-s >/dev/null 2>&1; }
-eventually 120 "st-pool-s: its composite is gone" sh -c "! $K get xstorageclusters -l crossplane.io/claim-name=st-pool-s -o name | grep -q ."
-eventually 60 "st-pool-s: its arbiter's namespace (ServiceAccount, Role, monitor) is gone from cp-eu-de-1" arbiter_gone
-eventually 30 "st-pool-s: its arbiter's ShootKubeconfig is gone" absent shootkubeconfig storage-st-pool-s-arbiter
-[ -z "$($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].metadata.name}')" ] &&
-  pass "... and its usage of cp-eu-de-1 is released" || fail "a storage pool still uses a control-plane cluster: $($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].spec.reason}')"
+# (st-pool-s, the stretched pool, is deleted after 9f: its arbiter goes with it.)
 
 echo "== 6. the tenants' clouds"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
@@ -1184,6 +1176,15 @@ placed_in_claim() { [ "$($K -n internal get $OSC internal-stretched -o jsonpath=
 eventually 60 "... and the claim says so (status.cephResources[].volumePool.placement)" placed_in_claim
 $K -n internal delete $OSC internal-stretched --wait=false >/dev/null
 eventually 240 "internal-stretched is deleted with its pools (dataPolicy Delete)" sh -c "! $K get managed -l crossplane.io/claim-name=internal-stretched -o name 2>/dev/null | grep -q ."
+# Deleted, a stretched pool takes its arbiter's identity and monitor out of the
+# control-plane cluster with it, and releases that cluster.
+$K -n infrastructure delete storagecluster st-pool-s --wait=false >/dev/null
+arbiter_gone() { ! shoot_k cp-eu-de-1 get namespace ceph-arbiter-st-pool-s >/dev/null 2>&1; }
+eventually 120 "st-pool-s: its composite is gone" sh -c "! $K get xstorageclusters -l crossplane.io/claim-name=st-pool-s -o name | grep -q ."
+eventually 60 "st-pool-s: its arbiter's namespace (ServiceAccount, Role, monitor) is gone from cp-eu-de-1" arbiter_gone
+eventually 30 "st-pool-s: its arbiter's ShootKubeconfig is gone" absent shootkubeconfig storage-st-pool-s-arbiter
+[ -z "$($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].metadata.name}')" ] &&
+  pass "... and its usage of cp-eu-de-1 is released" || fail "a storage pool still uses a control-plane cluster: $($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].spec.reason}')"
 
 echo "== 10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,
