@@ -123,10 +123,15 @@ func TestIntegrationCephStretchedPool(t *testing.T) {
 	if cephPool(t, noRoot.Spec.ForProvider.Name) != nil {
 		t.Errorf("pool %s was made without its rule", noRoot.Spec.ForProvider.Name)
 	}
-	for _, p := range []*v1alpha1.Pool{plain, hdd, noRoot} {
+	// A device class no OSD has: refused, naming it (crushtool would fail
+	// without a word).
+	noClass := stretched("stretched-noclass", "nvme-absent")
+	h.create(t, noClass)
+	h.waitSyncError(t, noClass, `no OSD of the cluster has device class "nvme-absent" (it has hdd)`)
+	for _, p := range []*v1alpha1.Pool{plain, hdd, noRoot, noClass} {
 		h.delete(t, p)
 	}
-	for _, p := range []*v1alpha1.Pool{plain, hdd, noRoot} {
+	for _, p := range []*v1alpha1.Pool{plain, hdd, noRoot, noClass} {
 		h.waitGone(t, p)
 	}
 }

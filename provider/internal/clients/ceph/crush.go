@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,6 +78,17 @@ func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 	}
 	if _, ok := rules[r.Name()]; ok {
 		return nil
+	}
+	if r.Class != "" {
+		// crushtool fails on a class no OSD has without saying why.
+		var classes []string
+		if err := c.Command(ctx, map[string]any{"prefix": "osd crush class ls"}, nil, &classes); err != nil {
+			return err
+		}
+		if !slices.Contains(classes, r.Class) {
+			return terminalf("CRUSH rule %s cannot be made: no OSD of the cluster has device class %q (it has %s); a stretched pool keeps its device class in its rule",
+				r.Name(), r.Class, strings.Join(classes, ", "))
+		}
 	}
 	bin, status, err := c.RawCommand(ctx, map[string]any{"prefix": "osd getcrushmap"}, nil)
 	if err != nil {
