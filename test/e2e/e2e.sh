@@ -34,9 +34,9 @@
 #      (us-east-1) composes no aggregates, volume types or quotas, is Ready,
 #      and its tenant reads on the claim which services it lacks;
 #   5. deleting a claim removes its composite, ServerInventory, Shoot and
-#      ShootKubeconfig, leaves the Servers and every other pool untouched;
-#      deleting the stretched pool removes its arbiter from the control-plane
-#      cluster and releases it;
+#      ShootKubeconfig, leaves the Servers and every other pool untouched
+#      (the stretched pool is deleted after 9f: its arbiter leaves the
+#      control-plane cluster, which it releases);
 #   6. the tenants' clouds: every example OpenStackCluster and the docs'
 #      finance-prod (in group c5c3.io) is Ready, and each
 #      has its own objects in the real services (Keystone project, Nova
