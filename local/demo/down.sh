@@ -16,6 +16,12 @@ RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 shopt -s nullglob
 pids=("$RUN"/*.pid)
 [ ${#pids[@]} -eq 0 ] && { echo "no demo runs in $RUN"; exit 0; }
+# Flux first: it would apply the clouds from Git again while they are deleted.
+for s in kustomize-controller source-controller; do
+  [ -f "$RUN/$s.pid" ] || continue
+  kill "$(cat "$RUN/$s.pid")" 2>/dev/null
+  for _ in $(seq 20); do kill -0 "$(cat "$RUN/$s.pid")" 2>/dev/null || break; sleep 0.5; done
+done
 if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
   eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
   export KUBECONFIG=$RUN/kubeconfig

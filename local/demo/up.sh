@@ -45,10 +45,15 @@
 #                                    of the local Nova);
 #     local/cmd/metal-standin     the metal-operator Servers of the pools.
 #
-# It then applies examples/infrastructure (control-plane clusters,
-# hypervisor and storage pools), waits until every pool claim is Ready, then
-# examples/tenants and waits until every OpenStackCluster is Ready, and
-# prints what exists. Every wait is bounded; a failure names the component
+# The GitOps tree (examples/) reaches the cluster only through Flux v1.9.6
+# (source- and kustomize-controller as processes, locked down for tenants)
+# from a local Git server: the demo commits examples/ with its package
+# versions and applies the Kustomizations of examples/clusters/management,
+# which apply the install layer, the pools (examples/infrastructure), and
+# each tenant's onboarding, whose own Kustomization applies the tenant's
+# clouds as the tenant (examples/tenants). It waits until every pool claim,
+# every OpenStackCluster and every Kustomization is Ready, and prints what
+# exists. Every wait is bounded; a failure names the component
 # or claim and its conditions. local/demo/down.sh stops everything by PID.
 #
 # Usage: local/demo/up.sh   (after `make xpkg demo-deps openstack-up ceph-up`; run dir $COBALTCORE_DEMO, default /tmp/cobaltcore-demo)
@@ -86,7 +91,7 @@ NODE_DIR=$RUN/node local/node/stop.sh
 rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs" "$RUN/runtime"
 
 say "building the local binaries (the plane and the stand-ins; the packages run from their images)"
-for c in apiserver dns-standin gardener-standin metal-standin operator-standin pause; do go build -o "$RUN/bin/$c" "./local/cmd/$c"; done
+for c in apiserver dns-standin gardener-standin git-server metal-standin operator-standin pause; do go build -o "$RUN/bin/$c" "./local/cmd/$c"; done
 go build -o "$RUN/bin/imgbuild" ./tools/cmd/imgbuild
 
 # bg NAME COMMAND...: start a process, its log in RUN/NAME.log, its PID in RUN/NAME.pid.
@@ -154,8 +159,8 @@ $K apply -f "$RUN/crossplane-rbac.yaml" -f examples/crossplane/crossplane-rbac.y
 # The aggregation controller fills core's role from the labelled ones.
 wait_for 60 "core's aggregated ClusterRole was not filled (kube-controller-manager's clusterrole-aggregation)" \
   sh -c "[ \"\$($K auth can-i get secrets -n crossplane-system --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
-sa_kubeconfig() { # SERVICEACCOUNT FILE: the admin's kubeconfig, logging in as the ServiceAccount
-  local token; token=$($K -n crossplane-system create token "$1" --duration=168h) || die "no token for ServiceAccount $1"
+sa_kubeconfig() { # SERVICEACCOUNT FILE [NAMESPACE]: the admin's kubeconfig, logging in as the ServiceAccount
+  local token; token=$($K -n "${3:-crossplane-system}" create token "$1" --duration=168h) || die "no token for ServiceAccount $1"
   cp "$KUBECONFIG" "$2"
   $K --kubeconfig "$2" config set-credentials "$1" --token="$token" >/dev/null
   $K --kubeconfig "$2" config set-context --current --user="$1" >/dev/null
@@ -271,25 +276,68 @@ wait_for 60 "Crossplane core is not healthy ($RUN/crossplane.log)" curl -fs http
 alive crossplane
 alive rbac-manager
 
-say "installing CobaltCore as a landscape does: the install layer and the Configuration, from the registry"
-# The relocation to the local registry, then examples/crossplane's
-# install layer as a landscape applies it: the two providers with their
-# DeploymentRuntimeConfigs (and provider-cobaltcore's RBAC), then the
-# Configuration. Only the package versions change: the examples pin
-# releases, the demo installs what make xpkg built ($VERSION). Core
+say "starting Flux v1.9.6 (source- and kustomize-controller) and the local Git server with the GitOps repository"
+# The landscape's GitOps repository is examples/, committed as the demo
+# installs it into a repository the local Git server (local/cmd/git-server)
+# serves over HTTP. Flux applies Git as it is, so the demo's changes are
+# commits, all in crossplane/ and the sources' URLs: the package versions
+# make xpkg built ($VERSION) instead of the releases the examples pin, the
+# relocation to the local registry (local/demo/image-config.yaml) instead of
+# a mirror, provider-cobaltcore's DeploymentRuntimeConfig as
+# local/demo/install changes it, and every GitRepository pointed at the
+# local server. Nothing under infrastructure/ or tenants/ changes.
+[ -x "$FLUX_DIR/kustomize-controller" ] && [ -x "$FLUX_DIR/source-controller" ] || die "no Flux controllers in $FLUX_DIR: run make tools"
+GITOPS_URL=http://127.0.0.1:18480/cobaltcore-gitops.git
+mkdir -p "$RUN/git" "$RUN/flux-storage"
+git init -q --bare -b main "$RUN/git/cobaltcore-gitops.git"
+cp -r examples "$RUN/gitops"
+gitops_rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+pin() { # FILE: the file with the versions make xpkg built
+  sed -i -e "s|\(xpkg\.c5c3\.io/cobaltcore/[a-z-]*\):v[0-9][^ ]*|\1:$VERSION|" \
+    -e "s|\(crossplane-contrib/provider-kubernetes\):v[0-9][^ ]*|\1:$pk_version|" "$1"
+}
+cp local/demo/image-config.yaml "$RUN/gitops/crossplane/image-config.yaml"
+# The demo's one change of the install layer (local/demo/install says why).
+$K kustomize --load-restrictor=LoadRestrictionsNone local/demo/install >"$RUN/gitops/crossplane/provider-cobaltcore.yaml"
+for f in provider-kubernetes provider-cobaltcore configuration; do pin "$RUN/gitops/crossplane/$f.yaml"; done
+grep -rl 'url: https://git.example.org/platform/cobaltcore-gitops.git' "$RUN/gitops" |
+  xargs sed -i "s|url: https://git.example.org/platform/cobaltcore-gitops.git|url: $GITOPS_URL|"
+gitops() { git -C "$RUN/gitops" -c user.name=cobaltcore-demo -c user.email=demo@cobaltcore.invalid "$@"; }
+gitops init -q -b main && gitops add -A &&
+  gitops commit -qm "examples/ at $gitops_rev as the local demo installs it: packages $VERSION from 127.0.0.1:5050, sources at $GITOPS_URL" &&
+  gitops remote add origin "$RUN/git/cobaltcore-gitops.git" && gitops push -q origin main || die "cannot commit the GitOps repository in $RUN/gitops"
+bg git-server "$RUN/bin/git-server" -root "$RUN/git" -listen 127.0.0.1:18480
+# Flux's install (local/demo/flux-install.yaml: what `flux install` makes
+# for these two controllers), its CRDs from the controllers' modules, and
+# each controller as its own ServiceAccount. kustomize-controller is locked
+# down as Flux's multi-tenancy guidance does: no cross-namespace references,
+# and a Kustomization naming no ServiceAccount impersonates its namespace's
+# default one.
+$K apply --server-side -f "$FLUX_DIR/crds" >/dev/null
+$K apply -f local/demo/flux-install.yaml >/dev/null
+sa_kubeconfig source-controller "$RUN/source-controller.kubeconfig" flux-system
+sa_kubeconfig kustomize-controller "$RUN/kustomize-controller.kubeconfig" flux-system
+KUBECONFIG=$RUN/source-controller.kubeconfig bg source-controller "$FLUX_DIR/source-controller" --enable-leader-election=false \
+  --storage-path="$RUN/flux-storage" --storage-addr=127.0.0.1:18491 --storage-adv-addr=127.0.0.1:18491 \
+  --metrics-addr=127.0.0.1:18492 --health-addr=127.0.0.1:18493
+KUBECONFIG=$RUN/kustomize-controller.kubeconfig bg kustomize-controller "$FLUX_DIR/kustomize-controller" --enable-leader-election=false \
+  --no-cross-namespace-refs=true --default-service-account=default --requeue-dependency=5s \
+  --metrics-addr=127.0.0.1:18494 --health-addr=127.0.0.1:18495
+wait_for 60 "the local Git server does not serve the repository ($RUN/git-server.log)" git ls-remote "$GITOPS_URL" main
+wait_for 60 "source-controller is not healthy ($RUN/source-controller.log)" curl -fs http://127.0.0.1:18493/healthz
+wait_for 60 "kustomize-controller is not healthy ($RUN/kustomize-controller.log)" curl -fs http://127.0.0.1:18495/healthz
+
+say "installing CobaltCore as a landscape does: Flux applies the install layer, core installs the Configuration from the registry"
+# The relocation to the local registry first, by hand (it is in Git too):
+# core must not look for a package before it knows the mirror. Then Flux's
+# source and its Kustomization crossplane: the install layer as a landscape
+# applies it, the two providers with their DeploymentRuntimeConfigs (and
+# provider-cobaltcore's RBAC), the policies, the Configuration. Core
 # resolves the Configuration's dependencies: it checks the providers'
 # versions against its constraints and installs the four functions, each at
 # the newest version in the registry within the constraint.
 $K apply -f local/demo/image-config.yaml >/dev/null
-pin() { # FILE: the file with the versions make xpkg built
-  sed -e "s|\(xpkg\.c5c3\.io/cobaltcore/[a-z-]*\):v[0-9][^ ]*|\1:$VERSION|" \
-    -e "s|\(crossplane-contrib/provider-kubernetes\):v[0-9][^ ]*|\1:$pk_version|" "$1" | $K apply -f - >/dev/null
-}
-pin examples/crossplane/provider-kubernetes.yaml
-# The demo's one change of the install layer (local/demo/install says why).
-$K kustomize --load-restrictor=LoadRestrictionsNone local/demo/install >"$RUN/provider-cobaltcore.yaml"
-pin "$RUN/provider-cobaltcore.yaml"
-pin examples/crossplane/configuration.yaml
+$K apply -f "$RUN/gitops/clusters/management/source.yaml" -f "$RUN/gitops/clusters/management/crossplane.yaml" >/dev/null
 
 # Core's Deployment runtime creates each package's ServiceAccount, TLS
 # Secrets, Service and Deployment, as in a cluster; kube-controller-manager,
@@ -306,6 +354,14 @@ for p in "${functions[@]/#/function/cobaltcore-}" provider/cobaltcore-provider-c
     die "package $p is not healthy: $($K get "$p" -o jsonpath='{.status.conditions}' 2>&1)"
 done
 wait_for 60 "the provider is not healthy ($K -n crossplane-system logs deploy/cobaltcore-provider-cobaltcore)" curl -fs http://127.0.0.1:18091/healthz
+# wait_kustomization BOUND NAMESPACE/NAME: until Flux says the Kustomization is
+# Ready (applied, and its health checks pass); fail naming its condition.
+wait_kustomization() {
+  local ns=${2%/*} n=${2#*/}
+  $K -n "$ns" wait --for=condition=Ready "kustomizations.kustomize.toolkit.fluxcd.io/$n" --timeout="$1s" >/dev/null 2>&1 ||
+    die "Flux's Kustomization $2 is not Ready after $1s: $($K -n "$ns" get kustomizations.kustomize.toolkit.fluxcd.io "$n" -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}' 2>&1 | cut -c1-600)"
+}
+wait_kustomization 120 flux-system/crossplane
 
 say "starting the stand-ins"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
@@ -323,9 +379,6 @@ done
 for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls 2>/dev/null | grep -E "$demo_names"); do
   timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth del "$e" >/dev/null 2>&1
 done
-# The NetworkPolicies a landscape applies (accepted by the API server;
-# nothing enforces them without a CNI).
-$K apply -f examples/crossplane/network-policies.yaml >/dev/null
 mkdir -p "$RUN/shoots"
 # The stand-ins run at a lower CPU priority (nice 10, inherited by the
 # Shoots' kube-apiservers and the node agents they start): in a landscape
@@ -369,11 +422,6 @@ wait_for 30 "the garden's objects of local/garden are refused" $K apply -f local
 $K -n crossplane-system create secret generic garden-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K -n crossplane-system create secret generic ironcore-metal-kubeconfig --from-file=kubeconfig="$KUBECONFIG" >/dev/null
 $K apply -f local/demo/providerconfigs.yaml >/dev/null
-# The policies a landscape applies before any claim: only core (its chart's
-# ServiceAccount, the policy's default) may set a composite's claim labels,
-# and a tenant's namespace, not the tenant, decides its clouds' environment
-# (the demo's admin is a cluster admin, of the platform team).
-$K apply -f examples/crossplane/claim-labels-policy.yaml -f examples/crossplane/claim-composition-policy.yaml >/dev/null
 
 # wait_claims BOUND KINDS: poll until every claim of KINDS (comma-separated)
 # is Ready, saying every 15s how many are; fail after BOUND seconds naming
@@ -398,23 +446,23 @@ wait_claims() {
   done
 }
 
-say "applying examples/infrastructure: control-plane clusters, hypervisor and storage pools"
+say "Flux applies the pools, then each tenant's onboarding, then the tenants' clouds as the tenants"
+# The platform's Kustomizations of clusters/management, in their dependsOn
+# order: infrastructure-<region> (control-plane clusters, hypervisor and
+# storage pools) is Ready when every pool claim is; each tenant-<team>
+# waits for its region, then applies the tenant's namespace, access and
+# Flux objects; the tenant's own Kustomization applies its clouds as the
+# tenant. (The install layer, crossplane, is Ready above.)
 applied=$(date +%s)
-$K apply -f examples/infrastructure/namespace.yaml -f examples/infrastructure/tenant-role.yaml >/dev/null
-cps=(examples/infrastructure/*/control-plane/*.yaml)
-hvs=(examples/infrastructure/*/hypervisor-pools/*.yaml)
-sts=(examples/infrastructure/*/storage-pools/*.yaml)
-for f in "${cps[@]}" "${hvs[@]}" "${sts[@]}"; do $K apply -f "$f" >/dev/null; done
+$K apply -f "$RUN/gitops/clusters/management/infrastructure.yaml" -f "$RUN/gitops/clusters/management/tenants.yaml" >/dev/null
 wait_claims 480 controlplaneclusters,hypervisorclusters,storageclusters
 infra_ready=$(( $(date +%s) - applied ))
-say "every pool and control-plane cluster is Ready, ${infra_ready}s after kubectl apply"
-
-say "applying examples/tenants: the tenants' OpenStackClusters"
-tenants=(examples/tenants/*/openstack-clusters/*.yaml)
-for f in examples/tenants/*/namespace.yaml examples/tenants/*/access.yaml "${tenants[@]}"; do $K apply -f "$f" >/dev/null; done
+say "every pool and control-plane cluster is Ready, ${infra_ready}s after Flux was given the Kustomizations"
+for k in infrastructure-namespace infrastructure-eu-de-1 infrastructure-us-east-1; do wait_kustomization 120 "flux-system/$k"; done
 wait_claims 900 openstackclusters.crossplane.c5c3.io
 all_ready=$(( $(date +%s) - applied ))
-say "every claim is Ready, ${all_ready}s after the first kubectl apply"
+say "every claim is Ready, ${all_ready}s after Flux was given the Kustomizations"
+for t in team-a team-b internal finance; do wait_kustomization 120 "flux-system/tenant-$t"; wait_kustomization 120 "$t/openstack-clusters"; done
 printf 'infrastructure %s\nall %s\n' "$infra_ready" "$all_ready" >"$RUN/timings"
 
 local/demo/show.sh

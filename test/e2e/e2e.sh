@@ -3,6 +3,14 @@
 # what the product must do there, end to end through Crossplane core, the
 # functions, the provider and the stand-ins:
 #
+#   G. GitOps: every Flux Kustomization of examples/clusters/management and
+#      each tenant's own is Ready at the demo's commit, and every example
+#      claim was applied by Flux, none with kubectl; a tenant's commit of a
+#      hypervisor pool, a ClusterRole and a cloud in another tenant's
+#      namespace is refused by its Kustomization (applying as the tenant's
+#      ServiceAccount), saying why, with nothing created; a tenant's commit
+#      adding a cloud creates it (then every Kustomization but team-a's is
+#      suspended: the later sections change claims by hand);
 #   0. the C5C3 operations docs' dedicated pool hv-pool-compliance, applied as
 #      the docs print it, and the storage pool their finance-prod names start
 #      provisioning (3b and 6 check them);
@@ -37,6 +45,9 @@
 #      ShootKubeconfig, leaves the Servers and every other pool untouched
 #      (the stretched pool is deleted after 9f: its arbiter leaves the
 #      control-plane cluster, which it releases);
+#  5b. the cloud team-a's commit added is Ready; a commit removing it from
+#      Git deletes it (Flux prunes it), and its Ceph pool stays with the
+#      tenant's image under the default dataPolicy (Retain);
 #   6. the tenants' clouds: every example OpenStackCluster and the docs'
 #      finance-prod (in group c5c3.io) is Ready, and each
 #      has its own objects in the real services (Keystone project, Nova
@@ -151,6 +162,103 @@ Y
 # The C5C3 operations docs' claims, as the docs print them: document N of
 # tools/xrd/testdata/c5c3-docs-claims.yaml (3 hv-pool-compliance, 4 finance-prod).
 docs_claim() { awk -v n="$1" 'BEGIN {d = 1} /^---$/ {d++; next} d == n' tools/xrd/testdata/c5c3-docs-claims.yaml; }
+
+# The demo's GitOps repository (local/demo/up.sh), committed to and pushed
+# as a tenant's or the platform team's Git would be; Flux is asked to fetch
+# at once, as `flux reconcile source git` does, instead of in 5 minutes.
+FLUX_KS=kustomizations.kustomize.toolkit.fluxcd.io FLUX_GIT=gitrepositories.source.toolkit.fluxcd.io
+gitops() { git -C "$RUN/gitops" -c user.name=e2e -c user.email=e2e@cobaltcore.invalid "$@"; }
+gitops_commit() { # MESSAGE: commit and push everything; prints the revision as Flux names it
+  gitops add -A && gitops commit -qm "$1" && gitops push -q origin main && echo "main@sha1:$(gitops rev-parse HEAD)"; }
+ks() { $K -n "${1%/*}" get $FLUX_KS "${1#*/}" -o jsonpath="$2"; }
+# tenant_at TENANT REV STATUS [TEXT]: the tenant's Kustomization tried REV and
+# its Ready is STATUS, its message containing TEXT; asks its source to fetch
+# (every 5 s) until the source has REV.
+tenant_at() {
+  if [ "$($K -n "$1" get $FLUX_GIT gitops -o jsonpath='{.status.artifact.revision}')" != "$2" ]; then
+    [ $(( $(date +%s) % 5 )) = 0 ] && $K -n "$1" annotate --overwrite $FLUX_GIT gitops reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
+    return 1
+  fi
+  [ "$(ks "$1/openstack-clusters" '{.status.lastAttemptedRevision}')" = "$2" ] &&
+    [ "$(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].status}')" = "$3" ] || return 1
+  case $(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].message}') in *"${4:-}"*) return 0 ;; esac
+  return 1
+}
+
+echo "== G. GitOps: the tree came through Flux, and a tenant's Git touches only its own namespace"
+# up.sh applied nothing of examples/infrastructure or examples/tenants
+# with kubectl: it committed examples/ to the local Git server and gave Flux
+# the Kustomizations of clusters/management. Each is Ready at that commit,
+# in their dependsOn order, and every example claim's fields are Flux's.
+demo_rev="main@sha1:$(gitops rev-parse HEAD)"
+for k in flux-system/crossplane flux-system/infrastructure-namespace flux-system/infrastructure-eu-de-1 flux-system/infrastructure-us-east-1 \
+  flux-system/tenant-team-a flux-system/tenant-team-b flux-system/tenant-internal flux-system/tenant-finance \
+  team-a/openstack-clusters team-b/openstack-clusters internal/openstack-clusters finance/openstack-clusters; do
+  st=$(ks "$k" '{.status.conditions[?(@.type=="Ready")].status} {.status.lastAppliedRevision}')
+  [ "$st" = "True $demo_rev" ] && pass "Kustomization $k is Ready at the demo's commit" || fail "Kustomization $k: Ready, revision: '$st' (want True $demo_rev)"
+done
+managers=$( { $K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters --show-managed-fields -o json; for t in team-a team-b internal finance; do $K -n "$t" get $OSC --show-managed-fields -o json; done; } |
+  /usr/bin/python3 -c 'import json,sys
+d=json.JSONDecoder(); s=sys.stdin.read(); i=0
+while i < len(s):
+  s2=s[i:].lstrip()
+  if not s2: break
+  o,n=d.raw_decode(s2); i=len(s)-len(s2)+n
+  for it in o["items"]:
+    m=sorted({f["manager"] for f in it["metadata"].get("managedFields",[])})
+    print(it["kind"], it["metadata"]["namespace"]+"/"+it["metadata"]["name"], ",".join(m))')
+bad=$(grep -v 'kustomize-controller' <<<"$managers"; grep 'kubectl' <<<"$managers")
+[ -n "$managers" ] && [ -z "$bad" ] && pass "every example claim ($(wc -l <<<"$managers")) was applied by Flux, none with kubectl" || fail "example claims not applied by Flux alone: $bad"
+
+# A tenant's commit that reaches beyond its namespace and role: a hypervisor
+# pool, a ClusterRole, a cloud in another tenant's namespace. team-a's
+# Kustomization applies as team-a's ServiceAccount: refused, saying why,
+# and nothing of it is created.
+sed -e 's/name: team-a-staging/name: team-a-was-here/' -e 's/namespace: team-a/namespace: team-b/' \
+  examples/tenants/team-a/openstack-clusters/team-a-staging.yaml >"$RUN/gitops/tenants/team-a/openstack-clusters/escape.yaml"
+cat >>"$RUN/gitops/tenants/team-a/openstack-clusters/escape.yaml" <<'Y'
+---
+apiVersion: crossplane.c5c3.io/v1alpha1
+kind: HypervisorCluster
+metadata: {name: hv-pool-team-a, namespace: infrastructure}
+spec: {name: hv-pool-team-a, region: eu-de-1, workers: 3, maxWorkers: 3, zones: [eu-de-1a], ironcore: {machinePool: ironcore-standard}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: team-a-everything}
+rules: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]
+Y
+rev=$(gitops_commit "team-a: a pool, a ClusterRole and a cloud in team-b")
+if eventually 90 "team-a's commit of a pool, a ClusterRole and a cloud in team-b is refused by its Kustomization" tenant_at team-a "$rev" False forbidden; then
+  pass "... which says why: $(ks team-a/openstack-clusters '{.status.conditions[?(@.type=="Ready")].message}' | cut -c1-300)"
+fi
+case $(ks team-a/openstack-clusters '{.status.conditions[?(@.type=="Ready")].message}') in *'system:serviceaccount:team-a:gitops'*) pass "... applying as team-a's ServiceAccount" ;;
+  *) fail "team-a's Kustomization does not name team-a's ServiceAccount" ;; esac
+absent hypervisorcluster -n infrastructure hv-pool-team-a && absent clusterrole team-a-everything && absent $OSC -n team-b team-a-was-here &&
+  pass "... and none of it was created" || fail "team-a's commit created something beyond its namespace"
+gitops rm -q tenants/team-a/openstack-clusters/escape.yaml
+rev=$(gitops_commit "team-a: takes it back")
+eventually 120 "team-a's next commit is applied: its Kustomization is Ready again" tenant_at team-a "$rev" True
+
+# A tenant's commit that adds a cloud: it provisions while 0-5 run; 5b
+# checks it is Ready, then removes it from Git.
+# On hv-pool-b, whose nodes 2b, 6d and 9e do not move.
+sed -e 's/name: team-a-staging/name: team-a-dev/' -e "s/team-a's staging cloud/team-a's development cloud, added by a commit in e2e/" -e 's/hypervisorClusters: \[hv-pool-a\]/hypervisorClusters: [hv-pool-b]/' \
+  examples/tenants/team-a/openstack-clusters/team-a-staging.yaml >"$RUN/gitops/tenants/team-a/openstack-clusters/team-a-dev.yaml"
+gitops_rev_dev=$(gitops_commit "team-a: adds team-a-dev")
+dev_t0=$(date +%s)
+fluxed() { case $($K -n team-a get $OSC team-a-dev --show-managed-fields -o jsonpath='{.metadata.managedFields[*].manager}' 2>/dev/null) in *kustomize-controller*) return 0 ;; esac; return 1; }
+tenant_reconciled() { [ "$($K -n team-a get $FLUX_GIT gitops -o jsonpath='{.status.artifact.revision}')" = "$gitops_rev_dev" ] && fluxed && return 0
+  [ $(( $(date +%s) % 5 )) = 0 ] && $K -n team-a annotate --overwrite $FLUX_GIT gitops reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null; return 1; }
+eventually 90 "team-a's commit adding team-a-dev creates the claim, applied by Flux" tenant_reconciled
+# The later sections change example claims and pools by hand, as an
+# operator does to test the product's reactions: Flux would put them back
+# from Git. Every Kustomization but team-a's is suspended (as `flux suspend
+# kustomization` does); team-a's after 5b.
+for k in $($K get $FLUX_KS -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}'); do
+  [ "$k" = team-a/openstack-clusters ] && continue
+  $K -n "${k%/*}" patch $FLUX_KS "${k#*/}" --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || fail "cannot suspend $k"
+done
 
 echo "== 0. the C5C3 docs' dedicated pool and the storage its cloud names (provisioning while 1-3 run)"
 # hv-pool-compliance as the docs print it: 20 workers of machine pool
@@ -563,6 +671,26 @@ eventually 30 "hv-pool-us: its node agents are stopped" sh -c "! pgrep -f '[-]no
 others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"
 # (st-pool-s, the stretched pool, is deleted after 9f: its arbiter goes with it.)
+
+echo "== 5b. GitOps: the cloud a tenant's commit added is Ready; removed from Git, it is deleted and its data stays"
+if eventually 600 "team-a-dev, added by team-a's commit, is Ready, and so is team-a's Kustomization at that commit" tenant_at team-a "$gitops_rev_dev" True; then
+  pass "... $(( $(date +%s) - dev_t0 )) s after the commit"
+fi
+dev_xr=$($K -n team-a get $OSC team-a-dev -o jsonpath='{.spec.resourceRef.name}')
+dev_kept=$dev_xr-st-pool-a-volumes
+CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
+if [ -n "$dev_xr" ] && timeout 60 rbd -c "$CEPH_RUN/ceph.conf" create --size 64 "$dev_kept/tenant-volume-1" >/dev/null 2>&1; then
+  pass "team-a-dev holds an image tenant-volume-1 in $dev_kept"; else fail "cannot create an image in team-a-dev's volume pool '$dev_kept'"; fi
+gitops rm -q tenants/team-a/openstack-clusters/team-a-dev.yaml
+rev=$(gitops_commit "team-a: removes team-a-dev")
+eventually 120 "team-a's commit removing team-a-dev is applied (its Kustomization prunes)" tenant_at team-a "$rev" True
+eventually 240 "team-a-dev, removed from Git, is deleted with its managed resources" sh -c "! $K -n team-a get $OSC team-a-dev >/dev/null 2>&1 && [ -z \"\$($K get managed -l crossplane.io/claim-name=team-a-dev -o name 2>/dev/null)\" ]"
+timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool ls 2>/dev/null | grep -qx "$dev_kept" &&
+  timeout 60 rbd -c "$CEPH_RUN/ceph.conf" ls "$dev_kept" 2>/dev/null | grep -qx tenant-volume-1 &&
+  pass "dataPolicy Retain (the default) holds for a claim pruned by Flux: the Ceph pool $dev_kept is kept with the tenant's image" ||
+  fail "$dev_kept or its image went with team-a-dev"
+timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool rm "$dev_kept" "$dev_kept" --yes-i-really-really-mean-it >/dev/null 2>&1 # the platform team lets it go
+$K -n team-a patch $FLUX_KS openstack-clusters --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || fail "cannot suspend team-a's Kustomization"
 
 echo "== 6. the tenants' clouds"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}

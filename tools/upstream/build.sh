@@ -10,13 +10,14 @@
 #   $TOOLS_DIR/validate-cache-core-v2.4.0/   (Crossplane's own CRDs for offline `resource validate`)
 #   $TOOLS_DIR/provider-kubernetes-v1.0.0/provider   (packaged by make xpkg for the local management plane)
 #   $TOOLS_DIR/gardener-v1.138.0/gardener-apiserver   (serves core.gardener.cloud in the local garden)
+#   $TOOLS_DIR/flux-v1.9.6/{source-controller,kustomize-controller,crds/}   (the demo's GitOps)
 #
 # Each tool is built from a committed throwaway module beside this script
 # (go.mod + go.sum pin every dependency), because `go install pkg@version` needs
 # version lists that the filtered proxy refuses. A flock serialises concurrent
 # runs; a finished tool is never rebuilt, so a second run takes seconds.
 #
-# usage: tools/upstream/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener]...
+# usage: tools/upstream/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener|flux]...
 # prints nothing on stdout but `export` lines when called with --env.
 set -euo pipefail
 
@@ -32,6 +33,7 @@ XP_CORE_DIR=$TOOLS_DIR/crossplane-core-$CROSSPLANE_CORE_VERSION
 VALIDATE_CACHE=$TOOLS_DIR/validate-cache-core-$CROSSPLANE_CORE_VERSION
 PK_DIR=$TOOLS_DIR/provider-kubernetes-$PROVIDER_KUBERNETES_VERSION
 GARDENER_DIR=$TOOLS_DIR/gardener-$GARDENER_VERSION
+FLUX_DIR=$TOOLS_DIR/flux-$FLUX_VERSION
 
 start=$SECONDS
 log() { printf '[tools %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
@@ -52,6 +54,7 @@ CROSSPLANE_CORE=$XP_CORE_DIR/crossplane
 CROSSPLANE_VALIDATE_CACHE=$VALIDATE_CACHE
 PROVIDER_KUBERNETES=$PK_DIR/provider
 GARDENER_APISERVER=$GARDENER_DIR/gardener-apiserver
+FLUX_DIR=$FLUX_DIR
 EOF
   exit 0
 fi
@@ -154,6 +157,25 @@ gardener() {
       "-s -w -X k8s.io/component-base/version.gitVersion=$GARDENER_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 }
 
+# Flux's source- and kustomize-controller run the demo's GitOps repository
+# (local/gitops). Both resolve in one throwaway module with their own replace
+# lines copied (see flux/go.mod); their CRDs ship in the module zips.
+flux() {
+  local m d
+  [[ -x $FLUX_DIR/source-controller ]] ||
+    build flux "$FLUX_DIR/source-controller" github.com/fluxcd/source-controller "-s -w"
+  [[ -x $FLUX_DIR/kustomize-controller ]] ||
+    build flux "$FLUX_DIR/kustomize-controller" github.com/fluxcd/kustomize-controller "-s -w"
+  [[ -e $FLUX_DIR/crds/.complete ]] && return 0
+  mkdir -p "$FLUX_DIR/crds"
+  for m in source-controller kustomize-controller; do
+    d=$(cd "$here/flux" && GOFLAGS= GOTOOLCHAIN=local go list -m -f '{{.Dir}}' "github.com/fluxcd/$m")
+    cp "$d"/config/crd/bases/*.yaml "$FLUX_DIR/crds/"
+  done
+  chmod u+w "$FLUX_DIR"/crds/*.yaml
+  touch "$FLUX_DIR/crds/.complete"
+}
+
 # envtest wants one directory holding kube-apiserver, etcd and kubectl.
 envtest_assets() {
   local d=$TOOLS_DIR/envtest-$K8S_VERSION
@@ -200,14 +222,15 @@ main() {
 
   for t in "${targets[@]}"; do
     case $t in
-      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes; gardener ;;
+      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes; gardener; flux ;;
       k8s) k8s ;;
       etcd) etcd ;;
       crossplane) crossplane ;;
       validate-cache) validate_cache ;;
       provider-kubernetes) provider_kubernetes ;;
       gardener) gardener ;;
-      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener)" >&2; exit 2 ;;
+      flux) flux ;;
+      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener|flux)" >&2; exit 2 ;;
     esac
   done
   log "tools ready in $TOOLS_DIR"

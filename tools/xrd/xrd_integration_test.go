@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/xcrd"
-	xv1 "github.com/crossplane/crossplane/apis/v2/apiextensions/v1"
 	"github.com/google/go-cmp/cmp"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -38,50 +36,6 @@ func requireKube(t *testing.T) {
 	kube = kubetest.Client(t)
 }
 
-// installAsCrossplaneWould creates the CRDs Crossplane derives from an XRD
-// with claim names — the composite's and the claim's, with every field and
-// printer column Crossplane adds — using Crossplane's own derivation
-// (crossplane-runtime's xcrd, which Crossplane core runs).
-func installAsCrossplaneWould(ctx context.Context, x *xv1.CompositeResourceDefinition) error {
-	xr, err := xcrd.ForCompositeResource(x)
-	if err != nil {
-		return fmt.Errorf("crossplane cannot derive the composite CRD of %s: %w", x.GetName(), err)
-	}
-	claim, err := xcrd.ForCompositeResourceClaim(x)
-	if err != nil {
-		return fmt.Errorf("crossplane cannot derive the claim CRD of %s: %w", x.GetName(), err)
-	}
-	for _, crd := range []*extv1.CustomResourceDefinition{xr, claim} {
-		crd.SetOwnerReferences(nil) // no XRD object exists in this API server
-		if err := kube.Create(ctx, crd); err != nil {
-			return fmt.Errorf("the real kube-apiserver refuses the CRD %s derived from %s: %w", crd.GetName(), x.GetName(), err)
-		}
-		if err := waitEstablished(ctx, crd.GetName()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func waitEstablished(ctx context.Context, name string) error {
-	for {
-		crd := &extv1.CustomResourceDefinition{}
-		if err := kube.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return err
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == extv1.Established && c.Status == extv1.ConditionTrue {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("CRD %s not established: %w", name, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
 func readYAMLFile(file string, into any) error {
 	b, err := os.ReadFile(file) //nolint:gosec // test data
 	if err != nil {
@@ -100,18 +54,12 @@ const examples = "../../examples"
 var installConsumerAPI = sync.OnceValue(func() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	files, err := filepath.Glob("../../package/xrds/*.yaml")
-	if err != nil || len(files) != len(v1alpha1.Composites) {
-		return fmt.Errorf("want the %d XRDs of the consumer API in package/xrds, found %v (%v)", len(v1alpha1.Composites), files, err)
+	n, err := kubetest.InstallXRDs(ctx, kube, "../../package/xrds")
+	if err != nil {
+		return err
 	}
-	for _, f := range files {
-		x := &xv1.CompositeResourceDefinition{}
-		if err := readYAMLFile(f, x); err != nil {
-			return err
-		}
-		if err := installAsCrossplaneWould(ctx, x); err != nil {
-			return err
-		}
+	if n != len(v1alpha1.Composites) {
+		return fmt.Errorf("want the %d XRDs of the consumer API in package/xrds, found %d", len(v1alpha1.Composites), n)
 	}
 	for _, ns := range []string{"infrastructure", "team-a", "team-b", "internal", "finance", "tenant-customer-a", "tenant-customer-b", "tenant-finance"} {
 		if err := kube.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
