@@ -146,7 +146,7 @@ test-unit: ## Unit tests only (no external binaries).
 
 .PHONY: test-integration
 test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests), Ceph, libvirtd and ovsdb-server, and of the built packages.
-	REQUIRE_INTEGRATION=1 go test -tags $(CEPH_TAGS) -count=1 -timeout 30m -run 'Integration' $(GO_PACKAGES)
+	tools/test/integration.sh $(CEPH_TAGS) $(GO_PACKAGES)
 	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -count=1 -timeout 15m -run 'Integration' ./...
 
 .PHONY: bench-provider

@@ -89,7 +89,8 @@ func (p Placement) Status() *v1alpha1.DataPlacement {
 
 // CrushRule is the rule the provider makes for a stretched pool's tenant
 // pools (its Pool's spec.forProvider.stretch with the device class): see
-// provider/internal/clients/ceph StretchRule.
+// provider/internal/clients/ceph StretchRule (TestStretchRuleNameMatchesThePlacementsName
+// there keeps the two names one).
 func (p Placement) CrushRule() string {
 	n := "stretch_" + DomainZone
 	if p.DeviceClass != "" {

@@ -197,6 +197,18 @@ for k in flux-system/crossplane flux-system/infrastructure-namespace flux-system
   st=$(ks "$k" '{.status.conditions[?(@.type=="Ready")].status} {.status.lastAppliedRevision}')
   [ "$st" = "True $demo_rev" ] && pass "Kustomization $k is Ready at the demo's commit" || fail "Kustomization $k: Ready, revision: '$st' (want True $demo_rev)"
 done
+# In their dependsOn order: each became Ready no earlier than what it
+# depends on (the Ready conditions' transition times, in seconds).
+ready_at() { ks "$1" '{.status.conditions[?(@.type=="Ready")].lastTransitionTime}'; }
+for pair in crossplane:infrastructure-namespace infrastructure-namespace:infrastructure-eu-de-1 infrastructure-namespace:infrastructure-us-east-1 \
+  infrastructure-eu-de-1:tenant-team-a infrastructure-eu-de-1:tenant-team-b infrastructure-eu-de-1:tenant-internal infrastructure-eu-de-1:tenant-finance; do
+  a=$(ready_at "flux-system/${pair%:*}") b=$(ready_at "flux-system/${pair#*:}")
+  [ -n "$a" ] && [[ ! "$b" < "$a" ]] && pass "${pair#*:} became Ready after ${pair%:*} ($a, $b)" || fail "${pair#*:} Ready at '$b', before ${pair%:*} at '$a'"
+done
+for t in team-a team-b internal finance; do
+  a=$(ready_at "flux-system/tenant-$t") b=$(ready_at "$t/openstack-clusters")
+  [ -n "$a" ] && [[ ! "$b" < "$a" ]] && pass "$t's own Kustomization became Ready after the platform's tenant-$t ($a, $b)" || fail "$t/openstack-clusters Ready at '$b', before tenant-$t at '$a'"
+done
 managers=$( { $K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters --show-managed-fields -o json; for t in team-a team-b internal finance; do $K -n "$t" get $OSC --show-managed-fields -o json; done; } |
   /usr/bin/python3 -c 'import json,sys
 d=json.JSONDecoder(); s=sys.stdin.read(); i=0
@@ -683,7 +695,7 @@ if [ -n "$dev_xr" ] && timeout 60 rbd -c "$CEPH_RUN/ceph.conf" create --size 64 
   pass "team-a-dev holds an image tenant-volume-1 in $dev_kept"; else fail "cannot create an image in team-a-dev's volume pool '$dev_kept'"; fi
 gitops rm -q tenants/team-a/openstack-clusters/team-a-dev.yaml
 rev=$(gitops_commit "team-a: removes team-a-dev")
-eventually 120 "team-a's commit removing team-a-dev is applied (its Kustomization prunes)" tenant_at team-a "$rev" True
+eventually 300 "team-a's commit removing team-a-dev is applied (its Kustomization prunes)" tenant_at team-a "$rev" True
 eventually 240 "team-a-dev, removed from Git, is deleted with its managed resources" sh -c "! $K -n team-a get $OSC team-a-dev >/dev/null 2>&1 && [ -z \"\$($K get managed -l crossplane.io/claim-name=team-a-dev -o name 2>/dev/null)\" ]"
 timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool ls 2>/dev/null | grep -qx "$dev_kept" &&
   timeout 60 rbd -c "$CEPH_RUN/ceph.conf" ls "$dev_kept" 2>/dev/null | grep -qx tenant-volume-1 &&
