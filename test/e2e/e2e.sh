@@ -114,6 +114,9 @@ K=$KUBECTL
 # "openstackclusters" means (docs/tenant-guide.md). Name the group.
 OSC=openstackclusters.crossplane.c5c3.io XOSC=xopenstackclusters.crossplane.c5c3.io DOSC=openstackclusters.c5c3.io
 fails=0
+# section TITLE: a section's header, with the seconds since e2e started
+# (where the time goes).
+section() { printf '== %s   [e2e %ds]\n' "$*" "$SECONDS"; }
 pass() { printf 'PASS  %s\n' "$*"; }
 fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
 # eventually SECONDS DESCRIPTION COMMAND...: true once COMMAND succeeds; prints the seconds it took.
@@ -185,7 +188,7 @@ tenant_at() {
   return 1
 }
 
-echo "== G. GitOps: the tree came through Flux, and a tenant's Git touches only its own namespace"
+section "G. GitOps: the tree came through Flux, and a tenant's Git touches only its own namespace"
 # up.sh applied nothing of examples/infrastructure or examples/tenants
 # with kubectl: it committed examples/ to the local Git server and gave Flux
 # the Kustomizations of clusters/management. Each is Ready at that commit,
@@ -272,7 +275,7 @@ for k in $($K get $FLUX_KS -A -o jsonpath='{range .items[*]}{.metadata.namespace
   $K -n "${k%/*}" patch $FLUX_KS "${k#*/}" --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || fail "cannot suspend $k"
 done
 
-echo "== 0. the C5C3 docs' dedicated pool and the storage its cloud names (provisioning while 1-3 run)"
+section "0. the C5C3 docs' dedicated pool and the storage its cloud names (provisioning while 1-3 run)"
 # hv-pool-compliance as the docs print it: 20 workers of machine pool
 # ironcore-dedicated-rack-1, dedicated by its label. Its servers carry the
 # dedicated pool's label too, as the platform labels a dedicated rack.
@@ -310,14 +313,14 @@ Y
 for i in $(seq -w 1 20); do server "docs-rack-1-$i" '{"c5c3.io/machine-pool":"ironcore-dedicated-rack-1","c5c3.io/dedicated-pool":"hv-pool-compliance"}' Available; done
 for i in 1 2 3; do server "e2e-encrypted-$i" '{"c5c3.io/machine-pool":"e2e-encrypted"}' Available; done
 
-echo "== 1. the example pools and control-plane clusters"
+section "1. the example pools and control-plane clusters"
 for n in $($K -n infrastructure get controlplaneclusters,hypervisorclusters,storageclusters -o name); do
   # The docs' pools of 0 are still provisioning; 3b waits for them.
   case $n in */hv-pool-compliance | */st-pool-encrypted) continue ;; esac
   if $K -n infrastructure wait --for=condition=Ready "$n" --timeout=5s >/dev/null 2>&1; then pass "$n is Ready"; else fail "$n is not Ready"; fi
 done
 
-echo "== 1a. core as in a cluster: its chart's RBAC, webhooks on"
+section "1a. core as in a cluster: its chart's RBAC, webhooks on"
 # Core runs with its chart's ServiceAccount (the credential its process
 # was given), allowed what the chart's roles, the RBAC manager and
 # crossplane-rbac.yaml give it, and no more.
@@ -337,7 +340,7 @@ obj=$($K get objects.v1alpha1.kubernetes.crossplane.io -o jsonpath='{.items[0].a
 case $obj in "kubernetes.crossplane.io/v1alpha1 "?*) pass "provider-kubernetes' conversion webhook converts Objects: $obj" ;;
   *) fail "reading Objects as v1alpha1: '$obj' $(grep -v Warning "$RUN/e2e-conversion.err")" ;; esac
 
-echo "== 1b. the Shoots live in the real Gardener API"
+section "1b. the Shoots live in the real Gardener API"
 # gardener-apiserver answers for core.gardener.cloud through the aggregator;
 # no CRD shadows it.
 [ "$($K get apiservice v1beta1.core.gardener.cloud -o jsonpath='{.spec.service.name} {.status.conditions[?(@.type=="Available")].status}')" = "gardener-apiserver True" ] &&
@@ -404,7 +407,7 @@ spec:
   storageClusters: [st-pool-us]
 Y
 
-echo "== 1c. installed as a platform engineer installs it, running as shipped"
+section "1c. installed as a platform engineer installs it, running as shipped"
 # The Configuration came from the local registry and core resolved its
 # dependencies: each package's image is the relocated one, and the
 # functions are packages core created (their only writer is core).
@@ -479,7 +482,7 @@ for fn in controlplane-cluster hypervisor-cluster storage-cluster openstack-clus
   [ "$ep" = "dns:///cobaltcore-function-$fn.crossplane-system:9443" ] && pass "core dials function-$fn at its Service: $ep" || fail "function-$fn's endpoint is '$ep'"
 done
 
-echo "== 2. Server changes reach the claim through the watches"
+section "2. Server changes reach the claim through the watches"
 # hv-pool-a: 62 servers for 50 to 60 workers. 5 failing leave 57: enough
 # for its workers, not for its maxWorkers (15 would leave it short of its
 # workers: UnderProvisioned, a different verdict).
@@ -490,7 +493,7 @@ for i in $(seq 1 5); do $K patch server "$(printf 'hv-pool-a-%03d' "$i")" --subr
 eventually 15 "the Servers return: hv-pool-a is Sufficient again" is_reason hv-pool-a InventorySufficient Sufficient
 eventually 15 "... with all 62 usable servers" says hv-pool-a InventorySufficient "62 usable servers"
 
-echo "== 2b. pools take their figures from the node agents"
+section "2b. pools take their figures from the node agents"
 # The operator stand-in runs a hypervisor agent (libvirt's test driver) on
 # each of a pool's 3 nodes and a storage agent (the local Ceph) per pool,
 # where the functions placed their DaemonSets; the pools read what those
@@ -515,7 +518,7 @@ for p in $($K -n infrastructure get storageclusters -o jsonpath='{.items[*].meta
     pass "... $(st "$p" '{.status.health}'), $(st "$p" '{.status.osds.up}') of $(st "$p" '{.status.osds.total}') OSDs up, $(st "$p" '{.status.capacity.available}') available"
 done
 
-echo "== 2c. least privilege: the storage agent's Ceph user, the stretched pool's arbiter, the provider's metrics"
+section "2c. least privilege: the storage agent's Ceph user, the stretched pool's arbiter, the provider's metrics"
 # Each storage pool composes a Rook CephClient for its agent (read-only
 # monitor caps); the operator stand-in does Rook's part in the local Ceph,
 # and runs the agent with that user's key as the DaemonSet would.
@@ -561,7 +564,7 @@ $K delete namespace e2e-monitoring --wait=false >/dev/null
 # The registry relocation a landscape applies is admitted by core's ImageConfig kind.
 if out=$($K apply --dry-run=server -f examples/crossplane/image-config.yaml 2>&1); then pass "the ImageConfig relocating the packages is admitted ($out)"; else fail "examples/crossplane/image-config.yaml: $out"; fi
 
-echo "== 3. an under-provisioned pool"
+section "3. an under-provisioned pool"
 for i in 1 2 3; do server "e2e-short-$i" '{"c5c3.io/machine-pool":"e2e-short"}' Available; done
 claim e2e-short e2e-short 5 6
 # Reason and message read together: servers other sections create make the
@@ -579,7 +582,7 @@ if absent shoot -n garden-c5c3 e2e-short; then pass "no Shoot for e2e-short"; el
 [ "$($K -n infrastructure get hypervisorcluster e2e-short -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ] &&
   fail "e2e-short reports Ready" || pass "e2e-short is not Ready"
 
-echo "== 3b. names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)"
+section "3b. names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)"
 # A name is the user's: the Shoot gets a derived name (internal/gardener.ShootName),
 # admitted by the real gardener-apiserver and recorded in the claim's status.
 # derived_shoot NAME: the Shoot name of a cluster: its name up to 17
@@ -639,14 +642,14 @@ case $dup in *'spec.hypervisorClusters[1]'*'Duplicate value'*) pass "a claim nam
 sup=$(as_tenant team-a get $OSC team-a-prod -o jsonpath='{.status.unsupportedSettings} {.status.conditions[?(@.type=="Supported")].message}')
 case $sup in *'"spec.network.mtu"'*'spec.network.mtu'*) pass "team-a-prod's MTU is reported as not applied, on the tenant's claim: ${sup#* }" ;; *) fail "team-a-prod does not report spec.network.mtu: $sup" ;; esac
 
-echo "== 4. a dedicated pool overlapping another pool's servers"
+section "4. a dedicated pool overlapping another pool's servers"
 for i in 1 2 3; do server "e2e-fin-$i" '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Available; done
 server e2e-fin-4 '{"c5c3.io/machine-pool":"e2e-fin","c5c3.io/dedicated-pool":"e2e-fin"}' Reserved shoot--c5c3--hv-pool-b-hypervisor-z1-1
 claim e2e-fin e2e-fin 2 3 finance
 eventually 60 "e2e-fin reports LabelOverlap" is_reason e2e-fin InventorySufficient LabelOverlap || true
 if absent shoot -n garden-c5c3 e2e-fin; then pass "no Shoot for e2e-fin"; else fail "a Shoot was created for e2e-fin"; fi
 
-echo "== 4b. a cloud whose catalog has no compute"
+section "4b. a cloud whose catalog has no compute"
 # It composes only what its catalog serves, is Ready without the rest, and
 # says so on the claim (read as the tenant).
 if $K -n team-c wait --for=condition=Ready $OSC/team-c-us --timeout=600s >/dev/null 2>&1; then pass "team-c-us (us-east-1, no compute in its catalog) is Ready"; else
@@ -669,7 +672,7 @@ eventually 60 "... and its usages of hv-pool-us, st-pool-us and cp-us-east-1 are
 # Secret goes with the user: the credential's deletion must finish anyway.
 eventually 120 "... and every managed resource of it is gone, its tenant's application credential too" sh -c "[ -z \"\$($K get managed -l crossplane.io/claim-name=team-c-us -o name 2>/dev/null)\" ]"
 
-echo "== 5. deleting a claim"
+section "5. deleting a claim"
 servers_before=$($K get servers -l c5c3.io/machine-pool=hv-pool-us -o name | wc -l)
 others_before=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}' | tr ' ' '\n' | grep -v hv-pool-us | sort)
 $K -n infrastructure delete hypervisorcluster hv-pool-us --wait=false >/dev/null
@@ -684,7 +687,7 @@ others_after=$($K get serverinventories -o jsonpath='{range .items[*]}{.metadata
 [ "$others_before" = "$others_after" ] && pass "the other pools' inventories are untouched" || fail "other inventories changed: $others_before -> $others_after"
 # (st-pool-s, the stretched pool, is deleted after 9f: its arbiter goes with it.)
 
-echo "== 5b. GitOps: the cloud a tenant's commit added is Ready; removed from Git, it is deleted and its data stays"
+section "5b. GitOps: the cloud a tenant's commit added is Ready; removed from Git, it is deleted and its data stays"
 if eventually 600 "team-a-dev, added by team-a's commit, is Ready, and so is team-a's Kustomization at that commit" tenant_at team-a "$gitops_rev_dev" True; then
   pass "... $(( $(date +%s) - dev_t0 )) s after the commit"
 fi
@@ -704,7 +707,7 @@ timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool ls 2>/dev
 timeout 60 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 osd pool rm "$dev_kept" "$dev_kept" --yes-i-really-really-mean-it >/dev/null 2>&1 # the platform team lets it go
 $K -n team-a patch $FLUX_KS openstack-clusters --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || fail "cannot suspend team-a's Kustomization"
 
-echo "== 6. the tenants' clouds"
+section "6. the tenants' clouds"
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
 CEPH_RUN=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
 os() { OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 120 openstack --os-cloud admin "$@"; }
@@ -766,7 +769,7 @@ for c in $clouds; do
     fail "$c: OVN ProviderConfig northbound and TLS Secret: '$pc'; the Secret's finalizers: $fins"
 done
 
-echo "== 6b. each tenant logs in with its claim's connection secret"
+section "6b. each tenant logs in with its claim's connection secret"
 # As the tenant would: read the claim's connection secret with the tenant's
 # own identity, save its clouds.yaml and the CA it names (key cacert: the
 # cloud's endpoints serve HTTPS with a certificate of the landscape's CA)
@@ -866,7 +869,7 @@ twice=$(tr ' ' '\n' <<<"$all_named" | grep -v '^$' | sort | uniq -d | paste -sd'
 [ -z "$twice" ] && pass "no node is held by two clouds" || fail "nodes held by two clouds: $twice"
 rm -rf "$creds"
 
-echo "== 6d. a share shrunk or grown in the claim moves the hosts"
+section "6d. a share shrunk or grown in the claim moves the hosts"
 # hv-pool-a's 3 nodes are held by three clouds that ask for more (20, 4
 # and 4 nodes), whichever came first holding most. Each tenant sets its
 # share to 1: each cloud then holds exactly one node of its own, and its
@@ -914,7 +917,7 @@ one_each && pass "... and no node moved: every cloud keeps its one" || fail "nod
 set_share team-a/team-a-staging hv-pool-a -
 set_share team-b/team-b-staging hv-pool-a -
 
-echo "== 6c. no published secret value outside its Secrets"
+section "6c. no published secret value outside its Secrets"
 # Every CephX key, application credential secret and kubeconfig credential the
 # landscape published is searched for, as it is and in base64, in every other
 # object of the management cluster: managed resources, Objects, composites,
@@ -962,7 +965,7 @@ else
 fi
 rm -rf "$sweep"
 
-echo "== 7. shared pools are shared out, not over-committed"
+section "7. shared pools are shared out, not over-committed"
 workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.workers}')
 total=0
 for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
@@ -1053,7 +1056,7 @@ refusal team-c team-c-hoard "spec.storage.ceph.volumePool.quotaGB: storage pool 
 as_tenant team-c get $XOSC >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
 as_tenant team-c get $OSC -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
 
-echo "== 8. the dedicated pool, and a pool of another region"
+section "8. the dedicated pool, and a pool of another region"
 users=$($K get $XOSC -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
 [ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
 cloud team-b team-b-on-fin hv-pool-fin 2
@@ -1096,7 +1099,7 @@ case $out in *"exceeded quota: cobaltcore-clouds"*) pass "team-b, holding $held 
 $K -n team-b delete $OSC team-b-on-fin team-b-us --wait=false >/dev/null
 $K -n team-c delete $OSC team-c-big team-c-hoard --wait=false >/dev/null
 
-echo "== 9. deleting a tenant's claim"
+section "9. deleting a tenant's claim"
 gone=$(xr team-a team-a-staging)
 # Its objects in the cloud are deleted through the cloud's APIs, so its
 # ControlPlane is in use by the ProviderConfigs they go through (and its
@@ -1160,7 +1163,7 @@ eventually 180 "deleting st-pool-encrypted deletes its Shoot $(derived_shoot st-
 for i in $(seq -w 1 20); do echo "docs-rack-1-$i"; done | xargs $K delete server --wait=false >/dev/null 2>&1
 $K delete server e2e-encrypted-1 e2e-encrypted-2 e2e-encrypted-3 --wait=false >/dev/null 2>&1
 
-echo "== 9b. a pool in use cannot be deleted"
+section "9b. a pool in use cannot be deleted"
 # (9f's cloud on the stretched st-pool-s provisions while 9b-9e run.)
 $K apply -f - >/dev/null <<Y
 apiVersion: crossplane.c5c3.io/v1alpha1
@@ -1196,7 +1199,7 @@ eventually 180 "finance-prod, the pool's last cloud, is gone" sh -c "! $K get $X
 eventually 120 "then hv-pool-fin's held deletion proceeds: its claim is gone" absent -n infrastructure hypervisorcluster hv-pool-fin
 eventually 60 "... and its composite and Shoot" sh -c "! $K get xhypervisorcluster $fin >/dev/null 2>&1 && ! $K -n garden-c5c3 get shoot hv-pool-fin >/dev/null 2>&1"
 
-echo "== 9c. a new Composition revision leaves a pinned production cloud where it is"
+section "9c. a new Composition revision leaves a pinned production cloud where it is"
 # team-a-prod's claim sets compositionUpdatePolicy: Manual (the examples'
 # production clouds that a platform team moves by hand); internal-prod
 # follows the newest revision. A new revision of the production Composition
@@ -1219,7 +1222,7 @@ $K -n team-a patch $OSC team-a-prod --type=merge -p "{\"spec\":{\"compositionRev
 eventually 120 "moved by its claim to $next, team-a-prod follows" on_domain "$prod_xr" v2.cobaltcore.example
 if $K -n team-a wait --for=condition=Ready $OSC/team-a-prod --timeout=120s >/dev/null 2>&1; then pass "team-a-prod is Ready on the new revision"; else fail "team-a-prod is not Ready on the new revision"; fi
 
-echo "== 9d. a tenant's data holds its storage pool in the cloud"
+section "9d. a tenant's data holds its storage pool in the cloud"
 # internal-prod's tenant writes an image into its volume pool of st-pool-b,
 # then removes st-pool-b from its claim: st-pool-b stays the cloud's (its
 # Ceph pools, client and volume type), the claim says which Ceph pool holds
@@ -1248,7 +1251,7 @@ as_tenant internal patch $OSC internal-prod --type=merge -p '{"spec":{"storageCl
 eventually 300 "st-pool-b back in the claim: its Pool resource $vol is Ready again" sh -c "$K wait --for=condition=Ready pools.ceph.provider.c5c3.io/$vol --timeout=5s"
 if $K -n internal wait --for=condition=Ready $OSC/internal-prod --timeout=300s >/dev/null 2>&1; then pass "internal-prod is Ready again"; else fail "internal-prod is not Ready after st-pool-b came back"; fi
 
-echo "== 9e. a hypervisor pool whose node runs the cloud's instance stays the cloud's"
+section "9e. a hypervisor pool whose node runs the cloud's instance stays the cloud's"
 # team-a-prod holds 2 nodes of hv-pool-a (6d, 9). Its tenant starts an
 # instance on one (a domain in the node's libvirt test driver, which the
 # node's agent reads when it starts again), then removes hv-pool-a from its
@@ -1295,7 +1298,7 @@ if [ -z "$node" ] || [ -z "$other" ]; then fail "team-a-prod holds '$node $other
   eventually 180 "hv-pool-a back in team-a-prod's claim: its aggregate is there again and the cloud is Ready" back
 fi
 
-echo "== 9f. a stretched storage pool keeps two replicas in each zone"
+section "9f. a stretched storage pool keeps two replicas in each zone"
 # st-pool-s spans eu-de-1a and eu-de-1b with the arbiter's monitor in
 # cp-eu-de-1 (#42): its status says where its data is and what that
 # survives, and a cloud's Ceph pools there ask for the stretch rule with
@@ -1330,7 +1333,7 @@ eventually 30 "st-pool-s: its arbiter's ShootKubeconfig is gone" absent shootkub
 [ -z "$($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].metadata.name}')" ] &&
   pass "... and its usage of cp-eu-de-1 is released" || fail "a storage pool still uses a control-plane cluster: $($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].spec.reason}')"
 
-echo "== 10. no error loops"
+section "10. no error loops"
 # Core runs as a process and logs to a file; every package logs in its pod,
 # read as a platform engineer reads it (kubectl logs, through the kubelet).
 # A log that cannot be read fails: counting nothing would pass unseen.
@@ -1359,7 +1362,7 @@ for l in "${readable[@]}"; do
   [ -z "$new" ] && pass "$l: no new errors in 30s" || fail "$l: $(wc -l <<<"$new") new errors in 30s: $(tail -1 <<<"$new" | cut -c1-300)"
 done
 
-echo "== memory of the plane's processes"
+section "memory of the plane's processes"
 local/demo/rss.sh
 
 echo
