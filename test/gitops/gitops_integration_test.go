@@ -28,6 +28,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/local/gitserver"
 	"github.com/c5c3/consumer-plane/test/kubetest"
+	"github.com/c5c3/consumer-plane/test/xrdtest"
 )
 
 const (
@@ -97,7 +98,7 @@ func TestTenantGitOpsIntegration(t *testing.T) {
 	flux := fluxBinaries(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	if _, err := kubetest.InstallXRDs(ctx, kube, "../../package/xrds"); err != nil {
+	if _, err := xrdtest.InstallXRDs(ctx, kube, "../../package/xrds"); err != nil {
 		t.Fatal(err)
 	}
 	l := start(ctx, t, kube, flux)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/test/kubetest"
+	"github.com/c5c3/consumer-plane/test/xrdtest"
 )
 
 // kube is the real kube-apiserver of this package's integration tests
@@ -54,7 +55,7 @@ const examples = "../../examples"
 var installConsumerAPI = sync.OnceValue(func() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	n, err := kubetest.InstallXRDs(ctx, kube, "../../package/xrds")
+	n, err := xrdtest.InstallXRDs(ctx, kube, "../../package/xrds")
 	if err != nil {
 		return err
 	}

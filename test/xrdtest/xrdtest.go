@@ -1,4 +1,8 @@
-package kubetest
+// Package xrdtest installs the consumer API's XRDs into a test API server as
+// Crossplane would: the composite's and the claim's CRDs, derived by
+// crossplane-runtime's xcrd. Apart from test/kubetest, whose importers (the
+// agents' module among them) need not carry crossplane-runtime.
+package xrdtest
 
 import (
 	"context"
