@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/local/gitserver"
@@ -161,6 +162,7 @@ func TestTenantGitOpsIntegration(t *testing.T) {
 			l.write("tenants/team-a/openstack-clusters/escape.yaml", e.yaml)
 			rev := l.commit("team-a adds " + e.name)
 			l.ready(ctx, "team-a", rev, "forbidden")
+			l.tenantReads(ctx, "team-a", "forbidden")
 			if err := l.get(ctx, e.gvk, e.object); !apierrors.IsNotFound(err) {
 				t.Errorf("%s %s: %v, want it not created", e.gvk.Kind, e.object, err)
 			}
@@ -353,6 +355,35 @@ func (l *landscape) kustomization(ctx context.Context, tenant, rev, refused stri
 		l.t.Logf("%s's Kustomization says: %s", tenant, msg)
 	}
 	return nil
+}
+
+// tenantReads checks that a person of the tenant's group, with only the
+// tenant role (access.yaml, tenant-role.yaml), reads on the tenant's
+// Kustomization why its commit was refused, and cannot read another
+// tenant's.
+func (l *landscape) tenantReads(ctx context.Context, tenant, want string) {
+	l.t.Helper()
+	cfg := kubetest.Config(l.t)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: tenant + "-user", Groups: []string{tenant, "system:authenticated"}}
+	as, err := client.New(cfg, client.Options{})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	k := &unstructured.Unstructured{}
+	k.SetGroupVersionKind(kustomizationGVK)
+	if err := as.Get(ctx, client.ObjectKey{Namespace: tenant, Name: "openstack-clusters"}, k); err != nil {
+		l.t.Fatalf("%s cannot read its own Kustomization: %v", tenant, err)
+	}
+	if _, msg := condition(k, "Ready"); !strings.Contains(msg, want) {
+		l.t.Errorf("%s reads on its Kustomization %q, want it to contain %q", tenant, msg, want)
+	}
+	other := "team-b"
+	if tenant == other {
+		other = "team-a"
+	}
+	if err := as.Get(ctx, client.ObjectKey{Namespace: other, Name: "openstack-clusters"}, k); !apierrors.IsForbidden(err) {
+		l.t.Errorf("%s reading %s's Kustomization: %v, want forbidden", tenant, other, err)
+	}
 }
 
 // setConditions writes a claim's status conditions as Crossplane would.
