@@ -174,14 +174,17 @@ gitops() { git -C "$RUN/gitops" -c user.name=e2e -c user.email=e2e@cobaltcore.in
 gitops_commit() { # MESSAGE: commit and push everything; prints the revision as Flux names it
   gitops add -A && gitops commit -qm "$1" && gitops push -q origin main && echo "main@sha1:$(gitops rev-parse HEAD)"; }
 ks() { $K -n "${1%/*}" get $FLUX_KS "${1#*/}" -o jsonpath="$2"; }
+# fetched NS REV: the tenant's GitRepository has fetched REV; until then it
+# is asked (every 5 s) to fetch now, as `flux reconcile source git` does.
+fetched() {
+  [ "$($K -n "$1" get $FLUX_GIT gitops -o jsonpath='{.status.artifact.revision}')" = "$2" ] && return 0
+  [ $(( $(date +%s) % 5 )) = 0 ] && $K -n "$1" annotate --overwrite $FLUX_GIT gitops reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
+  return 1
+}
 # tenant_at TENANT REV STATUS [TEXT]: the tenant's Kustomization tried REV and
-# its Ready is STATUS, its message containing TEXT; asks its source to fetch
-# (every 5 s) until the source has REV.
+# its Ready is STATUS, its message containing TEXT.
 tenant_at() {
-  if [ "$($K -n "$1" get $FLUX_GIT gitops -o jsonpath='{.status.artifact.revision}')" != "$2" ]; then
-    [ $(( $(date +%s) % 5 )) = 0 ] && $K -n "$1" annotate --overwrite $FLUX_GIT gitops reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
-    return 1
-  fi
+  fetched "$1" "$2" || return 1
   [ "$(ks "$1/openstack-clusters" '{.status.lastAttemptedRevision}')" = "$2" ] &&
     [ "$(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].status}')" = "$3" ] || return 1
   case $(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].message}') in *"${4:-}"*) return 0 ;; esac
@@ -263,8 +266,7 @@ sed -e 's/name: team-a-staging/name: team-a-dev/' -e "s/team-a's staging cloud/t
 gitops_rev_dev=$(gitops_commit "team-a: adds team-a-dev")
 dev_t0=$(date +%s)
 fluxed() { case $($K -n team-a get $OSC team-a-dev --show-managed-fields -o jsonpath='{.metadata.managedFields[*].manager}' 2>/dev/null) in *kustomize-controller*) return 0 ;; esac; return 1; }
-tenant_reconciled() { [ "$($K -n team-a get $FLUX_GIT gitops -o jsonpath='{.status.artifact.revision}')" = "$gitops_rev_dev" ] && fluxed && return 0
-  [ $(( $(date +%s) % 5 )) = 0 ] && $K -n team-a annotate --overwrite $FLUX_GIT gitops reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null; return 1; }
+tenant_reconciled() { fetched team-a "$gitops_rev_dev" && fluxed; }
 eventually 90 "team-a's commit adding team-a-dev creates the claim, applied by Flux" tenant_reconciled
 # The later sections change example claims and pools by hand, as an
 # operator does to test the product's reactions: Flux would put them back

@@ -207,6 +207,25 @@ validate_cache() {
   touch "$marker"
 }
 
+# Every tool, in two lanes: Kubernetes's six binaries in one, the rest in
+# the other. On two cores a single go build leaves a core idle while it links
+# or waits on the module proxy; the second lane fills those gaps. The lanes
+# share no module versions (each tool pins its own k8s.io), so they do not
+# compile the same packages twice.
+# Both lanes run as background jobs so that set -e holds inside them (it
+# does not in a subshell whose status a || tests).
+all() {
+  local k8s_lane other_lane rc=0
+  ( trap stop_heartbeat EXIT; k8s ) &
+  k8s_lane=$!
+  ( trap stop_heartbeat EXIT; etcd; crossplane; validate_cache; provider_kubernetes; gardener; flux ) &
+  other_lane=$!
+  wait "$k8s_lane" || rc=$?
+  wait "$other_lane" || rc=$?
+  [[ $rc -eq 0 ]] || { log "FAILED: a tool did not build (above)"; return "$rc"; }
+  envtest_assets
+}
+
 # Everything runs from main, called on the last line: bash has then read the
 # whole file before it acts, so editing the script never derails a running build.
 main() {
@@ -222,7 +241,7 @@ main() {
 
   for t in "${targets[@]}"; do
     case $t in
-      all) k8s; etcd; envtest_assets; crossplane; validate_cache; provider_kubernetes; gardener; flux ;;
+      all) all ;;
       k8s) k8s ;;
       etcd) etcd ;;
       crossplane) crossplane ;;
