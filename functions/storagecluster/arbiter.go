@@ -49,6 +49,9 @@ const (
 	// stretchedZones: Rook places one monitor in each, the arbiter is the
 	// third.
 	stretchedZones = 2
+	// annotationArbiterCluster on a stretched pool's CephCluster names the
+	// control-plane cluster its arbiter's monitor runs in.
+	annotationArbiterCluster = "c5c3.io/arbiter-cluster"
 	// requirementArbiterCluster finds the arbiter cluster's composite.
 	requirementArbiterCluster = "arbiter-cluster"
 )

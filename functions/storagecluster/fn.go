@@ -86,6 +86,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	var agent agentReport
 	// A pool in one site has no arbiter to wait for.
 	arbiterReady, arbiterMsg := s.ArbiterCluster == "", "waiting for access to the pool's cluster"
+	stretchReady, stretchMsg := s.ArbiterCluster == "", "waiting for the pool's Ceph and its arbiter"
 	if st.Ready() {
 		// Objects in the pool cluster only once it can be reached.
 		pc := access.ProviderConfigName()
@@ -115,9 +116,17 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 				return rsp, nil
 			}
 		}
+		// Stretch mode needs the provider's access to Ceph and the arbiter's
+		// monitor, the tiebreaker.
+		if s.ArbiterCluster != "" && ceph.Ready && arbiterReady {
+			if stretchReady, stretchMsg, err = composeStretchMode(s, access, observed, desired); err != nil {
+				response.Fatal(rsp, err)
+				return rsp, nil
+			}
+		}
 		status["phase"] = string(v1alpha1.StoragePoolPhaseProvisioning)
 		switch {
-		case !ceph.Ready || !arbiterReady:
+		case !ceph.Ready || !arbiterReady || !stretchReady:
 		case st.Shoot.Changing:
 			status["phase"] = string(v1alpha1.StoragePoolPhaseExpanding)
 		default:
@@ -151,6 +160,13 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.ConditionTrue(rsp, conditionArbiterReady, "Available").WithMessage(arbiterMsg).TargetCompositeAndClaim()
 	default:
 		response.ConditionFalse(rsp, conditionArbiterReady, "Waiting").WithMessage(arbiterMsg).TargetCompositeAndClaim()
+	}
+	switch {
+	case s.ArbiterCluster == "":
+	case stretchReady:
+		response.ConditionTrue(rsp, conditionStretchMode, "Enabled").WithMessage(stretchMsg).TargetCompositeAndClaim()
+	default:
+		response.ConditionFalse(rsp, conditionStretchMode, "Waiting").WithMessage(stretchMsg).TargetCompositeAndClaim()
 	}
 	pool.SetAllocationCondition(rsp, pool.Gigabytes, shareable, decided)
 	f.log.Debug("composed storage pool", "xr", xr.GetName(), "pool", s.Name, "phase", status["phase"])

@@ -482,8 +482,9 @@ func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv
 // is placed in the arbiter cluster (a ServiceAccount whose Role reaches
 // the monitor's namespace only) and protected by a usage; once it exists a
 // ShootKubeconfig issues its token, and only that kubeconfig is copied
-// into the pool cluster beside the RemoteCluster and RemoteArbiter; the
-// pool is Ready only once the arbiter is.
+// into the pool cluster beside the RemoteCluster and RemoteArbiter; once
+// the arbiter is ready the provider is asked for Ceph's stretch mode, and
+// the pool is Ready only once Ceph runs in it.
 func TestStretchedPool(t *testing.T) {
 	stretched := fntest.EditSpec(xr, func(s map[string]any) {
 		s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
@@ -510,14 +511,7 @@ func TestStretchedPool(t *testing.T) {
 		}
 		return rsp
 	}
-	cond := func(rsp *fnv1.RunFunctionResponse) *fnv1.Condition {
-		for _, c := range rsp.GetConditions() {
-			if c.GetType() == "ArbiterReady" {
-				return c
-			}
-		}
-		return nil
-	}
+	cond := func(rsp *fnv1.RunFunctionResponse) *fnv1.Condition { return condition(rsp, "ArbiterReady") }
 	has := func(t *testing.T, rsp *fnv1.RunFunctionResponse, want bool, names ...string) {
 		t.Helper()
 		for _, n := range names {
@@ -632,6 +626,9 @@ func TestStretchedPool(t *testing.T) {
 		if _, ok := fntest.Map(cc, "spec", "placement")["mon"]; !ok {
 			t.Error("monitors are not spread over the zones")
 		}
+		if a := fntest.Map(cc, "metadata", "annotations")["c5c3.io/arbiter-cluster"]; a != "cp-eu-de-3" {
+			t.Errorf("the CephCluster's annotation c5c3.io/arbiter-cluster = %v, want the arbiter's cluster cp-eu-de-3", a)
+		}
 		ra := manifest(res["arbiter"].GetResource().AsMap())
 		want := map[string]any{"cephCluster": map[string]any{"namespace": "rook-ceph", "name": "st-pool-a"}, "remoteCluster": map[string]any{"name": "cp-eu-de-3"}}
 		if diff := cmp.Diff(want, ra["spec"]); diff != "" {
@@ -669,7 +666,7 @@ func TestStretchedPool(t *testing.T) {
 		observed["ceph-mgr-pool"] = observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`)
 		observed["arbiter"] = observedObject("storage-st-pool-a-arbiter", "False", `{"state": "Progressing", "message": "waiting for remote cluster"}`)
 		rsp := run(t)
-		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; got != "Provisioning" {
+		if got := phase(rsp); got != "Provisioning" {
 			t.Errorf("phase = %v, want Provisioning until the arbiter is ready", got)
 		}
 		if c := cond(rsp); c.GetMessage() != "waiting for the arbiter monitor in cluster cp-eu-de-3: waiting for remote cluster" {
@@ -681,13 +678,72 @@ func TestStretchedPool(t *testing.T) {
 		ready("arbiter-kubeconfig-copy", "arbiter-remote-cluster")
 		observed["arbiter"] = observedObject("storage-st-pool-a-arbiter", "True", `{"state": "Ready", "monId": "ext-a"}`)
 		rsp := run(t)
-		if got := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; got != "Ready" {
-			t.Errorf("phase = %v, want Ready", got)
+		if got := phase(rsp); got != "Provisioning" {
+			t.Errorf("phase = %v, want Provisioning until Ceph runs in stretch mode", got)
 		}
 		if c := cond(rsp); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE || c.GetMessage() != "monitor ext-a runs in cluster cp-eu-de-3" {
 			t.Errorf("ArbiterReady = %v: %s", c.GetStatus(), c.GetMessage())
 		}
+		// Stretch mode is asked of the provider, through the pool's Ceph
+		// ProviderConfig, on the pool's device class, with the arbiter's
+		// site named after its cluster.
+		sm := rsp.GetDesired().GetResources()["ceph-stretch-mode"].GetResource().AsMap()
+		if sm["kind"] != "StretchMode" || fntest.Map(sm, "spec", "providerConfigRef")["name"] != "storage-st-pool-a" {
+			t.Fatalf("ceph-stretch-mode: %v", sm)
+		}
+		want := map[string]any{"root": "default", "zoneType": "zone", "deviceClass": "nvme", "tiebreakerZone": "cp-eu-de-3"}
+		if diff := cmp.Diff(want, fntest.Map(sm, "spec", "forProvider")); diff != "" {
+			t.Errorf("StretchMode spec.forProvider (-want +got):\n%s", diff)
+		}
+		if c := condition(rsp, "StretchMode"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetMessage() != "waiting for the provider to enable Ceph's stretch mode" {
+			t.Errorf("StretchMode = %v: %s", c.GetStatus(), c.GetMessage())
+		}
 	})
+
+	t.Run("the cluster cannot take stretch mode yet", func(t *testing.T) {
+		const waiting = "stretch mode is not enabled yet: no tiebreaker monitor yet: every monitor runs on a host of a zone (a (on n1) in eu-de-1a, b (on n3) in eu-de-1b); the arbiter's monitor has not joined"
+		observed["ceph-stretch-mode"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "StretchMode", "metadata": {"name": "storage-st-pool-a-stretch-mode"},
+		  "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "WaitingForCluster", "message": "` + waiting + `", "lastTransitionTime": "2026-11-27T08:00:00Z"}]}}`
+		rsp := run(t)
+		if got := phase(rsp); got != "Provisioning" {
+			t.Errorf("phase = %v, want Provisioning", got)
+		}
+		if c := condition(rsp, "StretchMode"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetMessage() != waiting {
+			t.Errorf("StretchMode = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+	})
+
+	t.Run("stretch mode enabled", func(t *testing.T) {
+		observed["ceph-stretch-mode"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "StretchMode", "metadata": {"name": "storage-st-pool-a-stretch-mode"},
+		  "status": {"atProvider": {"enabled": true, "tiebreakerMonitor": "ext-a", "rule": "stretch_zone_nvme"},
+		    "conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-27T08:00:00Z"}]}}`
+		rsp := run(t)
+		if got := phase(rsp); got != "Ready" {
+			t.Errorf("phase = %v, want Ready", got)
+		}
+		if c := condition(rsp, "StretchMode"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE ||
+			c.GetMessage() != "Ceph runs in stretch mode: every pool keeps 2 replicas in each zone by rule stretch_zone_nvme; monitor ext-a in cp-eu-de-3 is the tiebreaker" {
+			t.Errorf("StretchMode = %v: %s", c.GetStatus(), c.GetMessage())
+		}
+		if r := rsp.GetDesired().GetResources()["ceph-stretch-mode"]; r.GetReady() != fnv1.Ready_READY_TRUE {
+			t.Errorf("the StretchMode is not marked ready: %v", r.GetReady())
+		}
+	})
+}
+
+// phase is the pool's status.phase in a response.
+func phase(rsp *fnv1.RunFunctionResponse) any {
+	return rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]
+}
+
+// condition is the response's condition of type t, nil when it has none.
+func condition(rsp *fnv1.RunFunctionResponse, t string) *fnv1.Condition {
+	for _, c := range rsp.GetConditions() {
+		if c.GetType() == t {
+			return c
+		}
+	}
+	return nil
 }
 
 // storageUsage is a cloud's ClusterUsage of st-pool-a with its share record.

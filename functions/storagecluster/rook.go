@@ -52,8 +52,11 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 	}
 	placement := map[string]any{"all": all}
 	mon := map[string]any{"count": int64(monCount), "allowMultiplePerNode": false}
+	annotations := map[string]any{"c5c3.io/expected-osds-per-node": strconv.Itoa(int(s.Ceph.OSDCount))}
 	if s.ArbiterCluster != "" {
-		// Stretched: one monitor per zone, the arbiter is the third.
+		// Stretched: one monitor per zone, the arbiter is the third; the
+		// annotation tells whoever reads the cluster where that one runs.
+		annotations[annotationArbiterCluster] = s.ArbiterCluster
 		mon["count"] = int64(stretchedZones)
 		placement["mon"] = map[string]any{"topologySpreadConstraints": []any{map[string]any{
 			"maxSkew": int64(1), "topologyKey": corev1.LabelTopologyZone, "whenUnsatisfiable": "DoNotSchedule",
@@ -64,11 +67,9 @@ func cephCluster(s *v1alpha1.StorageClusterParameters) map[string]any {
 		"apiVersion": "ceph.rook.io/v1",
 		"kind":       "CephCluster",
 		"metadata": map[string]any{
-			"name":      string(s.Name),
-			"namespace": rookNamespace,
-			"annotations": map[string]any{
-				"c5c3.io/expected-osds-per-node": strconv.Itoa(int(s.Ceph.OSDCount)),
-			},
+			"name":        string(s.Name),
+			"namespace":   rookNamespace,
+			"annotations": annotations,
 		},
 		"spec": map[string]any{
 			"cephVersion":     map[string]any{"image": cephImage},

@@ -69,6 +69,8 @@ if command -v ovn-sbctl >/dev/null; then
   sb() { timeout 20 ovn-sbctl --db=tcp:127.0.0.1:6642 --timeout=10 "$@" 2>/dev/null; }
   for ch in $(sb --bare --columns=name list chassis | grep -E -- '-node-[0-9]+$'); do sb --if-exists chassis-del "$ch"; done
 fi
+# The stretched pool's own Ceph (the single local Ceph outlives the demo).
+[ -d "$RUN/ceph-stretched" ] && COBALTCORE_CEPH_RUN=$RUN/ceph-stretched local/ceph/stop.sh >/dev/null
 if [ -f "$RUN/apiserver.pid" ]; then
   kill "$(cat "$RUN/apiserver.pid")" 2>/dev/null
   for _ in $(seq 60); do kill -0 "$(cat "$RUN/apiserver.pid")" 2>/dev/null || break; sleep 0.5; done

@@ -379,6 +379,18 @@ done
 for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls 2>/dev/null | grep -E "$demo_names"); do
   timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth del "$e" >/dev/null 2>&1
 done
+# st-pool-s, the stretched storage pool, gets a Ceph of its own, laid out
+# as Rook lays out a pool cluster over eu-de-1a and eu-de-1b: a monitor on a
+# node of each zone, two nodes of nvme OSDs in each, and a third monitor on
+# a node of cp-eu-de-1 standing in for the arbiter's. The provider's
+# StretchMode finds each monitor's zone by its node, as in a landscape, and
+# sets Ceph's stretch mode there; the clouds' pools on st-pool-s are made
+# there, with 2 replicas in each zone. Its data is in memory; down.sh stops it.
+CEPH_STRETCHED_RUN=$RUN/ceph-stretched
+COBALTCORE_CEPH_RUN=$CEPH_STRETCHED_RUN CEPH_MON_PORT=3401 CEPH_MON_V1_PORT=6901 CEPH_DEVICE_CLASS=nvme OSD_BYTES=268435456 \
+  CEPH_MONS="a=st-pool-s-eu-de-1a-0 b=st-pool-s-eu-de-1b-0 arbiter=cp-eu-de-1-0" \
+  CEPH_OSD_HOSTS="eu-de-1a/st-pool-s-eu-de-1a-0 eu-de-1a/st-pool-s-eu-de-1a-1 eu-de-1b/st-pool-s-eu-de-1b-0 eu-de-1b/st-pool-s-eu-de-1b-1" \
+  local/ceph/start.sh >"$RUN/ceph-stretched.log" 2>&1 || die "the stretched pool's local Ceph did not start: $(tail -5 "$RUN/ceph-stretched.log")"
 mkdir -p "$RUN/shoots"
 # The stand-ins run at a lower CPU priority (nice 10, inherited by the
 # Shoots' kube-apiservers and the node agents they start): in a landscape
@@ -406,7 +418,9 @@ mkdir -p "$RUN/agents"
 # the node back.
 bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN/shoots" -clouds-yaml "$OS_RUN/clouds.yaml" -compute-regions eu-de-1 \
   -register-compute "/usr/bin/python3 $PWD/local/openstack/fake-services.py --compute" -deregister-compute "/usr/bin/python3 $PWD/local/openstack/fake-services.py --delete-compute" \
-  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
+  -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" \
+  -stretched-ceph-conf "$CEPH_STRETCHED_RUN/ceph.conf" -stretched-ceph-key "$CEPH_STRETCHED_RUN/admin.key" -stretched-ceph-mon a=127.0.0.1:6901,b=127.0.0.1:6902,arbiter=127.0.0.1:6903 \
+  -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
   -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"

@@ -71,8 +71,11 @@ func cephProviderConfig(t testing.TB, h *harness) string {
 
 // cephCLI runs the real ceph CLI against the local cluster: the tests'
 // independent view of what the provider did.
-func cephCLI(args ...string) (string, error) {
-	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(cephRun(), "ceph.conf")}, args...)...).CombinedOutput()
+func cephCLI(args ...string) (string, error) { return cephCLIAt(cephRun(), args...) }
+
+// cephCLIAt runs the ceph CLI against the cluster start.sh runs in dir.
+func cephCLIAt(dir string, args ...string) (string, error) {
+	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(dir, "ceph.conf")}, args...)...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("ceph %s: %v: %s", strings.Join(args, " "), err, out)
 	}

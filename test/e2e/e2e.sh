@@ -1300,31 +1300,47 @@ if [ -z "$node" ] || [ -z "$other" ]; then fail "team-a-prod holds '$node $other
   eventually 180 "hv-pool-a back in team-a-prod's claim: its aggregate is there again and the cloud is Ready" back
 fi
 
-section "9f. a stretched storage pool keeps two replicas in each zone"
+section "9f. a stretched storage pool keeps two replicas in each zone, in Ceph's stretch mode"
 # st-pool-s spans eu-de-1a and eu-de-1b with the arbiter's monitor in
-# cp-eu-de-1 (#42): its status says where its data is and what that
-# survives, and a cloud's Ceph pools there ask for the stretch rule with
-# size 4 and min_size 2. They cannot be made on the single-OSD local Ceph:
-# the platform chose dataPolicy Delete for internal-stretched, which lets
-# its pools go whatever Ceph can list of them.
+# cp-eu-de-1 (#42). Its Ceph here is a local Ceph of its own, laid out as
+# Rook lays out a stretched pool cluster (up.sh): its status says where its
+# data is and what that survives, Ceph runs in stretch mode (set by the
+# provider's StretchMode, each monitor in its node's zone, the arbiter's the
+# tiebreaker), and a cloud's Ceph pools are made there with size 4 and
+# min_size 2 by the stretch rule.
 sp() { $K -n infrastructure get storagecluster st-pool-s -o jsonpath="$1"; }
 got=$(sp '{.status.dataPlacement.failureDomain} {.status.dataPlacement.replicas} {.status.dataPlacement.minReplicas} {.status.dataPlacement.stretched} {.status.dataPlacement.crushRule}')
 [ "$got" = "zone 4 2 true stretch_zone_nvme" ] && pass "st-pool-s keeps 4 replicas, 2 in each zone, served with 2 ($got): it survives $(sp '{.status.dataPlacement.survives}')" ||
   fail "st-pool-s's status.dataPlacement: '$got'"
+STRETCHED_CEPH=(timeout 30 ceph -c "$RUN/ceph-stretched/ceph.conf" --connect-timeout 10)
+got=$(sp '{.status.conditions[?(@.type=="StretchMode")].status}: {.status.conditions[?(@.type=="StretchMode")].message}')
+[[ $got == "True: Ceph runs in stretch mode: every pool keeps 2 replicas in each zone by rule stretch_zone_nvme; monitor arbiter in cp-eu-de-1 is the tiebreaker" ]] &&
+  pass "st-pool-s's claim says: $got" || fail "st-pool-s's StretchMode condition: '$got'"
+mons=$("${STRETCHED_CEPH[@]}" mon dump -f json 2>/dev/null | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["stretch_mode"], d["tiebreaker_mon"], d["election_strategy"], " ".join(m["name"]+m["crush_location"] for m in d["mons"]))')
+[ "$mons" = "True arbiter 3 a{zone=eu-de-1a} b{zone=eu-de-1b} arbiter{zone=cp-eu-de-1}" ] &&
+  pass "st-pool-s's Ceph: stretch mode on, each monitor in its node's zone, the arbiter's the tiebreaker, election by connectivity ($mons)" ||
+  fail "st-pool-s's Ceph's mon dump: '$mons'"
 xs=$(xr internal internal-stretched)
 # A cloud's pools there ask the provider for exactly that: size 4, min_size
-# 2, the stretch over zones, on the pool's device class. The single-OSD
-# local Ceph has no OSD of class nvme (nor zones): the provider refuses the
-# rule, saying why. (TestIntegrationCephStretchedPool makes the rule on
-# class hdd and checks the pools Ceph has.)
+# 2, the stretch over zones, on the pool's device class; Ceph has them so.
 asks() { $K get pools.ceph.provider.c5c3.io "$xs-st-pool-s-$1" -o jsonpath='{.spec.forProvider.size} {.spec.forProvider.minSize} {.spec.forProvider.stretch.zoneType} {.spec.forProvider.deviceClass}' 2>/dev/null; }
 stretch_asked() { [ "$(asks volumes)" = "4 2 zone nvme" ] && [ "$(asks images)" = "4 2 zone nvme" ]; }
 eventually 240 "internal-stretched's volume and image pools in st-pool-s ask for 4 replicas, min_size 2, stretched over zones, on nvme" stretch_asked
-refused() { case $($K get pools.ceph.provider.c5c3.io "$xs-st-pool-s-volumes" -o jsonpath='{.status.conditions[?(@.type=="Synced")].message}' 2>/dev/null) in
-  *'no OSD of the cluster has device class "nvme"'*) return 0 ;; esac; return 1; }
-eventually 120 "... which the local Ceph cannot place: the Pool says no OSD has class nvme" refused
+ceph_pool() { $K get pools.ceph.provider.c5c3.io "$xs-st-pool-s-$1" -o jsonpath='{.spec.forProvider.name}'; }
+in_ceph() { # USE: the pool as st-pool-s's Ceph has it: size min_size rule
+  "${STRETCHED_CEPH[@]}" osd pool ls detail -f json 2>/dev/null | /usr/bin/python3 -c '
+import json, subprocess, sys
+rules = {r["rule_id"]: r["rule_name"] for r in json.loads(subprocess.run(sys.argv[2:], capture_output=True).stdout)}
+for p in json.load(sys.stdin):
+    if p["pool_name"] == sys.argv[1]: print(p["size"], p["min_size"], rules.get(p["crush_rule"]))' "$(ceph_pool "$1")" "${STRETCHED_CEPH[@]}" osd crush rule dump -f json; }
+made() { [ "$(in_ceph volumes)" = "4 2 stretch_zone_nvme" ] && [ "$(in_ceph images)" = "4 2 stretch_zone_nvme" ] &&
+  [ "$($K get pools.ceph.provider.c5c3.io "$xs-st-pool-s-volumes" -o jsonpath='{.status.atProvider.crushRule}')" = stretch_zone_nvme ]; }
+eventually 240 "... and st-pool-s's Ceph has them so: size 4, min_size 2, rule stretch_zone_nvme (and the Pool's status says it)" made
 $K -n internal delete $OSC internal-stretched --wait=false >/dev/null
+vol_pool=$(ceph_pool volumes)
 eventually 240 "internal-stretched is deleted with its pools (dataPolicy Delete)" sh -c "! $K get managed -l crossplane.io/claim-name=internal-stretched -o name 2>/dev/null | grep -q ."
+"${STRETCHED_CEPH[@]}" osd pool ls 2>/dev/null | grep -qx "$vol_pool" && fail "internal-stretched's volume pool $vol_pool is still in st-pool-s's Ceph" ||
+  pass "... its volume pool $vol_pool is gone from st-pool-s's Ceph"
 # Deleted, a stretched pool takes its arbiter's identity and monitor out of the
 # control-plane cluster with it, and releases that cluster.
 $K -n infrastructure delete storagecluster st-pool-s --wait=false >/dev/null
@@ -1332,6 +1348,9 @@ arbiter_gone() { ! shoot_k cp-eu-de-1 get namespace ceph-arbiter-st-pool-s >/dev
 eventually 120 "st-pool-s: its composite is gone" sh -c "! $K get xstorageclusters -l crossplane.io/claim-name=st-pool-s -o name | grep -q ."
 eventually 60 "st-pool-s: its arbiter's namespace (ServiceAccount, Role, monitor) is gone from cp-eu-de-1" arbiter_gone
 eventually 30 "st-pool-s: its arbiter's ShootKubeconfig is gone" absent shootkubeconfig storage-st-pool-s-arbiter
+eventually 30 "st-pool-s: its StretchMode is gone" absent stretchmodes.ceph.provider.c5c3.io storage-st-pool-s-stretch-mode
+[ "$("${STRETCHED_CEPH[@]}" mon dump -f json 2>/dev/null | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["stretch_mode"])')" = True ] &&
+  pass "... and its Ceph stays in stretch mode: leaving it would lower every pool's placement" || fail "st-pool-s's Ceph left stretch mode when its StretchMode was deleted"
 [ -z "$($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].metadata.name}')" ] &&
   pass "... and its usage of cp-eu-de-1 is released" || fail "a storage pool still uses a control-plane cluster: $($K get clusterusages -o jsonpath='{.items[?(@.spec.by.kind=="XStorageCluster")].spec.reason}')"
 

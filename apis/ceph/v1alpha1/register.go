@@ -23,5 +23,5 @@ var (
 )
 
 func init() {
-	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{}, &Pool{}, &PoolList{}, &Client{}, &ClientList{})
+	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{}, &Pool{}, &PoolList{}, &Client{}, &ClientList{}, &StretchMode{}, &StretchModeList{})
 }

@@ -21,3 +21,12 @@ func (l *PoolList) GetItems() []resource.Managed {
 	}
 	return items
 }
+
+// GetItems of this StretchModeList.
+func (l *StretchModeList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}

@@ -104,7 +104,14 @@ var nodeAgents = []nodeAgent{
 		if err != nil {
 			return nil, err
 		}
-		return []string{"CEPH_MON_ENDPOINTS=" + s.cephMon, "CEPH_KEY=" + string(sec.Data[cephcaps.StorageAgentUser])}, nil
+		ceph, err := s.cephOf(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if ceph == nil {
+			return nil, errNotYet
+		}
+		return []string{"CEPH_MON_ENDPOINTS=" + ceph.mon, "CEPH_KEY=" + string(sec.Data[cephcaps.StorageAgentUser])}, nil
 	}},
 }
 

@@ -18,6 +18,10 @@
 //     the local Ceph (read with the ceph CLI, -ceph-conf), a CephBlockPool,
 //     CephFilesystem or CephObjectStore Ready, and Rook's own rook-ceph-mon Secret (admin key) and
 //     rook-ceph-mon-endpoints ConfigMap point at the local Ceph's monitors;
+//     a stretched pool's CephCluster (annotated c5c3.io/arbiter-cluster) gets,
+//     when -stretched-ceph-conf names one, a local Ceph laid out as a
+//     stretched pool's, whose third monitor stands in for the arbiter's
+//     (ceph.go);
 //   - the external Ceph arbiter operator (arbiter.go): a RemoteCluster is
 //     Ready once the kubeconfig its Secret holds logs into the arbiter
 //     cluster and may manage Deployments in the monitor's namespace there; a
@@ -45,18 +49,19 @@
 // What it does not simulate: any of those operators' work. No OpenStack
 // service is deployed per ControlPlane (every cloud is the one local
 // OpenStack), no Ceph daemon per CephCluster (every storage pool is the one
-// local Ceph), no arbiter monitor joins; changes to a spec are not acted on.
+// local Ceph, or the stretched one), no arbiter monitor joins (the stretched
+// Ceph's third monitor stands in for it); changes to a spec are not acted on.
 //
 // Usage: operator-standin -shoot-clusters DIR -clouds-yaml FILE -ceph-conf FILE -ceph-key FILE -ceph-mon a=127.0.0.1:6789
 //
 //	[-containerd SOCKET -containerd-hosts DIR -agent-logs DIR]
 //	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642 | -ovn-nb ssl:... -ovn-sb ssl:... -ovn-ca-cert FILE -ovn-ca-key FILE]
 //	[-compute-regions eu-de-1,...] [-register-compute CMD -deregister-compute CMD]
+//	[-stretched-ceph-conf FILE -stretched-ceph-key FILE -stretched-ceph-mon a=127.0.0.1:6901,...]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -97,6 +102,9 @@ var (
 
 type config struct {
 	dir, cloudsYAML, cephConf, cephKeyFile, cephMon string
+	// A Ceph laid out as a stretched pool's (local/ceph/start.sh with
+	// CEPH_MONS and CEPH_OSD_HOSTS), for the stretched pools ("" none).
+	stretchedCephConf, stretchedCephKeyFile, stretchedCephMon string
 	// The node agents (agents.go): the node's containerd and its registry
 	// configuration, libvirt URI and logs.
 	containerd, containerdHosts, agentLogs string
@@ -119,6 +127,9 @@ func main() {
 	flag.StringVar(&c.cephConf, "ceph-conf", "", "the local Ceph's ceph.conf (local/ceph)")
 	flag.StringVar(&c.cephKeyFile, "ceph-key", "", "file holding the local Ceph's client.admin key")
 	flag.StringVar(&c.cephMon, "ceph-mon", "a=127.0.0.1:6789", "the local Ceph's monitors as Rook lists them (name=host:port,...)")
+	flag.StringVar(&c.stretchedCephConf, "stretched-ceph-conf", "", "ceph.conf of a local Ceph laid out as a stretched pool's, which stands in for the Ceph of the stretched storage pools (their CephCluster annotated "+annotationArbiterCluster+"); empty: they get the local Ceph")
+	flag.StringVar(&c.stretchedCephKeyFile, "stretched-ceph-key", "", "file holding that Ceph's client.admin key")
+	flag.StringVar(&c.stretchedCephMon, "stretched-ceph-mon", "", "that Ceph's monitors as Rook lists them (name=host:port,...)")
 	flag.StringVar(&c.containerd, "containerd", "", "socket of the containerd that runs the node agents' images (local/node); empty: run no agents")
 	flag.StringVar(&c.containerdHosts, "containerd-hosts", "", "that node's registry configuration (containerd's certs.d directory), through which the agents' images are pulled")
 	flag.StringVar(&c.agentLogs, "agent-logs", os.TempDir(), "directory of the node agents' logs and files (a hypervisor agent's libvirt test-driver node: <container>/libvirt.xml)")
@@ -156,9 +167,15 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.cloudsYAML, err)
 	}
-	key, err := os.ReadFile(c.cephKeyFile)
+	single, err := newLocalCeph(c.cephConf, c.cephKeyFile, c.cephMon)
 	if err != nil {
 		return err
+	}
+	var stretched *localCeph
+	if c.stretchedCephConf != "" {
+		if stretched, err = newLocalCeph(c.stretchedCephConf, c.stretchedCephKeyFile, c.stretchedCephMon); err != nil {
+			return err
+		}
 	}
 	tlsDir, err := os.MkdirTemp("", "operator-standin-ovn-")
 	if err != nil {
@@ -169,7 +186,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, cephKey: strings.TrimSpace(string(key)), clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]string{}, poolClients: map[string]kubernetes.Interface{},
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, singleCeph: single, stretchedCeph: stretched, clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]string{}, poolClients: map[string]kubernetes.Interface{},
 		ovnCA: oca, sbctlTLS: sbctlTLS}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
@@ -193,10 +210,11 @@ type standin struct {
 	// Secret gets: the clouds.yaml naming its CA by the Secret's key, and
 	// the CA (PEM).
 	secretClouds, caBundle []byte
-	cephKey                string
-	ceph                   *cephFacts
-	clients                map[string]*cluster
-	regions                map[string]bool
+	// singleCeph stands in for every pool's Ceph, stretchedCeph (nil
+	// none) for the stretched pools' (ceph.go).
+	singleCeph, stretchedCeph *localCeph
+	clients                   map[string]*cluster
+	regions                   map[string]bool
 	// procs are the node agents running, by cluster/daemonset.
 	procs map[string]*exec.Cmd
 	// pulled are the agents' images containerd has.
@@ -231,7 +249,11 @@ func (s *standin) sweep(ctx context.Context) {
 		fmt.Fprintln(os.Stderr, "operator-standin:", err)
 		return
 	}
-	s.ceph = nil // read again, once, when a CephCluster needs it
+	// Read again, once, when a CephCluster needs them.
+	s.singleCeph.facts = nil
+	if s.stretchedCeph != nil {
+		s.stretchedCeph.facts = nil
+	}
 	seen := map[string]bool{}
 	for _, f := range files {
 		seen[f] = true
@@ -386,20 +408,21 @@ func (s *standin) cephClusters(ctx context.Context, c *cluster) error {
 		return p == "Ready" && hasReady(o)
 	}
 	return each(ctx, c, cephClusters, done, func(o *unstructured.Unstructured) error {
-		facts, err := s.cephFacts()
+		ceph := s.cephFor(o)
+		facts, err := ceph.Facts()
 		if err != nil {
 			return err
 		}
 		ns := o.GetNamespace()
 		if err := s.apply(ctx, c, &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph-mon", Namespace: ns},
-			Data:       map[string][]byte{"admin-secret": []byte(s.cephKey), "fsid": []byte(facts.FSID)},
+			Data:       map[string][]byte{"admin-secret": []byte(ceph.key), "fsid": []byte(facts.FSID)},
 		}); err != nil {
 			return err
 		}
 		if err := s.apply(ctx, c, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph-mon-endpoints", Namespace: ns},
-			Data:       map[string]string{"data": s.cephMon},
+			Data:       map[string]string{"data": ceph.mon},
 		}); err != nil {
 			return err
 		}
@@ -418,12 +441,17 @@ func (s *standin) cephClusters(ctx context.Context, c *cluster) error {
 
 // cephClients does Rook's part for a CephClient: the user client.<name>
 // with the CephClient's caps in the local Ceph, its key in Secret
-// rook-ceph-client-<name> under <name>, phase Ready. Every pool cluster
-// shares the local Ceph, so they share the user too.
+// rook-ceph-client-<name> under <name>, phase Ready, once the cluster has
+// its CephCluster. Every pool cluster on the same local Ceph shares the
+// user.
 func (s *standin) cephClients(ctx context.Context, c *cluster) error {
 	done := func(o *unstructured.Unstructured) bool {
 		p, _, _ := unstructured.NestedString(o.Object, "status", "phase")
 		return p == "Ready"
+	}
+	ceph, err := s.cephOf(ctx, c)
+	if err != nil || ceph == nil {
+		return err
 	}
 	return each(ctx, c, cephClients, done, func(o *unstructured.Unstructured) error {
 		caps, _, _ := unstructured.NestedStringMap(o.Object, "spec", "caps")
@@ -434,7 +462,7 @@ func (s *standin) cephClients(ctx context.Context, c *cluster) error {
 		var users []struct {
 			Key string `json:"key"`
 		}
-		if err := s.cephJSON(&users, args...); err != nil {
+		if err := ceph.JSON(&users, args...); err != nil {
 			return err
 		}
 		if len(users) != 1 || users[0].Key == "" {
@@ -532,49 +560,6 @@ func (s *standin) apply(ctx context.Context, c *cluster, obj any) error {
 		return err
 	}
 	return fmt.Errorf("cannot apply %T", obj)
-}
-
-// cephFacts is what Rook reports of its cluster, read from the local Ceph.
-type cephFacts struct {
-	Health, FSID           string
-	Total, Available, Used int64
-}
-
-func (s *standin) cephFacts() (*cephFacts, error) {
-	if s.ceph != nil {
-		return s.ceph, nil
-	}
-	var st struct {
-		FSID   string `json:"fsid"`
-		Health struct {
-			Status string `json:"status"`
-		} `json:"health"`
-	}
-	var df struct {
-		Stats struct {
-			Total     int64 `json:"total_bytes"`
-			Available int64 `json:"total_avail_bytes"`
-			Used      int64 `json:"total_used_raw_bytes"`
-		} `json:"stats"`
-	}
-	if err := s.cephJSON(&st, "status"); err != nil {
-		return nil, err
-	}
-	if err := s.cephJSON(&df, "df"); err != nil {
-		return nil, err
-	}
-	s.ceph = &cephFacts{Health: st.Health.Status, FSID: st.FSID, Total: df.Stats.Total, Available: df.Stats.Available, Used: df.Stats.Used}
-	return s.ceph, nil
-}
-
-func (s *standin) cephJSON(into any, args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "ceph", append([]string{"-c", s.cephConf, "--connect-timeout", "10", "-f", "json"}, args...)...).Output() //nolint:gosec // fixed command
-	if err != nil {
-		return fmt.Errorf("ceph %s: %w", strings.Join(args, " "), err)
-	}
-	return json.Unmarshal(out, into)
 }
 
 // adminCredential turns the local OpenStack's clouds.yaml (cloud "admin",

@@ -60,7 +60,8 @@ func (r *reads) forget(prefix string) {
 }
 
 // readOnly are the command prefixes that change nothing.
-var readOnly = []string{prefixPools, prefixUsage, prefixRules, "osd getcrushmap", "osd crush class ls", "auth get", "auth ls", "status", "health"}
+var readOnly = []string{prefixPools, prefixUsage, prefixRules, "osd getcrushmap", "osd crush class ls", "auth get", "auth ls", "status", "health",
+	prefixMonDump, prefixMonMetadata, prefixOSDTree}
 
 // changed drops the reads after a command that may have changed the
 // cluster. It is called from within a read too (the command a read sends

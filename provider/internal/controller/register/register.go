@@ -33,6 +33,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	cephclient "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/client"
 	cephpool "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
+	cephstretchmode "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/stretchmode"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/cinder/volumetype"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/gardener/shootkubeconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ironcore/serverinventory"
@@ -153,6 +154,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		chassisset.Setup(mgr, ovn, ovnPC),
 		cephpool.Setup(mgr, ceph, cephPC),
 		cephclient.Setup(mgr, ceph, cephPC),
+		cephstretchmode.Setup(mgr, ceph, cephPC),
 		providerconfig.Setup(mgr, configs),
 		providerconfig.SetupCatalog(mgr, configs, pc),
 	}
