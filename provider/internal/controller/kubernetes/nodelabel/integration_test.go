@@ -116,10 +116,25 @@ func TestNodeLabelIntegration(t *testing.T) {
 			}
 			return nil
 		})
-		for _, o := range []client.Object{gone, other} {
-			if err := kube.Delete(ctx, o); err != nil {
-				t.Fatal(err)
+		if err := kube.Delete(ctx, gone); err != nil {
+			t.Fatal(err)
+		}
+		// The provider sees the kubeconfig gone (its next poll cannot
+		// connect) before the NodeLabel is deleted: deleted at once, its
+		// reconcile could still read the Secret from the informer's cache
+		// and reach the cluster (seen in CI).
+		until(t, "the other NodeLabel cannot reach its cluster", func() error {
+			got := &v1alpha1.NodeLabel{}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), got); err != nil {
+				return err
 			}
+			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse {
+				return fmt.Errorf("Synced %s", c.Status)
+			}
+			return nil
+		})
+		if err := kube.Delete(ctx, other); err != nil {
+			t.Fatal(err)
 		}
 		until(t, "the NodeLabel of a gone cluster deleted", func() error {
 			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.NodeLabel{}); !kerrors.IsNotFound(err) {
