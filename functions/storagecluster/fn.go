@@ -149,28 +149,25 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	}
 	st.SetConditions(rsp)
 	agent.SetCondition(rsp)
-	if ceph.Ready {
-		response.ConditionTrue(rsp, conditionCephReady, "Available").WithMessage(ceph.Message).TargetCompositeAndClaim()
-	} else {
-		response.ConditionFalse(rsp, conditionCephReady, "Waiting").WithMessage(ceph.Message).TargetCompositeAndClaim()
-	}
-	switch {
-	case s.ArbiterCluster == "":
-	case arbiterReady:
-		response.ConditionTrue(rsp, conditionArbiterReady, "Available").WithMessage(arbiterMsg).TargetCompositeAndClaim()
-	default:
-		response.ConditionFalse(rsp, conditionArbiterReady, "Waiting").WithMessage(arbiterMsg).TargetCompositeAndClaim()
-	}
-	switch {
-	case s.ArbiterCluster == "":
-	case stretchReady:
-		response.ConditionTrue(rsp, conditionStretchMode, "Enabled").WithMessage(stretchMsg).TargetCompositeAndClaim()
-	default:
-		response.ConditionFalse(rsp, conditionStretchMode, "Waiting").WithMessage(stretchMsg).TargetCompositeAndClaim()
+	setCondition(rsp, conditionCephReady, ceph.Ready, "Available", ceph.Message)
+	// A pool in one site has neither an arbiter nor stretch mode to report.
+	if s.ArbiterCluster != "" {
+		setCondition(rsp, conditionArbiterReady, arbiterReady, "Available", arbiterMsg)
+		setCondition(rsp, conditionStretchMode, stretchReady, "Enabled", stretchMsg)
 	}
 	pool.SetAllocationCondition(rsp, pool.Gigabytes, shareable, decided)
 	f.log.Debug("composed storage pool", "xr", xr.GetName(), "pool", s.Name, "phase", status["phase"])
 	return rsp, nil
+}
+
+// setCondition reports a condition of the pool on its composite and claim:
+// True with reason trueReason, or False (Waiting), saying msg.
+func setCondition(rsp *fnv1.RunFunctionResponse, t string, ok bool, trueReason, msg string) {
+	if ok {
+		response.ConditionTrue(rsp, t, trueReason).WithMessage(msg).TargetCompositeAndClaim()
+		return
+	}
+	response.ConditionFalse(rsp, t, "Waiting").WithMessage(msg).TargetCompositeAndClaim()
 }
 
 // shareablePercent is the part of a pool's raw capacity its clouds' volume
