@@ -25,8 +25,9 @@ import (
 // stretchedCeph starts, for one test, a Ceph laid out as Rook lays out a
 // stretched pool cluster (local/ceph/start.sh): monitors a and b on a node
 // of zone eu-de-1a and of eu-de-1b, the arbiter's monitor c on a node of
-// another cluster, and two nodes of one nvme OSD in each zone. It returns
-// its run directory and a ProviderConfig for it.
+// another cluster, and two nodes of one nvme OSD in each zone, on ports
+// beside the demo's stretched Ceph (local/demo/up.sh). It returns its run
+// directory and a ProviderConfig for it.
 func stretchedCeph(t *testing.T, h *harness) (string, string) {
 	t.Helper()
 	if _, err := exec.LookPath("ceph-mon"); err != nil {
@@ -54,7 +55,7 @@ func stretchedCeph(t *testing.T, h *harness) (string, string) {
 	cmd := exec.Command(script)
 	cmd.Env = append(os.Environ(), "COBALTCORE_CEPH_RUN="+dir,
 		"CEPH_MONS=a=node-1a-1 b=node-1b-1 c=cp-eu-de-1-node",
-		"CEPH_MON_PORT=3401", "CEPH_MON_V1_PORT=6901",
+		"CEPH_MON_PORT=3411", "CEPH_MON_V1_PORT=6911",
 		"CEPH_OSD_HOSTS=eu-de-1a/node-1a-1 eu-de-1a/node-1a-2 eu-de-1b/node-1b-1 eu-de-1b/node-1b-2",
 		"CEPH_DEVICE_CLASS=nvme", "OSD_BYTES=268435456")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -70,7 +71,7 @@ func stretchedCeph(t *testing.T, h *harness) (string, string) {
 	h.create(t, sec)
 	h.create(t, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: pc}, Spec: v1alpha1.ProviderConfigSpec{
 		// Rook's endpoints, as the pool's rook-ceph-mon-endpoints name them.
-		MonHosts: []string{"a=127.0.0.1:6901", "b=127.0.0.1:6902", "c=127.0.0.1:6903"}, User: "admin",
+		MonHosts: []string{"a=127.0.0.1:6911", "b=127.0.0.1:6912", "c=127.0.0.1:6913"}, User: "admin",
 		Credentials: v1alpha1.CephCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
 			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: sec.Namespace, Name: sec.Name}, Key: "key"}}}}})
 	return dir, pc
@@ -112,7 +113,8 @@ func monDumpAt(t *testing.T, dir string) monDump {
 //     placed by stretch_zone_nvme, with size 4 and min_size 2 (one made
 //     before by Ceph's default rule too), and a stretched Pool made after
 //     it gets what it asked for and is Ready.
-//   - Deleting the StretchMode leaves Ceph in stretch mode.
+//   - Deleting the StretchMode leaves Ceph in stretch mode, and needs no
+//     access to it (its credentials deleted first).
 func TestIntegrationCephStretchMode(t *testing.T) {
 	h, localPC := withCeph(t)
 	ctx := context.Background()
@@ -218,12 +220,14 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 		}
 	}
 
-	// Deleted, the StretchMode leaves Ceph as it is.
+	// Deleted, the StretchMode leaves Ceph as it is, and goes also when
+	// the credentials of its Ceph went first (as a deleted pool's do).
+	h.delete(t, p)
+	h.waitGone(t, p)
+	h.delete(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: pc, Namespace: "crossplane-system"}})
 	h.delete(t, sm)
 	h.waitGone(t, sm)
 	if d := monDumpAt(t, dir); !d.Stretch {
 		t.Errorf("deleting the StretchMode left stretch mode: %+v", d)
 	}
-	h.delete(t, p)
-	h.waitGone(t, p)
 }

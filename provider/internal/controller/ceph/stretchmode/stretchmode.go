@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,8 +29,17 @@ const ReasonWaitingForCluster xpv2.ConditionReason = "WaitingForCluster"
 
 // Setup adds the StretchMode controller.
 func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error {
+	// A deleted StretchMode changes nothing in Ceph (see the type's doc), so
+	// it goes without reaching a Ceph whose access may be gone with it: a
+	// pool's Ceph credentials are deleted alongside its StretchMode.
+	client := func(ctx context.Context, mg resource.LegacyManaged) (*ceph.Client, error) {
+		if meta.WasDeleted(mg) {
+			return nil, nil //nolint:nilnil // Observe of a deleted StretchMode uses no client.
+		}
+		return pc.Client(ctx, mg)
+	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("StretchMode"), &v1alpha1.StretchModeList{},
-		managed.WithTypedExternalConnector[*v1alpha1.StretchMode](providerconfig.Connector[*v1alpha1.StretchMode, *ceph.Client]{Client: pc.Client,
+		managed.WithTypedExternalConnector[*v1alpha1.StretchMode](providerconfig.Connector[*v1alpha1.StretchMode, *ceph.Client]{Client: client,
 			External: func(c *ceph.Client) managed.TypedExternalClient[*v1alpha1.StretchMode] { return &external{ceph: c} }}))
 }
 
