@@ -4,7 +4,6 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -90,14 +89,8 @@ type monDump struct {
 
 func monDumpAt(t *testing.T, dir string) monDump {
 	t.Helper()
-	out, err := exec.Command("timeout", "30", "ceph", "-c", filepath.Join(dir, "ceph.conf"), "mon", "dump", "-f", "json").Output()
-	if err != nil {
-		t.Fatalf("ceph mon dump: %v", err)
-	}
 	var d monDump
-	if err := json.Unmarshal(out, &d); err != nil {
-		t.Fatalf("ceph mon dump: %v: %s", err, out)
-	}
+	cephJSONAt(t, dir, &d, "mon", "dump")
 	return d
 }
 
@@ -190,27 +183,15 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 	if a := p.Status.AtProvider; a.CrushRule != "stretch_zone_nvme" || a.Size != 4 || a.MinSize != 2 {
 		t.Errorf("the stretched Pool's status.atProvider: %s", jsonOf(a))
 	}
-	out, err := exec.Command("timeout", "30", "ceph", "-c", filepath.Join(dir, "ceph.conf"), "osd", "pool", "ls", "detail", "-f", "json").Output()
-	if err != nil {
-		t.Fatalf("ceph osd pool ls detail: %v", err)
-	}
 	var pools []struct {
 		Name    string `json:"pool_name"`
 		Rule    int    `json:"crush_rule"`
 		Size    int    `json:"size"`
 		MinSize int    `json:"min_size"`
 	}
-	if err := json.Unmarshal(out, &pools); err != nil {
-		t.Fatal(err)
-	}
-	rules, err := cephCLIAt(dir, "osd", "crush", "rule", "dump", "stretch_zone_nvme", "-f", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cephJSONAt(t, dir, &pools, "osd", "pool", "ls", "detail")
 	var r crushRule
-	if err := json.Unmarshal([]byte(rules), &r); err != nil {
-		t.Fatal(err)
-	}
+	cephJSONAt(t, dir, &r, "osd", "crush", "rule", "dump", "stretch_zone_nvme")
 	if names := jsonOf(pools); !strings.Contains(names, `"before"`) || !strings.Contains(names, `"volumes"`) {
 		t.Errorf("pools: %s, want before and volumes among them", names)
 	}

@@ -91,19 +91,26 @@ func mustCeph(t *testing.T, args ...string) string {
 	return out
 }
 
-// cephPool is one pool as `ceph osd pool ls detail` shows it, or nil.
-func cephPool(t *testing.T, name string) map[string]any {
+// cephJSONAt decodes what the ceph CLI answers to args (-f json) against
+// the cluster start.sh runs in dir into into, failing the test otherwise.
+func cephJSONAt(t *testing.T, dir string, into any, args ...string) {
 	t.Helper()
 	// Standard output alone: the CLI's warnings on standard error are no
 	// JSON.
-	out, err := exec.Command("timeout", "30", "ceph", "-c", filepath.Join(cephRun(), "ceph.conf"), "osd", "pool", "ls", "detail", "-f", "json").Output()
+	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(dir, "ceph.conf")}, append(args, "-f", "json")...)...).Output()
 	if err != nil {
-		t.Fatalf("ceph osd pool ls detail: %v", err)
+		t.Fatalf("ceph %s: %v", strings.Join(args, " "), err)
 	}
+	if err := json.Unmarshal(out, into); err != nil {
+		t.Fatalf("ceph %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// cephPool is one pool as `ceph osd pool ls detail` shows it, or nil.
+func cephPool(t *testing.T, name string) map[string]any {
+	t.Helper()
 	var pools []map[string]any
-	if err := json.Unmarshal(out, &pools); err != nil {
-		t.Fatalf("ceph osd pool ls detail: %v: %s", err, out)
-	}
+	cephJSONAt(t, cephRun(), &pools, "osd", "pool", "ls", "detail")
 	for _, p := range pools {
 		if p["pool_name"] == name {
 			return p

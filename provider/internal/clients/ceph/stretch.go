@@ -33,9 +33,6 @@ type Stretch struct {
 	// Locations are the monitors' CRUSH locations by name, as mon
 	// set_location gave them ("zone" → "zone1"; empty: none).
 	Locations map[string]map[string]string
-	// Strategy is the election strategy: 1 classic, 2 disallow, 3
-	// connectivity.
-	Strategy int
 }
 
 // StretchState reads the monitors' stretch mode.
@@ -43,7 +40,6 @@ func (c *Client) StretchState(ctx context.Context) (Stretch, error) {
 	var dump struct {
 		Stretch    bool   `json:"stretch_mode"`
 		Tiebreaker string `json:"tiebreaker_mon"`
-		Strategy   int    `json:"election_strategy"`
 		Mons       []struct {
 			Name     string `json:"name"`
 			Location string `json:"crush_location"`
@@ -52,7 +48,7 @@ func (c *Client) StretchState(ctx context.Context) (Stretch, error) {
 	if err := c.Command(ctx, map[string]any{"prefix": prefixMonDump}, nil, &dump); err != nil {
 		return Stretch{}, err
 	}
-	s := Stretch{Enabled: dump.Stretch, Tiebreaker: dump.Tiebreaker, Strategy: dump.Strategy, Locations: map[string]map[string]string{}}
+	s := Stretch{Enabled: dump.Stretch, Tiebreaker: dump.Tiebreaker, Locations: map[string]map[string]string{}}
 	for _, m := range dump.Mons {
 		s.Locations[m.Name] = parseLocation(m.Location)
 	}
@@ -124,7 +120,9 @@ func (c *Client) CrushZones(ctx context.Context, root, zoneType string) (Zones, 
 		switch {
 		case n.Type == zoneType:
 			zone = n.Name
-			z.Weight[zone] = z.Weight[zone] // a zone without OSDs weighs 0
+			if _, ok := z.Weight[zone]; !ok {
+				z.Weight[zone] = 0 // listed even without OSDs
+			}
 		case n.Type == "host" && zone != "":
 			z.HostZone[n.Name] = zone
 		case n.ID >= 0 && zone != "":
