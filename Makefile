@@ -4,6 +4,11 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 export GOTOOLCHAIN := local
+# One build configuration for every go command (tests, vet, binaries, the
+# demo's commands): without -trimpath the go command keys each package of the
+# module by its directory, so a fresh clone elsewhere (as CI makes) would
+# compile and vet the whole project again instead of hitting the build cache.
+export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 
 # Where the pinned real binaries live (built by `make tools`, cached outside
 # the repository by version): KUBEBUILDER_ASSETS, CROSSPLANE, CROSSPLANE_CORE…
@@ -114,7 +119,7 @@ check-generate: generate ## Fail when generated files differ from the committed 
 	  git status --porcelain -- $(GENERATED_PATHS); git --no-pager diff --stat -- $(GENERATED_PATHS); exit 1; fi
 
 .PHONY: build
-build: ## Build every binary into bin/ (functions, the provider, the agents, the local landscape's and the build tooling's commands).
+build: agents-deps ## Build every binary into bin/ (functions, the provider, the agents, the local landscape's and the build tooling's commands).
 	go build -o bin/ ./functions/... ./local/cmd/... ./tools/cmd/...
 	@# With librados' headers the provider gets its Ceph support.
 	go build $(if $(wildcard /usr/include/rados/librados.h),-tags $(CEPH_TAGS)) -o bin/ ./provider/cmd/...
@@ -122,7 +127,7 @@ build: ## Build every binary into bin/ (functions, the provider, the agents, the
 	cd agents && go build -tags '$(AGENT_TAGS)' -o ../bin/ ./cmd/...
 
 .PHONY: lint
-lint: ## gofmt, go vet, the shell scripts' syntax, and the layout checks (no shipped binary links local/, tools/ or test/; every documentation link resolves; README ≤ 200 lines).
+lint: agents-deps ## gofmt, go vet (with the cgo tags: agents-deps installs their headers), the shell scripts' syntax, and the layout checks (no shipped binary links local/, tools/ or test/; every documentation link resolves; README ≤ 200 lines; every target depends on what installs the commands it runs).
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
 	go vet -tags $(CEPH_TAGS) ./provider/...
@@ -140,9 +145,9 @@ tools: ## Build the pinned crossplane CLI, Crossplane core, kube-apiserver, etcd
 test: tools agents-deps check-generate lint test-unit test-integration ## The test suite: unit tests and integration tests against the real components.
 
 .PHONY: test-unit
-test-unit: ## Unit tests only (no external binaries).
-	go test -short -count=1 $(GO_PACKAGES)
-	cd agents && go test -short -count=1 ./...
+test-unit: agents-deps ## Unit tests only (no external services), built with the cgo tags the integration tests and the binaries use, so that all of them share one build.
+	go test -short -count=1 -tags $(CEPH_TAGS) $(GO_PACKAGES)
+	cd agents && go test -short -count=1 -tags '$(AGENT_TAGS)' ./...
 
 .PHONY: test-integration
 test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests), Ceph, libvirtd and ovsdb-server, and of the built packages.
@@ -173,9 +178,12 @@ openstack-up: ## Install its Debian packages (as root, once) and start it, unles
 	  local/openstack/stop.sh && local/openstack/start.sh; \
 	else local/openstack/start.sh; fi
 
-.PHONY: ceph-up
-ceph-up: ## Install the local Ceph's Debian packages and librados-dev (as root, once) and start it (1 mon, 1 mgr, 1 memstore OSD), unless it runs.
+.PHONY: ceph-deps
+ceph-deps: ## Install the local Ceph's Debian packages (ceph, crushtool, librados-dev; as root, once).
 	local/ceph/install.sh
+
+.PHONY: ceph-up
+ceph-up: ceph-deps ## Start the local Ceph (1 mon, 1 mgr, 1 memstore OSD), unless it runs.
 	@if timeout 10 ceph -c $${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf status >/dev/null 2>&1; then echo "local Ceph: already running"; \
 	  else local/ceph/start.sh; fi
 
@@ -199,7 +207,7 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 ##@ Run
 
 .PHONY: xpkg
-xpkg: tools agents-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
+xpkg: tools agents-deps ceph-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
 	tools/packaging/build.sh $(VERSION)
 
 .PHONY: demo

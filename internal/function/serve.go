@@ -3,6 +3,8 @@
 package function
 
 import (
+	"time"
+
 	function "github.com/crossplane/function-sdk-go"
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -33,7 +35,8 @@ func (c *CLI) Serve(newFunction func(logging.Logger) fnv1.FunctionRunnerServiceS
 		return err
 	}
 	limit := c.MaxRecvMessageSize * 1024 * 1024
-	guarded := secretGuard{FunctionRunnerServiceServer: newFunction(log), log: log}
+	paced := paceGuard{FunctionRunnerServiceServer: newFunction(log), now: time.Now}
+	guarded := secretGuard{FunctionRunnerServiceServer: paced, log: log}
 	return function.Serve(sizeGuard{FunctionRunnerServiceServer: guarded, limit: limit, log: log},
 		function.Listen(c.Network, c.Address),
 		function.WithMetricsServer(c.MetricsAddress),

@@ -477,8 +477,10 @@ wait_claims 900 openstackclusters.crossplane.c5c3.io
 all_ready=$(( $(date +%s) - applied ))
 say "every claim is Ready, ${all_ready}s after Flux was given the Kustomizations"
 for t in team-a team-b internal finance; do wait_kustomization 120 "flux-system/tenant-$t"; wait_kustomization 120 "$t/openstack-clusters"; done
-printf 'infrastructure %s\nall %s\n' "$infra_ready" "$all_ready" >"$RUN/timings"
+printf 'infrastructure %s\nall %s\napplied_at %s\n' "$infra_ready" "$all_ready" "$applied" >"$RUN/timings"
 
+say "how long each claim took, from Flux applying it to Ready"
+local/demo/convergence.sh "$applied"
 local/demo/show.sh
 echo "KUBECONFIG=$KUBECONFIG   stop with: make demo-down"
 exit

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -114,11 +113,13 @@ func goList(t *testing.T, dir string, args ...string) []string {
 	return strings.Fields(string(out))
 }
 
+// repoRoot is two levels above the package's directory, where go test runs
+// it (runtime.Caller would name the module's path under -trimpath).
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot find this test's source file")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	return root
 }

@@ -2,6 +2,8 @@
 package controller
 
 import (
+	"time"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -9,12 +11,16 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/c5c3/consumer-plane/internal/pace"
 )
 
 // SetupManaged adds the managed reconciler of one kind, with what every kind
@@ -26,7 +32,8 @@ import (
 //     for an object its interrupted create may have made (by its unique name)
 //     and adopts it, so a crash between create and recording the ID is safe
 //     to retry instead of stalling on crossplane's "create pending" guard;
-//   - management policies (Observe-only import), events, Prometheus metrics.
+//   - management policies (Observe-only import), events, Prometheus metrics;
+//   - a resource not yet Ready is observed again soon (PollWhileWaiting).
 //
 // connect is the kind's managed.WithTypedExternalConnector.
 func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
@@ -45,6 +52,7 @@ func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.Gro
 		managed.WithManagementPolicies(),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
+		managed.WithPollIntervalHook(PollWhileWaiting(time.Now)),
 		managed.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
 	}, extra...)
 	if o.MetricOptions != nil {
@@ -94,6 +102,27 @@ func DesiredStateChanged() predicate.Predicate {
 				e.ObjectNew.GetAnnotations()[meta.AnnotationKeyExternalCreateSucceeded]
 		}},
 	)
+}
+
+// PollWhileWaiting paces the next observe of a managed resource that is not
+// Ready (internal/pace): a few seconds after its conditions last changed,
+// less often the longer nothing changes, at most the poll interval, which a
+// Ready resource keeps. What such a resource waits on (a Shoot Gardener
+// reconciles, a kubeconfig it issues, a server the metal-operator frees, a
+// Ceph cluster the arbiter joins) changes outside the management cluster, so
+// no watch wakes it: polled once a minute, every stage of a pool or cloud
+// behind it waited up to a minute. A landscape's thousands of Ready
+// resources are polled as before.
+func PollWhileWaiting(now func() time.Time) managed.PollIntervalHook {
+	return func(mg resource.Managed, poll time.Duration) time.Duration {
+		ready := mg.GetCondition(xpv2.TypeReady)
+		if ready.Status == corev1.ConditionTrue {
+			return poll
+		}
+		synced := mg.GetCondition(xpv2.TypeSynced)
+		last := pace.LastChange(mg.GetCreationTimestamp().Time, ready.LastTransitionTime.Time, synced.LastTransitionTime.Time)
+		return pace.Next(now().Sub(last), poll)
+	}
 }
 
 type errNotManaged schema.GroupVersionKind

@@ -2,8 +2,10 @@ package controller
 
 import (
 	"testing"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
@@ -39,5 +41,39 @@ func TestDesiredStateChanged(t *testing.T) {
 	}
 	if !DesiredStateChanged().Create(event.CreateEvent{Object: project(1, nil, nil)}) {
 		t.Error("a new managed resource must be reconciled")
+	}
+}
+
+// TestPollWhileWaiting: a resource not Ready is observed again within
+// seconds of its last change, less often as it keeps waiting, and a Ready
+// one at the poll interval.
+func TestPollWhileWaiting(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	project := func(created time.Time, conds ...xpv2.Condition) *keystonev1alpha1.Project {
+		p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: "p", CreationTimestamp: metav1.NewTime(created)}}
+		p.SetConditions(conds...)
+		return p
+	}
+	at := func(c xpv2.Condition, t time.Time) xpv2.Condition {
+		c.LastTransitionTime = metav1.NewTime(t)
+		return c
+	}
+	cases := map[string]struct {
+		mg   *keystonev1alpha1.Project
+		want time.Duration
+	}{
+		"just created":                   {project(now.Add(-time.Second)), 2 * time.Second},
+		"waiting 40 s since it changed":  {project(now.Add(-time.Hour), at(xpv2.Unavailable(), now.Add(-40*time.Second))), 10 * time.Second},
+		"synced again 8 s ago":           {project(now.Add(-time.Hour), at(xpv2.Creating(), now.Add(-time.Hour)), at(xpv2.ReconcileSuccess(), now.Add(-8*time.Second))), 2 * time.Second},
+		"waiting an hour":                {project(now.Add(-2*time.Hour), at(xpv2.Creating(), now.Add(-time.Hour))), time.Minute},
+		"ready a moment ago: poll again": {project(now.Add(-time.Hour), at(xpv2.Available(), now.Add(-time.Second))), time.Minute},
+	}
+	hook := PollWhileWaiting(func() time.Time { return now })
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := hook(tc.mg, time.Minute); got != tc.want {
+				t.Errorf("next observe after %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
