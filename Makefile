@@ -136,13 +136,17 @@ lint: agents-deps ## gofmt, go vet (with the cgo tags: agents-deps installs thei
 	go test -count=1 ./test/layout/
 
 .PHONY: tools
-tools: ## Build the pinned crossplane CLI, Crossplane core, kube-apiserver, etcd, kubectl and gardener-apiserver (cached by version).
+tools: ## Build every pinned upstream binary (cached by version): what tools-test builds, and kube-controller-manager, kube-scheduler, kube-proxy and kubelet, which only the local management plane runs.
 	tools/upstream/build.sh all
+
+.PHONY: tools-test
+tools-test: ## Build the pinned binaries make test needs (cached by version): the crossplane CLI and core, kube-apiserver, etcd, kubectl, gardener-apiserver, provider-kubernetes, Flux's controllers.
+	tools/upstream/build.sh test
 
 ##@ Test
 
 .PHONY: test
-test: tools agents-deps check-generate lint test-unit test-integration ## The test suite: unit tests and integration tests against the real components.
+test: tools-test agents-deps check-generate lint test-unit test-integration ## The test suite: unit tests and integration tests against the real components.
 
 .PHONY: test-unit
 test-unit: agents-deps ## Unit tests only (no external services), built with the cgo tags the integration tests and the binaries use, so that all of them share one build.
@@ -155,15 +159,15 @@ test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests aga
 	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -count=1 -timeout 15m -run 'Integration' ./...
 
 .PHONY: bench-provider
-bench-provider: tools openstack-up ## The provider's convergence benchmark: 500 resources against the local OpenStack beside a plain gophercloud loop (docs/benchmarks.md).
+bench-provider: tools-test openstack-up ## The provider's convergence benchmark: 500 resources against the local OpenStack beside a plain gophercloud loop (docs/benchmarks.md).
 	REQUIRE_INTEGRATION=1 go test -run '^$$' -bench BenchmarkConverge500 -benchtime=1x -timeout 60m ./provider/integration/
 
 .PHONY: bench-provider-ovn-ceph
-bench-provider-ovn-ceph: tools ceph-up ## The provider's OVN and Ceph benchmarks: 200 OVN rows on a 3-member Raft Northbound, 20 Ceph pools, each beside a plain client loop (docs/benchmarks.md).
+bench-provider-ovn-ceph: tools-test ceph-up ## The provider's OVN and Ceph benchmarks: 200 OVN rows on a 3-member Raft Northbound, 20 Ceph pools, each beside a plain client loop (docs/benchmarks.md).
 	REQUIRE_INTEGRATION=1 go test -tags $(CEPH_TAGS) -run '^$$' -bench 'BenchmarkConverge(OVN200|Ceph20)' -benchtime=1x -timeout 30m ./provider/integration/
 
 .PHONY: bench-agents
-bench-agents: tools ceph-up agents-deps ## The agents' benchmarks: one introspection cycle of 1,000 domains (test driver and libvirtd side by side) and each agent binary's peak RSS (docs/benchmarks.md).
+bench-agents: tools-test ceph-up agents-deps ## The agents' benchmarks: one introspection cycle of 1,000 domains (test driver and libvirtd side by side) and each agent binary's peak RSS (docs/benchmarks.md).
 	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -run '^$$' -bench Introspect1000 -benchtime=20x -count=1 ./internal/hypervisor/
 	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -run '^$$' -bench AgentsRSS -benchtime=1x -count=1 -v ./internal/bench/ | grep -E 'peak RSS|^Benchmark|^ok'
 
@@ -207,7 +211,7 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 ##@ Run
 
 .PHONY: xpkg
-xpkg: tools agents-deps ceph-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
+xpkg: tools-test agents-deps ceph-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
 	tools/packaging/build.sh $(VERSION)
 
 .PHONY: demo
@@ -224,5 +228,5 @@ e2e: tools xpkg demo-deps openstack-up ceph-up ## Start the local management pla
 	rc=0; local/demo/up.sh && test/e2e/e2e.sh || rc=$$?; local/demo/down.sh; exit $$rc
 
 .PHONY: render
-render: tools ## Render every example claim through the functions with the real CLI and validate the output offline.
+render: tools-test ## Render every example claim through the functions with the real CLI and validate the output offline.
 	go run ./tools/cmd/render --examples examples --out _output/render

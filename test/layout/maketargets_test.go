@@ -32,10 +32,16 @@ var installers = map[string][]string{
 	"local/agents/install.sh":   {"libvirtd", "ovs-vsctl", "ovs-vswitchd", "ovsdb-server", "ovsdb-tool", "tag:ceph", "tag:libvirt"},
 	"local/node/install.sh":     {"containerd", "runc", "ctr", "iptables", "conntrack"},
 	"local/registry/install.sh": {"docker-registry"},
-	// The pinned upstream binaries (make tools), used through the variables
-	// `tools/upstream/build.sh --env` exports; filled in by toolVariables.
-	"tools/upstream/build.sh": nil,
+	// The pinned upstream binaries, used through the variables
+	// `tools/upstream/build.sh --env` exports (filled in by toolVariables):
+	// all of them (make tools), or what make test needs (make tools-test).
+	"tools/upstream/build.sh":      nil,
+	"tools/upstream/build.sh test": nil,
 }
+
+// planeTools are the tools' variables only `tools/upstream/build.sh all`
+// (make tools) provides: the local management plane's binaries.
+var planeTools = []string{"var:KUBE_CONTROLLER_MANAGER", "var:KUBE_SCHEDULER", "var:KUBE_PROXY", "var:KUBELET"}
 
 // cgoTags are the build tags whose cgo code needs a Debian package's headers,
 // by how the Makefile and the scripts spell them.
@@ -55,6 +61,8 @@ var (
 	// envOnly is tools/upstream/build.sh asked where the tools are, which
 	// installs nothing.
 	envOnly = regexp.MustCompile(`tools/upstream/build\.sh\s+--env`)
+	// testTools is tools/upstream/build.sh building only what make test needs.
+	testTools = regexp.MustCompile(`tools/upstream/build\.sh\s+test\b`)
 )
 
 // makeTarget is one rule of the Makefile.
@@ -157,7 +165,11 @@ func walk(t *testing.T, root, where string, lines []string, c *closure, seen map
 		for _, m := range scriptRef.FindAllStringSubmatch(l, -1) {
 			ref := m[1]
 			if _, ok := installers[ref]; ok {
-				if !(ref == "tools/upstream/build.sh" && envOnly.MatchString(l)) {
+				switch {
+				case ref == "tools/upstream/build.sh" && envOnly.MatchString(l):
+				case ref == "tools/upstream/build.sh" && testTools.MatchString(l):
+					c.runs[ref+" test"] = true
+				default:
 					c.runs[ref] = true
 				}
 				continue
@@ -177,7 +189,9 @@ func walk(t *testing.T, root, where string, lines []string, c *closure, seen map
 
 func TestMakeTargetsDependOnWhatInstallsWhatTheyUse(t *testing.T) {
 	root := repoRoot(t)
-	installers["tools/upstream/build.sh"] = toolVariables(t, root)
+	tools := toolVariables(t, root)
+	installers["tools/upstream/build.sh"] = tools
+	installers["tools/upstream/build.sh test"] = slices.DeleteFunc(slices.Clone(tools), func(v string) bool { return slices.Contains(planeTools, v) })
 	targets, makeVariables := parseMakefile(t, filepath.Join(root, "Makefile"))
 	if len(targets) < 10 || targets["demo"] == nil || targets["test"] == nil {
 		t.Fatalf("read %d targets of the Makefile, without demo or test: has its form changed?", len(targets))

@@ -17,7 +17,10 @@
 # version lists that the filtered proxy refuses. A flock serialises concurrent
 # runs; a finished tool is never rebuilt, so a second run takes seconds.
 #
-# usage: tools/upstream/build.sh [all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener|flux]...
+# usage: tools/upstream/build.sh [all|test|plane|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener|flux]...
+#   test: what make test needs (all but plane); plane: the Kubernetes binaries
+#   only the local management plane runs (kube-controller-manager,
+#   kube-scheduler, kube-proxy, kubelet); all: both.
 # prints nothing on stdout but `export` lines when called with --env.
 set -euo pipefail
 
@@ -104,16 +107,26 @@ build() { # module-dir output package ldflags
   log "built $(basename "$out") ($(du -h "$out" | cut -f1))"
 }
 
-k8s() {
+k8s_ldflags() {
   local minor ldflags=-s\ -w p
   minor=$(cut -d. -f2 <<<"$K8S_VERSION")
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
+  echo "$ldflags"
+}
+
+# What the tests need of Kubernetes: the API server (envtest) and kubectl.
+k8s() {
+  local ldflags; ldflags=$(k8s_ldflags)
   [[ -x $K8S_DIR/kube-apiserver ]] || build k8s "$K8S_DIR/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$ldflags"
   [[ -x $K8S_DIR/kubectl ]] || build k8s "$K8S_DIR/kubectl" k8s.io/kubernetes/cmd/kubectl "$ldflags"
-  # The local management plane (local/demo) runs it for owner-reference
-  # garbage collection and namespace deletion.
+}
+
+# What only the local management plane runs (make demo, make e2e).
+k8s_plane() {
+  local ldflags; ldflags=$(k8s_ldflags)
+  # Owner-reference garbage collection and namespace deletion.
   [[ -x $K8S_DIR/kube-controller-manager ]] ||
     build k8s "$K8S_DIR/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager "$ldflags"
   # The local node (local/node): Crossplane core's Deployment runtime
@@ -214,9 +227,12 @@ validate_cache() {
 # compile the same packages twice.
 # Both lanes run as background jobs so that set -e holds inside them (it
 # does not in a subshell whose status a || tests).
-all() {
-  local k8s_lane other_lane rc=0
-  ( trap stop_heartbeat EXIT; k8s ) &
+#
+# `test` is what make test needs; `all` adds what only the local management
+# plane runs (`plane`), so that CI can build those beside make test.
+lanes() { # K8S-TOOLS...: the Kubernetes binaries named in one lane, the rest in the other
+  local k8s_lane other_lane rc=0 t
+  ( trap stop_heartbeat EXIT; for t in "$@"; do "$t"; done ) &
   k8s_lane=$!
   ( trap stop_heartbeat EXIT; etcd; crossplane; validate_cache; provider_kubernetes; gardener; flux ) &
   other_lane=$!
@@ -225,6 +241,28 @@ all() {
   [[ $rc -eq 0 ]] || { log "FAILED: a tool did not build (above)"; return "$rc"; }
   envtest_assets
 }
+all() { lanes k8s k8s_plane; }
+test_tools() { lanes k8s; }
+
+# built TARGET...: every file the targets make is there, so nothing needs the
+# lock (a run that only checks must not wait for another that builds what it
+# does not need: make test's check beside CI's build of the plane's binaries).
+built() {
+  local t f files=()
+  local plane=("$K8S_DIR/kube-controller-manager" "$K8S_DIR/kube-scheduler" "$K8S_DIR/kube-proxy" "$K8S_DIR/kubelet")
+  local test=("$K8S_DIR/kube-apiserver" "$K8S_DIR/kubectl" "$TOOLS_DIR/envtest-$K8S_VERSION/etcd" "$ETCD_DIR/etcd"
+    "$XP_CORE_DIR/crossplane" "$XP_CLI_DIR/crossplane" "$VALIDATE_CACHE/.complete" "$PK_DIR/provider"
+    "$GARDENER_DIR/gardener-apiserver" "$FLUX_DIR/source-controller" "$FLUX_DIR/kustomize-controller" "$FLUX_DIR/crds/.complete")
+  for t in "$@"; do
+    case $t in
+      all) files+=("${test[@]}" "${plane[@]}") ;;
+      test) files+=("${test[@]}") ;;
+      plane) files+=("${plane[@]}") ;;
+      *) return 1 ;;
+    esac
+  done
+  for f in "${files[@]}"; do [[ -e $f ]] || return 1; done
+}
 
 # Everything runs from main, called on the last line: bash has then read the
 # whole file before it acts, so editing the script never derails a running build.
@@ -232,6 +270,10 @@ main() {
   targets=("$@")
   [[ ${#targets[@]} -gt 0 ]] || targets=(all)
 
+  if built "${targets[@]}"; then
+    log "tools ready in $TOOLS_DIR"
+    return 0
+  fi
   mkdir -p "$TOOLS_DIR"
   exec 9>"$TOOLS_DIR/.lock"
   if ! flock -n 9; then
@@ -242,14 +284,16 @@ main() {
   for t in "${targets[@]}"; do
     case $t in
       all) all ;;
-      k8s) k8s ;;
+      test) test_tools ;;
+      plane) k8s_plane ;;
+      k8s) k8s; k8s_plane ;;
       etcd) etcd ;;
       crossplane) crossplane ;;
       validate-cache) validate_cache ;;
       provider-kubernetes) provider_kubernetes ;;
       gardener) gardener ;;
       flux) flux ;;
-      *) echo "unknown target $t (want all|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener|flux)" >&2; exit 2 ;;
+      *) echo "unknown target $t (want all|test|plane|k8s|etcd|crossplane|validate-cache|provider-kubernetes|gardener|flux)" >&2; exit 2 ;;
     esac
   done
   log "tools ready in $TOOLS_DIR"
