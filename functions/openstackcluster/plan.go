@@ -261,16 +261,18 @@ func admit(c *cloud, field, what string, pl v1alpha1.PoolPlacement, a v1alpha1.P
 	for _, t := range a.AllowedTenants {
 		allowed = append(allowed, string(t))
 	}
+	// A refusal never names the tenants a pool serves: which tenants a
+	// landscape has is not another tenant's to read.
 	if len(allowed) == 0 {
 		// Marked dedicated by spec.labels.dedicated, the docs' way, with
 		// its tenants not named yet: the platform's choice, not the tenant's.
 		return fmt.Errorf("%s: %s %s is dedicated (spec.labels.dedicated) and open to no tenant yet: a platform engineer names the tenant namespaces it serves in its spec.allowedTenants", field, what, pl.Name)
 	}
 	if c.tenant == "" {
-		return fmt.Errorf("%s: %s %s is dedicated to tenants %s, and a composite without a claim belongs to none", field, what, pl.Name, strings.Join(allowed, ", "))
+		return fmt.Errorf("%s: %s %s is dedicated to the tenants it names, and a composite without a claim belongs to none", field, what, pl.Name)
 	}
 	if !slices.Contains(allowed, c.tenant) {
-		return fmt.Errorf("%s: %s %s is dedicated to tenants %s; tenant %s may not use it", field, what, pl.Name, strings.Join(allowed, ", "), c.tenant)
+		return fmt.Errorf("%s: %s %s is dedicated to other tenants; tenant %s may not use it", field, what, pl.Name, c.tenant)
 	}
 	return nil
 }

@@ -1073,7 +1073,7 @@ section "8. the dedicated pool, and a pool of another region"
 users=$($K get $XOSC -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
 [ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
 cloud team-b team-b-on-fin hv-pool-fin 2
-refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it" "another tenant's dedicated pool"
+refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to other tenants; tenant team-b may not use it" "another tenant's dedicated pool"
 # (hv-pool-us went in 5; its storage pool is still there.)
 cloud team-b team-b-us hv-pool-a 2 st-pool-us
 refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"

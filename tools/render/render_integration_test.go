@@ -182,7 +182,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 		// condition and an event for the claim (the golden file has them).
 		{
 			name: "openstackcluster-team-b-on-finance-pool", claim: "tools/render/testdata/claims/team-b-on-finance-pool.yaml", required: landscape,
-			wantOutput: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to tenants finance; tenant team-b may not use it",
+			wantOutput: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to other tenants; tenant team-b may not use it",
 		},
 	}
 	for _, tc := range cases {
