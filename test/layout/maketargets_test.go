@@ -56,8 +56,8 @@ var stoppers = []string{"demo-down", "openstack-down", "ceph-down"}
 
 var (
 	makeVariable = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*[:?+]?=`)
-	targetLine = regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:[^=]|$)([^#]*)`)
-	scriptRef  = regexp.MustCompile(`\b((?:local|tools|test)/[A-Za-z0-9_./-]+\.(?:sh|py))\b`)
+	targetLine   = regexp.MustCompile(`^([A-Za-z0-9_-]+):(?:[^=]|$)([^#]*)`)
+	scriptRef    = regexp.MustCompile(`\b((?:local|tools|test)/[A-Za-z0-9_./-]+\.(?:sh|py))\b`)
 	// envOnly is tools/upstream/build.sh asked where the tools are, which
 	// installs nothing.
 	envOnly = regexp.MustCompile(`tools/upstream/build\.sh\s+--env`)
