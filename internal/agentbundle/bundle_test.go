@@ -1,6 +1,7 @@
 package agentbundle
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,6 +108,47 @@ func TestImages(t *testing.T) {
 	for _, img := range images(Hypervisor, Images{Registry: "registry.landscape.example/mirror/cobaltcore", Tag: "v1.2.4"}) {
 		if !strings.HasPrefix(img, "registry.landscape.example/mirror/cobaltcore/") || !strings.HasSuffix(img, "-agent:v1.2.4") {
 			t.Errorf("relocated image %q", img)
+		}
+	}
+}
+
+// TestContainersConfined: every agent container runs with the runtime's
+// syscall filter, no capability, no privilege escalation and a read-only
+// root, and only the agents whose node socket is root's run as root: the
+// HA agent (libvirt's read-write socket) and the OVS agent (ovsdb-server's).
+func TestContainersConfined(t *testing.T) {
+	root := map[string]bool{"ha-agent": true, "ovs-agent": true}
+	for _, set := range []Set{Hypervisor, Storage} {
+		objs, err := Objects(set, Images{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.Object["kind"] != "DaemonSet" {
+				continue
+			}
+			pod := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+			for _, c := range pod["containers"].([]any) {
+				c := c.(map[string]any)
+				sc, _ := c["securityContext"].(map[string]any)
+				where := o.Name + "/" + c["name"].(string)
+				if p, _ := sc["seccompProfile"].(map[string]any); p["type"] != "RuntimeDefault" {
+					t.Errorf("%s: seccompProfile %v, want RuntimeDefault", where, sc["seccompProfile"])
+				}
+				if sc["allowPrivilegeEscalation"] != false || sc["readOnlyRootFilesystem"] != true {
+					t.Errorf("%s: allowPrivilegeEscalation %v, readOnlyRootFilesystem %v; want false, true", where, sc["allowPrivilegeEscalation"], sc["readOnlyRootFilesystem"])
+				}
+				caps, _ := sc["capabilities"].(map[string]any)
+				add, _ := caps["add"].([]any)
+				drop, _ := caps["drop"].([]any)
+				if len(add) > 0 || len(drop) != 1 || drop[0] != "ALL" {
+					t.Errorf("%s: capabilities %v, want drop ALL and nothing added", where, caps)
+				}
+				name := o.Object["metadata"].(map[string]any)["name"].(string)
+				if uid := fmt.Sprint(sc["runAsUser"]); uid == "<nil>" || (uid == "0") != root[name] {
+					t.Errorf("%s: runAsUser %v; only %v run as root", where, sc["runAsUser"], root)
+				}
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	kvmv1 "github.com/cobaltcore-dev/openstack-hypervisor-operator/api/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	ovsv1alpha1 "github.com/c5c3/consumer-plane/agents/apis/ovs/v1alpha1"
@@ -173,4 +175,16 @@ func TestIntegrationAgentManifests(t *testing.T) {
 	storage := as(t, "storage-agent", "rook-ceph", "node-a")
 	allowed(t, "storage agent publishing", storage.Create(ctx, &storagev1alpha1.CephStatus{ObjectMeta: metav1.ObjectMeta{Name: "ceph"}}))
 	denied(t, "storage agent writing Hypervisors", "forbidden", func() error { return patchStatus(storage, "node-a") })
+	// Its leader lease, and no other lease of rook-ceph: leader election
+	// makes, reads and renews c5c3-storage-agent-<--name> alone.
+	own := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "c5c3-storage-agent-ceph", Namespace: "rook-ceph"}}
+	allowed(t, "storage agent taking its leader lease", storage.Create(ctx, own))
+	allowed(t, "storage agent reading its lease", storage.Get(ctx, client.ObjectKeyFromObject(own), own))
+	own.Spec.HolderIdentity = ptr.To("node-a")
+	allowed(t, "storage agent renewing its lease", storage.Update(ctx, own))
+	other := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph-operator", Namespace: "rook-ceph"}}
+	allowed(t, "Rook's lease", kube.Create(ctx, other))
+	denied(t, "storage agent reading another lease", "forbidden", func() error { return storage.Get(ctx, client.ObjectKeyFromObject(other), other) })
+	other.Spec.HolderIdentity = ptr.To("node-a")
+	denied(t, "storage agent taking another lease over", "forbidden", func() error { return storage.Update(ctx, other) })
 }
