@@ -215,8 +215,12 @@ for k in flux-system/crossplane flux-system/infrastructure-namespace flux-system
   [ "$st" = "True $demo_rev" ] && pass "Kustomization $k is Ready at the demo's commit" || fail "Kustomization $k: Ready, revision: '$st' (want True $demo_rev)"
 done
 # In their dependsOn order: each became Ready no earlier than what it
-# depends on (the Ready conditions' transition times, in seconds).
-ready_at() { ks "$1" '{.status.conditions[?(@.type=="Ready")].lastTransitionTime}'; }
+# depends on (in seconds).
+# When each first reconciled (the earliest firstReconciled of its history;
+# with wait: true, once its health checks passed): the Ready condition's
+# transition time moves whenever Flux reconciles again (every 10 minutes,
+# Ready goes Unknown and back), so it says nothing of the first time.
+ready_at() { ks "$1" '{.status.history[*].firstReconciled}' | tr ' ' '\n' | sort | head -1; }
 for pair in crossplane:infrastructure-namespace infrastructure-namespace:infrastructure-eu-de-1 infrastructure-namespace:infrastructure-us-east-1 \
   infrastructure-eu-de-1:tenant-team-a infrastructure-eu-de-1:tenant-team-b infrastructure-eu-de-1:tenant-internal infrastructure-eu-de-1:tenant-finance; do
   a=$(ready_at "flux-system/${pair%:*}") b=$(ready_at "flux-system/${pair#*:}")
