@@ -131,6 +131,7 @@ lint: agents-deps ## gofmt, go vet (with the cgo tags: agents-deps installs thei
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
 	go vet -tags $(CEPH_TAGS) ./provider/...
+	go vet -tags e2e ./test/e2e/
 	cd agents && go vet ./... && go vet -tags '$(AGENT_TAGS)' ./...
 	@for f in $$(git ls-files '*.sh' .ci/run); do bash -n "$$f"; done
 	go test -count=1 ./test/layout/

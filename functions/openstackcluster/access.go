@@ -60,7 +60,9 @@ func composePoolAccess(c *cloud, plan *plan, namespaceReady bool, observed map[r
 		pc := pool.ProviderConfigName(k, name)
 		key, copyKey := resource.Name("access-"+pc), resource.Name("access-"+pc+"-kubeconfig")
 		secret := c.name + "-" + pc + "-access"
-		o, err := remote.ClusterAccess(secret, pc, c.namespace(), serviceAccountControlPlane, nodes, c.in.SecretNamespace)
+		// The control plane runs nova-compute and ovn-controller in a
+		// hypervisor pool; in a storage pool it runs nothing.
+		o, err := remote.ClusterAccess(secret, pc, c.namespace(), serviceAccountControlPlane, nodes, k == pool.KindHypervisor, c.in.SecretNamespace)
 		if err != nil {
 			return err
 		}

@@ -2114,15 +2114,15 @@ func TestTheControlPlaneKnowsItsPools(t *testing.T) {
 	}
 
 	access := desired(t, rsp, "access-hypervisor-hv-pool-a")
-	want := map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "serviceAccount": "c5c3-control-plane", "nodes": []any{"node-1", "node-2"}}
+	want := map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "serviceAccount": "c5c3-control-plane", "nodes": []any{"node-1", "node-2"}, "workloads": true}
 	if diff := cmp.Diff(want, get(access, "spec", "forProvider")); diff != "" {
 		t.Errorf("the hypervisor pool's ClusterAccess (-want +got):\n%s", diff)
 	}
 	if got := get(access, "spec", "providerConfigRef", "name"); got != "hypervisor-hv-pool-a" {
 		t.Errorf("the ClusterAccess goes through ProviderConfig %v, want the pool's hypervisor-hv-pool-a", got)
 	}
-	if got := get(desired(t, rsp, "access-storage-st-pool-a"), "spec", "forProvider", "nodes"); got != nil {
-		t.Errorf("the storage pool's ClusterAccess names nodes %v, want none", got)
+	if got := get(desired(t, rsp, "access-storage-st-pool-a"), "spec", "forProvider"); get(got, "nodes") != nil || get(got, "workloads") != false {
+		t.Errorf("the storage pool's ClusterAccess names nodes or runs workloads: %v, want neither", got)
 	}
 	cp := desired(t, rsp, "access-hypervisor-hv-pool-a-kubeconfig")
 	if got := get(cp, "spec", "forProvider", "source", "name"); got != get(access, "spec", "writeConnectionSecretToRef", "name") {

@@ -73,9 +73,10 @@ func NodeLabel(name, providerConfig, key string, values map[string]string) (*com
 // ClusterAccess is this project's provider's ClusterAccess, through the
 // kubernetes.provider.c5c3.io ProviderConfig of the cluster's name: a
 // kubeconfig of the cluster for ServiceAccount sa, limited to namespace ns
-// and the nodes named, published in the management cluster's Secret
+// (where it runs DaemonSets only if workloads) and to reading the nodes
+// named, published in the management cluster's Secret
 // secretNamespace/name.
-func ClusterAccess(name, providerConfig, ns, sa string, nodes []string, secretNamespace string) (*composed.Unstructured, error) {
+func ClusterAccess(name, providerConfig, ns, sa string, nodes []string, workloads bool, secretNamespace string) (*composed.Unstructured, error) {
 	ca := &kubernetesv1alpha1.ClusterAccess{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kubernetesv1alpha1.SchemeGroupVersion.String(), Kind: kubernetesv1alpha1.ClusterAccessKind},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -84,7 +85,7 @@ func ClusterAccess(name, providerConfig, ns, sa string, nodes []string, secretNa
 				ProviderConfigReference:          &xpv2.Reference{Name: providerConfig},
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: secretNamespace, Name: name},
 			},
-			ForProvider: kubernetesv1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: sa, Nodes: nodes},
+			ForProvider: kubernetesv1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: sa, Nodes: nodes, Workloads: workloads},
 		},
 	}
 	return function.Composed(ca)

@@ -7,7 +7,7 @@ import (
 
 // ClusterAccessParameters say what the access may reach.
 type ClusterAccessParameters struct {
-	// Namespace the ServiceAccount lives in and may use in full. It is
+	// Namespace the ServiceAccount lives in and may use as Workloads says. It is
 	// created when absent and never deleted: what runs there is not the
 	// access's.
 	// +kubebuilder:validation:MinLength=1
@@ -21,14 +21,22 @@ type ClusterAccessParameters struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.forProvider.serviceAccount cannot change: create another ClusterAccess"
 	ServiceAccount string `json:"serviceAccount"`
-	// Nodes the ServiceAccount may read and label, by name (get, patch,
-	// update, and list or watch with a metadata.name field selector, as
-	// RBAC's resourceNames allow): every other node, and every other
-	// namespace, is forbidden to it.
+	// Nodes the ServiceAccount may read, by name (get, and list or watch
+	// with a metadata.name field selector, as RBAC's resourceNames allow):
+	// every other node, and every other namespace, is forbidden to it. It
+	// may not write them: their labels place the clouds' workloads.
 	// +kubebuilder:validation:MaxItems=5000
 	// +listType=set
 	// +optional
 	Nodes []string `json:"nodes,omitempty"`
+	// Workloads lets the ServiceAccount run DaemonSets in the namespace
+	// (where a cloud's control plane deploys nova-compute and
+	// ovn-controller: a hypervisor pool), read their pods and delete one to
+	// restart it. Without it (a storage pool) it keeps ConfigMaps and
+	// Secrets there and runs nothing. Either way it may not make RBAC,
+	// ServiceAccounts, tokens, pods of its own or Services.
+	// +optional
+	Workloads bool `json:"workloads,omitempty"`
 	// TokenLifetime of the token the kubeconfig holds; a new token is
 	// issued when a third of it is left.
 	// +kubebuilder:default="24h"

@@ -1,6 +1,6 @@
 // Package clusteraccess issues a kubeconfig of a remote cluster for a
-// ServiceAccount that may use one namespace and read and label named nodes,
-// and nothing else.
+// ServiceAccount that may keep ConfigMaps and Secrets in one namespace, run
+// DaemonSets there if asked, and read named nodes, and nothing else.
 package clusteraccess
 
 import (
@@ -82,6 +82,39 @@ func (e *external) Disconnect(context.Context) error { return nil }
 // one per ClusterAccess, whose name is unique in the management cluster.
 func clusterRoleName(mg *v1alpha1.ClusterAccess) string { return "c5c3:cluster-access:" + mg.GetName() }
 
+var (
+	read   = []string{"get", "list", "watch"}
+	manage = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+)
+
+// namespaceRules are what a cloud's control plane does in its namespace of
+// a pool cluster: it keeps ConfigMaps and Secrets there, reads the
+// namespace's ServiceAccounts and events, and, with workloads (a
+// hypervisor pool), runs nova-compute and ovn-controller as DaemonSets,
+// reads their pods and revisions, and deletes a pod to restart it. Nothing
+// else: no RBAC and no ServiceAccounts of its own making (no identity
+// beside the access's), no tokens of its own minting (serviceaccounts/token:
+// a revoked access ends), no pods of its own making, no exec, attach or
+// port-forward into them, no Services (externalIPs, CVE-2020-8554), no
+// Deployments or Jobs. The order is fixed: drift compares the rules as
+// written.
+func namespaceRules(workloads bool) []rbacv1.PolicyRule {
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: manage},
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: read},
+		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: read},
+	}
+	if !workloads {
+		return rules
+	}
+	return append(rules,
+		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: manage},
+		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"controllerrevisions"}, Verbs: read},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete"}},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods/log"}, Verbs: []string{"get"}},
+	)
+}
+
 // objects are what the access is in the remote cluster, as desired: the
 // ServiceAccount, the namespace's Role and RoleBinding, the nodes'
 // ClusterRole and ClusterRoleBinding.
@@ -91,15 +124,17 @@ func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: p.ServiceAccount, Namespace: p.Namespace}}
 	var nodeRules []rbacv1.PolicyRule
 	if len(p.Nodes) > 0 {
-		nodes := slices.Sorted(slices.Values(p.Nodes))
+		// Read only: a node's labels place the clouds' workloads (the
+		// NodeLabel of the hypervisor pool writes c5c3.io/cloud), so a
+		// cloud that could write them could lure another cloud's
+		// nova-compute onto its node.
 		nodeRules = []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"nodes", "nodes/status"}, ResourceNames: nodes, Verbs: []string{"get", "list", "watch", "patch", "update"}},
+			{APIGroups: []string{""}, Resources: []string{"nodes"}, ResourceNames: slices.Sorted(slices.Values(p.Nodes)), Verbs: read},
 		}
 	}
 	return []client.Object{
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels}},
-		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels}, Rules: namespaceRules(p.Workloads)},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: p.ServiceAccount}, Subjects: subject},
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(mg), Labels: labels}, Rules: nodeRules},

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
@@ -72,7 +75,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 				ProviderConfigReference:          &xpv2.Reference{Name: pc.Name},
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: "mgmt", Name: name},
 			},
-			ForProvider: v1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: "c5c3-control-plane", Nodes: nodes}}}
+			ForProvider: v1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: "c5c3-control-plane", Nodes: nodes, Workloads: true}}}
 	}
 	ca := access("cloud-a-hv-pool-a", "openstack-cloud-a", "node-1")
 	must(t, kube.Create(ctx, ca))
@@ -114,17 +117,39 @@ func TestClusterAccessIntegration(t *testing.T) {
 	byName := func(n string) client.ListOption {
 		return client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", n)}
 	}
+	inNamespace := metav1.ObjectMeta{Name: "shadow", Namespace: "openstack-cloud-a"}
 	allowed := map[string]func() error{
 		"get its node":                  func() error { return cp.Get(ctx, client.ObjectKey{Name: "node-1"}, &corev1.Node{}) },
-		"label its node":                func() error { return cp.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, label) },
 		"list its node by name":         func() error { return cp.List(ctx, &corev1.NodeList{}, byName("node-1")) },
 		"create in its namespace":       func() error { return cp.Create(ctx, cm("agents")) },
 		"list Secrets of its namespace": func() error { return cp.List(ctx, &corev1.SecretList{}, client.InNamespace("openstack-cloud-a")) },
+		"deploy nova-compute as the control plane does": func() error {
+			return cp.Create(ctx, novaCompute("openstack-cloud-a"), client.DryRunAll)
+		},
 	}
 	forbidden := map[string]func() error{
-		"get another node":   func() error { return cp.Get(ctx, client.ObjectKey{Name: "node-2"}, &corev1.Node{}) },
+		"get another node": func() error { return cp.Get(ctx, client.ObjectKey{Name: "node-2"}, &corev1.Node{}) },
+		// The placement label: a cloud that writes it lures another cloud's
+		// nova-compute onto its node.
+		"label its node":     func() error { return cp.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, label) },
 		"label another node": func() error { return cp.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-3"}}, label) },
-		"list every node":    func() error { return cp.List(ctx, &corev1.NodeList{}) },
+		"run a pod of its own making": func() error {
+			return cp.Create(ctx, &corev1.Pod{ObjectMeta: inNamespace, Spec: corev1.PodSpec{NodeName: "node-3", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, client.DryRunAll)
+		},
+		"create a Service (externalIPs)": func() error {
+			return cp.Create(ctx, &corev1.Service{ObjectMeta: inNamespace, Spec: corev1.ServiceSpec{
+				ExternalIPs: []string{"192.0.2.1"}, Ports: []corev1.ServicePort{{Port: 443}}}}, client.DryRunAll)
+		},
+		"bind admin in its namespace": func() error {
+			return cp.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: inNamespace,
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "shadow", Namespace: "openstack-cloud-a"}}}, client.DryRunAll)
+		},
+		"mint a token of its own ServiceAccount": func() error {
+			return cp.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "c5c3-control-plane", Namespace: "openstack-cloud-a"}},
+				&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(365 * 24 * 3600))}})
+		},
+		"list every node": func() error { return cp.List(ctx, &corev1.NodeList{}) },
 		"read another namespace's Secret": func() error {
 			return cp.Get(ctx, client.ObjectKey{Namespace: "another-cloud", Name: "theirs"}, &corev1.Secret{})
 		},
@@ -167,6 +192,36 @@ func TestClusterAccessIntegration(t *testing.T) {
 		if err := cp.Get(ctx, client.ObjectKey{Name: "node-3"}, &corev1.Node{}); !kerrors.IsForbidden(err) {
 			t.Errorf("node-3 with the grown access: got %v, want Forbidden", err)
 		}
+	})
+
+	t.Run("a storage pool's access keeps ConfigMaps and Secrets and runs nothing", func(t *testing.T) {
+		st := access("cloud-a-st-pool-a", "openstack-cloud-a-storage")
+		st.Spec.ForProvider.Workloads = false
+		must(t, kube.Create(ctx, st))
+		var sc client.Client
+		until(t, "its kubeconfig published", func() error {
+			s := &corev1.Secret{}
+			if err := kube.Get(ctx, client.ObjectKey{Namespace: "mgmt", Name: st.Name}, s); err != nil {
+				return err
+			}
+			cfg, err := clientcmd.RESTConfigFromKubeConfig(s.Data[KeyKubeconfig])
+			if err != nil {
+				return err
+			}
+			sc, err = client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
+			if err != nil {
+				return err
+			}
+			// The Role may follow the token by a moment.
+			return sc.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ceph", Namespace: "openstack-cloud-a-storage"}}, client.DryRunAll)
+		})
+		if err := sc.Create(ctx, novaCompute("openstack-cloud-a-storage"), client.DryRunAll); !kerrors.IsForbidden(err) {
+			t.Errorf("a DaemonSet with the storage pool's access: got %v, want Forbidden", err)
+		}
+		if err := sc.List(ctx, &corev1.PodList{}, client.InNamespace("openstack-cloud-a-storage")); !kerrors.IsForbidden(err) {
+			t.Errorf("listing pods with the storage pool's access: got %v, want Forbidden", err)
+		}
+		must(t, kube.Delete(ctx, st))
 	})
 
 	t.Run("a ServiceAccount of the name that another made is refused", func(t *testing.T) {
@@ -213,4 +268,23 @@ func TestClusterAccessIntegration(t *testing.T) {
 			t.Errorf("the namespace went with the access: %v", err)
 		}
 	})
+}
+
+// novaCompute is the DaemonSet a cloud's control plane deploys into its
+// namespace of a hypervisor pool (as local/cmd/operator-standin does).
+func novaCompute(namespace string) *appsv1.DaemonSet {
+	labels := map[string]string{"app.kubernetes.io/name": "nova-compute"}
+	return &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "nova-compute", Namespace: namespace},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					NodeSelector: map[string]string{"c5c3.io/cloud": "cloud-a"},
+					Containers:   []corev1.Container{{Name: "nova-compute", Image: "nova-compute"}},
+				},
+			},
+		},
+	}
 }

@@ -1,0 +1,146 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+)
+
+var (
+	xOpenStackClusters       = consumer("xopenstackclusters")
+	openStackProviderConfigs = schema.GroupVersionResource{Group: openstackv1alpha1.Group, Version: openstackv1alpha1.Version, Resource: "providerconfigs"}
+	keystoneProjects         = schema.GroupVersionResource{Group: "keystone.provider.c5c3.io", Version: "v1alpha1", Resource: "projects"}
+)
+
+// cloudWithoutCompute (4b): a cloud in us-east-1, whose catalog has no
+// Nova, Cinder or Neutron (the operator stand-in registers them in
+// eu-de-1 only, as an operator that deploys compute would), applied by
+// e2e.sh before this suite runs, composes only what its catalog serves, is
+// Ready without the rest, and says so on the claim, read as the tenant;
+// deleted, it is gone before section 5 deletes the pool it consumes.
+func cloudWithoutCompute(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	claim := ref{gvr: openStackClusters, namespace: "team-c", name: "team-c-us"}
+	if !eventually(t, 600*time.Second, "team-c-us (us-east-1, no compute in its catalog) is Ready", claim, isReady) {
+		return
+	}
+	c, err := get[cloudClaim](ctx, claim)
+	if err != nil || c.Spec.ResourceRef == nil {
+		t.Fatalf("team-c-us names no composite (%v)", err)
+	}
+	xr := c.Spec.ResourceRef.Name
+	t.Run("its ProviderConfig reads a catalog of us-east-1 with identity and no compute, volume or network", func(t *testing.T) {
+		pc, err := get[openstackv1alpha1.ProviderConfig](t.Context(), ref{gvr: openStackProviderConfigs, name: xr})
+		if err != nil || pc.Status.Catalog == nil {
+			t.Fatalf("its ProviderConfig's catalog: %v", err)
+		}
+		cat := pc.Status.Catalog
+		served := slices.ContainsFunc(cat.Services, func(s string) bool {
+			return s == "compute" || s == "block-storage" || strings.HasPrefix(s, "volume") || s == "network"
+		})
+		if cat.Region != "us-east-1" || !slices.Contains(cat.Services, "identity") || served {
+			t.Errorf("its ProviderConfig's catalog: %s: %v", cat.Region, cat.Services)
+		}
+	})
+	composedFor := func(ctx context.Context, gvrs ...schema.GroupVersionResource) ([]string, error) {
+		var left []string
+		for _, r := range gvrs {
+			l, err := plane.dyn.Resource(r).List(ctx, metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=team-c-us"})
+			if err != nil {
+				return nil, err
+			}
+			for _, i := range l.Items {
+				left = append(left, r.Resource+"/"+i.GetName())
+			}
+		}
+		return left, nil
+	}
+	t.Run("no aggregates, volume types or quotas were composed for it", func(t *testing.T) {
+		left, err := composedFor(t.Context(), computeVolumeAndQuota...)
+		if err != nil || len(left) > 0 {
+			t.Errorf("composed for a cloud without compute: %v %v", left, err)
+		}
+	})
+	t.Run("its Keystone project exists", func(t *testing.T) {
+		if _, err := plane.dyn.Resource(keystoneProjects).Get(t.Context(), xr, metav1.GetOptions{}); err != nil {
+			t.Errorf("no Keystone project for team-c-us: %v", err)
+		}
+	})
+	t.Run("the tenant reads on the claim what its cloud does not serve", func(t *testing.T) {
+		u, err := asTenant(t, "team-c").Resource(openStackClusters).Namespace("team-c").Get(t.Context(), "team-c-us", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the tenant reads team-c-us: %v", err)
+		}
+		c, err := decode[cloudClaim](u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := c.Status.GetCondition("ServicesServed")
+		if !slices.Equal(c.Status.UnservedServices, []string{"nova", "cinder", "neutron"}) || served.Reason != "NotInCatalog" || !strings.Contains(served.Message, "no endpoint for nova") {
+			t.Errorf("ServicesServed on team-c-us: %v %s: %q", c.Status.UnservedServices, served.Reason, served.Message)
+		}
+		t.Logf("%s: %s", served.Reason, served.Message)
+	})
+
+	if err := plane.dyn.Resource(claim.gvr).Namespace(claim.namespace).Delete(ctx, claim.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatalf("cannot delete team-c-us: %v", err)
+	}
+	eventuallyGone(t, 180*time.Second, "team-c-us is deleted (before 5 deletes the pool it consumes)", ref{gvr: xOpenStackClusters, name: xr})
+	eventuallyNone(t, 60*time.Second, "... and its usages of hv-pool-us, st-pool-us and cp-us-east-1 are released", func(ctx context.Context) ([]string, error) {
+		return composedFor(ctx, usages)
+	})
+	// Its tenant user goes before its application credential, whose
+	// password Secret goes with the user: the credential's deletion must
+	// finish anyway.
+	managed := managedResources(t)
+	eventuallyNone(t, 120*time.Second, "... and every managed resource of it is gone, its tenant's application credential too", func(ctx context.Context) ([]string, error) {
+		return composedFor(ctx, managed...)
+	})
+}
+
+// computeVolumeAndQuota are the provider's kinds a cloud composes only for
+// the services its catalog serves.
+var computeVolumeAndQuota = []schema.GroupVersionResource{
+	{Group: "nova.provider.c5c3.io", Version: "v1alpha1", Resource: "aggregates"},
+	{Group: "cinder.provider.c5c3.io", Version: "v1alpha1", Resource: "volumetypes"},
+	{Group: "nova.provider.c5c3.io", Version: "v1alpha1", Resource: "quotasets"},
+	{Group: "cinder.provider.c5c3.io", Version: "v1alpha1", Resource: "quotasets"},
+	{Group: "neutron.provider.c5c3.io", Version: "v1alpha1", Resource: "quotasets"},
+}
+
+// managedResources are the resources of category managed (kubectl get
+// managed): every provider's managed resource kinds.
+func managedResources(t *testing.T) []schema.GroupVersionResource {
+	t.Helper()
+	lists, err := plane.kube.Discovery().ServerPreferredResources()
+	if err != nil && len(lists) == 0 {
+		t.Fatalf("cannot discover the API: %v", err)
+	}
+	var managed []schema.GroupVersionResource
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if slices.Contains(r.Categories, "managed") && !strings.Contains(r.Name, "/") {
+				managed = append(managed, gv.WithResource(r.Name))
+			}
+		}
+	}
+	if len(managed) == 0 {
+		t.Fatalf("no resources of category managed")
+	}
+	return managed
+}
