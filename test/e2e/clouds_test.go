@@ -78,14 +78,7 @@ func cloudWithoutCompute(t *testing.T) {
 		}
 	})
 	t.Run("the tenant reads on the claim what its cloud does not serve", func(t *testing.T) {
-		u, err := asTenant(t, "team-c").Resource(openStackClusters).Namespace("team-c").Get(t.Context(), "team-c-us", metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("the tenant reads team-c-us: %v", err)
-		}
-		c, err := decode[cloudClaim](u)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := tenantReads(t, "team-c", "team-c-us")
 		served := c.Status.GetCondition("ServicesServed")
 		if !slices.Equal(c.Status.UnservedServices, []string{"nova", "cinder", "neutron"}) || served.Reason != "NotInCatalog" || !strings.Contains(served.Message, "no endpoint for nova") {
 			t.Errorf("ServicesServed on team-c-us: %v %s: %q", c.Status.UnservedServices, served.Reason, served.Message)

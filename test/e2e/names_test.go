@@ -143,14 +143,7 @@ spec: {region: eu-de-1, hypervisorClusters: [hv-pool-a, hv-pool-a], storageClust
 	// Nothing accepted is dropped in silence: team-a-prod asks for MTU 9000,
 	// which the ControlPlane cannot carry; the tenant reads so on its claim.
 	t.Run("team-a-prod's MTU is reported as not applied, on the tenant's claim", func(t *testing.T) {
-		u, err := asTenant(t, "team-a").Resource(openStackClusters).Namespace("team-a").Get(t.Context(), "team-a-prod", metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("the tenant reads team-a-prod: %v", err)
-		}
-		c, err := decode[cloudClaim](u)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := tenantReads(t, "team-a", "team-a-prod")
 		msg := c.Status.GetCondition("Supported").Message
 		unsupported, _ := json.Marshal(c.Status.UnsupportedSettings)
 		if !strings.Contains(string(unsupported), `"spec.network.mtu"`) || !strings.Contains(msg, "spec.network.mtu") {
@@ -189,6 +182,21 @@ func printerColumns(ctx context.Context, t *testing.T, r ref) []string {
 		cols = append(cols, strings.ToUpper(c.Name))
 	}
 	return cols
+}
+
+// tenantReads is the tenant's cloud claim (in crossplane.c5c3.io), read by
+// a person of the tenant in its namespace.
+func tenantReads(t *testing.T, tenant, name string) *cloudClaim {
+	t.Helper()
+	u, err := asTenant(t, tenant).Resource(openStackClusters).Namespace(tenant).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the tenant reads %s: %v", name, err)
+	}
+	c, err := decode[cloudClaim](u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // cloudClaim is an OpenStackCluster claim as the suite reads it.
