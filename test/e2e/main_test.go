@@ -15,6 +15,7 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,6 +58,13 @@ type landscape struct {
 var plane *landscape
 
 func TestMain(m *testing.M) {
+	// The sections wait on the plane, not on the CPU: all of them run at
+	// once. go test's default, one parallel test per core, would run two at
+	// a time on two cores and hold a section back that another waits for.
+	flag.Parse()
+	if !flagSet("test.parallel") {
+		_ = flag.Set("test.parallel", "64")
+	}
 	l, err := connect()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
@@ -103,6 +111,12 @@ func connect() (*landscape, error) {
 		return nil, err
 	}
 	return &landscape{run: run, repo: repo, cfg: cfg, kube: kube, dyn: dyn}, nil
+}
+
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // restConfig reads a kubeconfig. The suite's clients share the two cores

@@ -63,11 +63,20 @@ type shoot struct {
 
 func shootCluster(t *testing.T, name string) shoot {
 	t.Helper()
+	s, err := openShoot(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openShoot logs into a Shoot's cluster, if the stand-in runs it yet.
+func openShoot(name string) (shoot, error) {
 	cfg, err := restConfig(plane.path("shoots/garden-c5c3." + name + ".kubeconfig"))
 	if err != nil {
-		t.Fatalf("Shoot %s: %v", name, err)
+		return shoot{}, fmt.Errorf("Shoot %s: %w", name, err)
 	}
-	return shoot{kube: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}
+	return shoot{kube: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}, nil
 }
 
 // poolsReportFromAgents (2b): the operator stand-in runs a hypervisor agent
@@ -155,7 +164,11 @@ func leastPrivilege(t *testing.T) {
 		// The docs' st-pool-encrypted of section 0 may still be
 		// provisioning: its agent comes within 2b's bound.
 		eventuallyNil(t, 90*time.Second, p.name+" composes the CephClient storage-agent", func(ctx context.Context) error {
-			cc, err := shootCluster(t, p.name).dyn.Resource(cephClients).Namespace("rook-ceph").Get(ctx, "storage-agent", metav1.GetOptions{})
+			sh, err := openShoot(p.name)
+			if err != nil {
+				return err
+			}
+			cc, err := sh.dyn.Resource(cephClients).Namespace("rook-ceph").Get(ctx, "storage-agent", metav1.GetOptions{})
 			if mon, _, _ := unstructured.NestedString(objectOrEmpty(cc), "spec", "caps", "mon"); err != nil || mon != "allow r" {
 				return fmt.Errorf("no CephClient storage-agent with mon caps \"allow r\" (%q, %v)", mon, err)
 			}
