@@ -94,7 +94,7 @@ func poolsReportFromAgents(t *testing.T) {
 		}
 	}
 	for _, p := range examplesOf(hypervisorClusters) {
-		if eventually(t, 90*time.Second, p.name+": nodeCount 3 and capacity from its hypervisor agents", p, agentsReport(3)) {
+		if eventually(t, agentsWithin(p.name), p.name+": nodeCount 3 and capacity from its hypervisor agents", p, agentsReport(3)) {
 			c, err := get[hypervisorClaim](ctx, p)
 			if err == nil && c.Status.AvailableCapacity != nil && c.Status.Hypervisors != nil {
 				t.Logf("... %d vCPUs, %d GB free, %d instance(s) (libvirt test driver)",
@@ -121,7 +121,7 @@ func poolsReportFromAgents(t *testing.T) {
 
 	for _, p := range examplesOf(storageClusters) {
 		var c *storageClaim
-		eventually(t, 90*time.Second, p.name+": health and OSDs from its storage agent", p, func(s *storageClaim) (bool, string) {
+		eventually(t, agentsWithin(p.name), p.name+": health and OSDs from its storage agent", p, func(s *storageClaim) (bool, string) {
 			c = s
 			got := s.Status.GetCondition("AgentsReporting")
 			return got.Status == corev1.ConditionTrue && s.Status.OSDs != nil, fmt.Sprintf("AgentsReporting %s: %q; osds %v", got.Status, got.Message, s.Status.OSDs)
@@ -163,7 +163,7 @@ func leastPrivilege(t *testing.T) {
 	for _, p := range examplesOf(storageClusters) {
 		// The docs' st-pool-encrypted of section 0 may still be
 		// provisioning: its agent comes within 2b's bound.
-		eventuallyNil(t, 90*time.Second, p.name+" composes the CephClient storage-agent", func(ctx context.Context) error {
+		eventuallyNil(t, agentsWithin(p.name), p.name+" composes the CephClient storage-agent", func(ctx context.Context) error {
 			sh, err := openShoot(p.name)
 			if err != nil {
 				return err
@@ -174,7 +174,7 @@ func leastPrivilege(t *testing.T) {
 			}
 			return nil
 		})
-		eventuallyNil(t, 90*time.Second, "... "+p.name+"'s storage agent runs as client.storage-agent", func(context.Context) error {
+		eventuallyNil(t, agentsWithin(p.name), "... "+p.name+"'s storage agent runs as client.storage-agent", func(context.Context) error {
 			if args := processArgs("-node-name garden-c5c3." + p.name + "-node-0"); !strings.Contains(args, "-ceph-user storage-agent") {
 				return fmt.Errorf("its storage agent runs as %q", args)
 			}
