@@ -297,11 +297,9 @@ func sha256File(name string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// nested reads a string field of an object read unstructured.
+// nested reads a string field of an object read unstructured; "" when it
+// is absent or not a string.
 func nested(obj map[string]any, fields ...string) string {
-	for _, f := range fields[:len(fields)-1] {
-		obj, _ = obj[f].(map[string]any)
-	}
-	s, _ := obj[fields[len(fields)-1]].(string)
+	s, _, _ := unstructured.NestedString(obj, fields...)
 	return s
 }
