@@ -17,7 +17,7 @@ import (
 // LabelCloud says, on a node of the pool's cluster, which cloud it serves
 // (the cloud's composite name): the cloud's compute agents are scheduled
 // by it.
-const LabelCloud = "c5c3.io/cloud"
+const LabelCloud = pool.LabelCloud
 
 // resourceNodeLabels labels the pool's nodes with their clouds.
 const resourceNodeLabels resource.Name = "cloud-nodes"

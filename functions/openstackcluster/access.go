@@ -61,8 +61,13 @@ func composePoolAccess(c *cloud, plan *plan, namespaceReady bool, observed map[r
 		key, copyKey := resource.Name("access-"+pc), resource.Name("access-"+pc+"-kubeconfig")
 		secret := c.name + "-" + pc + "-access"
 		// The control plane runs nova-compute and ovn-controller in a
-		// hypervisor pool; in a storage pool it runs nothing.
-		o, err := remote.ClusterAccess(secret, pc, c.namespace(), serviceAccountControlPlane, nodes, k == pool.KindHypervisor, c.in.SecretNamespace)
+		// hypervisor pool, on the nodes labelled as the cloud's; in a
+		// storage pool it runs nothing.
+		var placement map[string]string
+		if k == pool.KindHypervisor {
+			placement = map[string]string{pool.LabelCloud: c.name}
+		}
+		o, err := remote.ClusterAccess(secret, pc, c.namespace(), serviceAccountControlPlane, nodes, placement, c.in.SecretNamespace)
 		if err != nil {
 			return err
 		}

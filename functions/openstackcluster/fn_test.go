@@ -2096,7 +2096,7 @@ func TestLeavingHypervisorPool(t *testing.T) {
 // TestTheControlPlaneKnowsItsPools: the ControlPlane names the cloud's pools
 // as the C5C3 docs' does; each pool gets a ClusterAccess limited to the
 // cloud's namespace there and, for a hypervisor pool, the nodes the cloud
-// holds, and its kubeconfig is copied into the cloud's namespace of the
+// holds, to which its workloads are confined by their label, and its kubeconfig is copied into the cloud's namespace of the
 // control-plane cluster, labelled as a cluster registration; a landscape
 // whose ControlPlane CRD drops the pool references says so in Supported.
 func TestTheControlPlaneKnowsItsPools(t *testing.T) {
@@ -2114,14 +2114,15 @@ func TestTheControlPlaneKnowsItsPools(t *testing.T) {
 	}
 
 	access := desired(t, rsp, "access-hypervisor-hv-pool-a")
-	want := map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "serviceAccount": "c5c3-control-plane", "nodes": []any{"node-1", "node-2"}, "workloads": true}
+	want := map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "serviceAccount": "c5c3-control-plane", "nodes": []any{"node-1", "node-2"}, "workloads": true,
+		"nodeSelector": map[string]any{"c5c3.io/cloud": "team-a-prod-7xk2p"}}
 	if diff := cmp.Diff(want, get(access, "spec", "forProvider")); diff != "" {
 		t.Errorf("the hypervisor pool's ClusterAccess (-want +got):\n%s", diff)
 	}
 	if got := get(access, "spec", "providerConfigRef", "name"); got != "hypervisor-hv-pool-a" {
 		t.Errorf("the ClusterAccess goes through ProviderConfig %v, want the pool's hypervisor-hv-pool-a", got)
 	}
-	if got := get(desired(t, rsp, "access-storage-st-pool-a"), "spec", "forProvider"); get(got, "nodes") != nil || get(got, "workloads") != false {
+	if got := get(desired(t, rsp, "access-storage-st-pool-a"), "spec", "forProvider"); get(got, "nodes") != nil || get(got, "workloads") != false || get(got, "nodeSelector") != nil {
 		t.Errorf("the storage pool's ClusterAccess names nodes or runs workloads: %v, want neither", got)
 	}
 	cp := desired(t, rsp, "access-hypervisor-hv-pool-a-kubeconfig")

@@ -38,6 +38,10 @@ const (
 	AnnotationAskedSince = "c5c3.io/asked-since"
 	// AnnotationCloud names the cloud as its tenant knows it.
 	AnnotationCloud = "c5c3.io/cloud"
+	// LabelCloud says, on a node of a hypervisor pool's cluster, which cloud
+	// it serves (the cloud's composite name): the cloud's compute agents
+	// select it, and its pool access confines them to it.
+	LabelCloud = "c5c3.io/cloud"
 )
 
 // RequirementShares is the requirement of a pool's records.

@@ -73,10 +73,11 @@ func NodeLabel(name, providerConfig, key string, values map[string]string) (*com
 // ClusterAccess is this project's provider's ClusterAccess, through the
 // kubernetes.provider.c5c3.io ProviderConfig of the cluster's name: a
 // kubeconfig of the cluster for ServiceAccount sa, limited to namespace ns
-// (where it runs DaemonSets only if workloads) and to reading the nodes
-// named, published in the management cluster's Secret
-// secretNamespace/name.
-func ClusterAccess(name, providerConfig, ns, sa string, nodes []string, workloads bool, secretNamespace string) (*composed.Unstructured, error) {
+// and to reading the nodes named, published in the management cluster's
+// Secret secretNamespace/name. With placement (node labels) it runs
+// DaemonSets in ns, confined to the nodes of those labels; without, it
+// runs nothing.
+func ClusterAccess(name, providerConfig, ns, sa string, nodes []string, placement map[string]string, secretNamespace string) (*composed.Unstructured, error) {
 	ca := &kubernetesv1alpha1.ClusterAccess{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kubernetesv1alpha1.SchemeGroupVersion.String(), Kind: kubernetesv1alpha1.ClusterAccessKind},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -85,8 +86,14 @@ func ClusterAccess(name, providerConfig, ns, sa string, nodes []string, workload
 				ProviderConfigReference:          &xpv2.Reference{Name: providerConfig},
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: secretNamespace, Name: name},
 			},
-			ForProvider: kubernetesv1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: sa, Nodes: nodes, Workloads: workloads},
+			ForProvider: kubernetesv1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: sa, Nodes: nodes, Workloads: placement != nil},
 		},
+	}
+	for k, v := range placement {
+		if ca.Spec.ForProvider.NodeSelector == nil {
+			ca.Spec.ForProvider.NodeSelector = map[string]kubernetesv1alpha1.LabelValue{}
+		}
+		ca.Spec.ForProvider.NodeSelector[k] = kubernetesv1alpha1.LabelValue(v)
 	}
 	return function.Composed(ca)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,14 +141,9 @@ func leastPrivilege(t *testing.T) {
 	// monitor caps); the operator stand-in does Rook's part in the local
 	// Ceph, and runs the agent with that user's key as the DaemonSet would.
 	t.Run("client.storage-agent has read-only caps", func(t *testing.T) {
-		cephRun := os.Getenv("COBALTCORE_CEPH_RUN")
-		if cephRun == "" {
-			cephRun = "/tmp/cobaltcore-ceph"
-		}
-		out, err := exec.CommandContext(t.Context(), "timeout", "30", "ceph", "-c", filepath.Join(cephRun, "ceph.conf"), "--connect-timeout", "10",
-			"auth", "get", "client.storage-agent").Output()
+		out, err := cephCLI(t.Context(), "auth", "get", "client.storage-agent")
 		var caps []string
-		for _, line := range strings.Split(string(out), "\n") {
+		for _, line := range out {
 			if strings.Contains(line, "caps") {
 				caps = append(caps, strings.Join(strings.Fields(line), " "))
 			}

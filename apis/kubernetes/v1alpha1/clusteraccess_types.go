@@ -6,6 +6,7 @@ import (
 )
 
 // ClusterAccessParameters say what the access may reach.
+// +kubebuilder:validation:XValidation:rule="!has(self.workloads) || !self.workloads || (has(self.nodeSelector) && size(self.nodeSelector) > 0)",message="spec.forProvider.nodeSelector is required with workloads: the node labels the workloads are confined to"
 type ClusterAccessParameters struct {
 	// Namespace the ServiceAccount lives in and may use as Workloads says. It is
 	// created when absent and never deleted: what runs there is not the
@@ -37,6 +38,16 @@ type ClusterAccessParameters struct {
 	// ServiceAccounts, tokens, pods of its own or Services.
 	// +optional
 	Workloads bool `json:"workloads,omitempty"`
+	// NodeSelector confines the workloads to their nodes: with Workloads,
+	// every DaemonSet and pod of the namespace must select these node
+	// labels, may not name a node (spec.nodeName), and mounts from the
+	// host only what nova-compute, libvirt and ovn-controller need. The
+	// provider puts a ValidatingAdmissionPolicy into the remote cluster
+	// that refuses anything else, whoever asks. Each key is a label name
+	// (the provider refuses one that is not).
+	// +kubebuilder:validation:MaxProperties=4
+	// +optional
+	NodeSelector map[string]LabelValue `json:"nodeSelector,omitempty"`
 	// TokenLifetime of the token the kubeconfig holds; a new token is
 	// issued when a third of it is left.
 	// +kubebuilder:default="24h"
@@ -110,3 +121,9 @@ type ClusterAccessList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ClusterAccess `json:"items"`
 }
+
+// LabelValue is a Kubernetes label value.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=63
+// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+type LabelValue string

@@ -95,6 +95,13 @@ func (in *ClusterAccessParameters) DeepCopyInto(out *ClusterAccessParameters) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.NodeSelector != nil {
+		in, out := &in.NodeSelector, &out.NodeSelector
+		*out = make(map[string]LabelValue, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
 	if in.TokenLifetime != nil {
 		in, out := &in.TokenLifetime, &out.TokenLifetime
 		*out = new(v1.Duration)

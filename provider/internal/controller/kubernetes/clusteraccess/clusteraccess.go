@@ -7,19 +7,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -115,9 +120,106 @@ func namespaceRules(workloads bool) []rbacv1.PolicyRule {
 	)
 }
 
+// hostPaths are what a pod of a cloud's workloads may mount from its node:
+// what nova-compute, libvirt and ovn-controller keep there (their state,
+// sockets, logs and configuration), the kernel's modules, devices and
+// cgroups. Not the kubelet's credential or its pods' volumes
+// (/var/lib/kubelet, /etc/kubernetes), nor the node's root: with them a
+// cloud reaches beyond its nodes (docs/security.md).
+var hostPaths = []string{
+	"/dev", "/lib/modules", "/sys/fs/cgroup", "/run/netns", "/run/lock",
+	"/etc/libvirt", "/var/lib/libvirt", "/run/libvirt", "/var/run/libvirt", "/var/log/libvirt",
+	"/etc/nova", "/var/lib/nova", "/var/log/nova",
+	"/etc/iscsi", "/var/lib/iscsi", "/etc/ceph",
+	"/etc/openvswitch", "/var/lib/openvswitch", "/run/openvswitch", "/var/run/openvswitch", "/var/log/openvswitch",
+	"/etc/ovn", "/var/lib/ovn", "/run/ovn", "/var/run/ovn", "/var/log/ovn",
+}
+
+// policyName names the access's ValidatingAdmissionPolicy and its binding:
+// an object name, which a ClusterRole's may not be.
+func policyName(mg *v1alpha1.ClusterAccess) string { return "c5c3-cluster-access." + mg.GetName() }
+
+// placement is the admission policy that confines the workloads of the
+// access's namespace to the nodes its node selector picks, whoever makes
+// them (the cloud's DaemonSets, the DaemonSet controller's pods): each must
+// select those labels, name no node, and mount from the host only
+// hostPaths. RBAC cannot say which node a pod runs on; this can.
+func placement(mg *v1alpha1.ClusterAccess) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+	p := mg.Spec.ForProvider
+	labels := map[string]string{LabelAccess: mg.GetName()}
+	// The keys are label names (checkPlacement) and the values label
+	// values (the CRD's schema), which need no escaping in a CEL string.
+	var selected []string
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		selected = append(selected, k+"="+string(p.NodeSelector[k]))
+	}
+	validations := []admissionv1.Validation{{
+		Expression: "!has(variables.spec.nodeName) || variables.spec.nodeName == ''",
+		Message:    fmt.Sprintf("the workloads of namespace %s may not name their node (spec.nodeName): they run on the nodes labelled %s", p.Namespace, strings.Join(selected, ",")),
+		Reason:     ptr.To(metav1.StatusReasonForbidden),
+	}}
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		validations = append(validations, admissionv1.Validation{
+			Expression: fmt.Sprintf("has(variables.spec.nodeSelector) && '%s' in variables.spec.nodeSelector && variables.spec.nodeSelector['%s'] == '%s'", k, k, p.NodeSelector[k]),
+			Message:    fmt.Sprintf("the workloads of namespace %s must select the nodes labelled %s=%s (spec.nodeSelector)", p.Namespace, k, p.NodeSelector[k]),
+			Reason:     ptr.To(metav1.StatusReasonForbidden),
+		})
+	}
+	quoted := make([]string, len(hostPaths))
+	for i, h := range hostPaths {
+		quoted[i] = "'" + h + "'"
+	}
+	validations = append(validations, admissionv1.Validation{
+		Expression: fmt.Sprintf("!has(variables.spec.volumes) || variables.spec.volumes.all(v, !has(v.hostPath) || (!v.hostPath.path.contains('..') && [%s].exists(p, v.hostPath.path == p || v.hostPath.path.startsWith(p + '/'))))", strings.Join(quoted, ", ")),
+		Message:    fmt.Sprintf("the workloads of namespace %s may mount from their node only %s and what is below them (spec.volumes[].hostPath)", p.Namespace, strings.Join(hostPaths, ", ")),
+		Reason:     ptr.To(metav1.StatusReasonForbidden),
+	})
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: policyName(mg), Labels: labels},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{
+				{RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+					Rule:       admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"*"}, Resources: []string{"daemonsets"}},
+				}},
+				{RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}},
+				}},
+			}},
+			Variables:   []admissionv1.Variable{{Name: "spec", Expression: "object.kind == 'Pod' ? object.spec : object.spec.template.spec"}},
+			Validations: validations,
+		},
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policyName(mg), Labels: labels},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policyName(mg),
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+			MatchResources: &admissionv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: p.Namespace},
+			}},
+		},
+	}
+	return policy, binding
+}
+
+// checkPlacement refuses a node selector whose key is not a label name:
+// the placement policy writes it into its expressions.
+func checkPlacement(p v1alpha1.ClusterAccessParameters) error {
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return fmt.Errorf("spec.forProvider.nodeSelector: key %q is not a label name: %s", k, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
 // objects are what the access is in the remote cluster, as desired: the
 // ServiceAccount, the namespace's Role and RoleBinding, the nodes'
-// ClusterRole and ClusterRoleBinding.
+// ClusterRole and ClusterRoleBinding, and with workloads the placement
+// policy and its binding.
 func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 	p := mg.Spec.ForProvider
 	labels := map[string]string{LabelAccess: mg.GetName()}
@@ -132,7 +234,7 @@ func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 			{APIGroups: []string{""}, Resources: []string{"nodes"}, ResourceNames: slices.Sorted(slices.Values(p.Nodes)), Verbs: read},
 		}
 	}
-	return []client.Object{
+	objs := []client.Object{
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels}},
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels}, Rules: namespaceRules(p.Workloads)},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace, Labels: labels},
@@ -141,6 +243,11 @@ func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(mg), Labels: labels},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName(mg)}, Subjects: subject},
 	}
+	if p.Workloads {
+		policy, binding := placement(mg)
+		objs = append(objs, policy, binding)
+	}
+	return objs
 }
 
 // notOurs refuses an object of the access's name that another made: it is
@@ -166,6 +273,17 @@ func drifted(desired, observed client.Object) bool {
 	case *rbacv1.ClusterRoleBinding:
 		o := observed.(*rbacv1.ClusterRoleBinding)
 		return d.RoleRef != o.RoleRef || !slices.Equal(d.Subjects, o.Subjects)
+	case *admissionv1.ValidatingAdmissionPolicy:
+		// What the API server defaults (matchPolicy, selectors) is left out.
+		o := observed.(*admissionv1.ValidatingAdmissionPolicy)
+		return !equality.Semantic.DeepEqual(d.Spec.Validations, o.Spec.Validations) ||
+			!equality.Semantic.DeepEqual(d.Spec.Variables, o.Spec.Variables) ||
+			!equality.Semantic.DeepEqual(d.Spec.FailurePolicy, o.Spec.FailurePolicy) ||
+			o.Spec.MatchConstraints == nil || !equality.Semantic.DeepEqual(d.Spec.MatchConstraints.ResourceRules, o.Spec.MatchConstraints.ResourceRules)
+	case *admissionv1.ValidatingAdmissionPolicyBinding:
+		o := observed.(*admissionv1.ValidatingAdmissionPolicyBinding)
+		return d.Spec.PolicyName != o.Spec.PolicyName || !slices.Equal(d.Spec.ValidationActions, o.Spec.ValidationActions) ||
+			o.Spec.MatchResources == nil || !equality.Semantic.DeepEqual(d.Spec.MatchResources.NamespaceSelector, o.Spec.MatchResources.NamespaceSelector)
 	}
 	return false
 }
@@ -270,6 +388,9 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.ClusterAccess) (mana
 // ServiceAccount, and returns the kubeconfig that holds it.
 func (e *external) issue(ctx context.Context, mg *v1alpha1.ClusterAccess) (managed.ConnectionDetails, error) {
 	p := mg.Spec.ForProvider
+	if err := checkPlacement(p); err != nil {
+		return nil, err
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}
 	if err := e.remote.Create(ctx, ns); err != nil && !kerrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("cannot create namespace %s in the remote cluster: %w", p.Namespace, err)
@@ -326,6 +447,10 @@ func set(got, want client.Object) {
 			g.RoleRef = w.RoleRef
 		}
 		g.Subjects = w.Subjects
+	case *admissionv1.ValidatingAdmissionPolicy:
+		got.(*admissionv1.ValidatingAdmissionPolicy).Spec = w.Spec
+	case *admissionv1.ValidatingAdmissionPolicyBinding:
+		got.(*admissionv1.ValidatingAdmissionPolicyBinding).Spec = w.Spec
 	}
 }
 
@@ -363,8 +488,13 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.ClusterAccess) (mana
 	}
 	objs := objects(mg)
 	var errs []error
-	// The bindings first: once they go, nothing is granted.
-	for _, i := range []int{4, 2, 3, 1, 0} {
+	// The bindings first: once they go, nothing is granted. The placement
+	// policy last: what the cloud runs stays confined while the rest goes.
+	order := []int{4, 2, 3, 1, 0}
+	for i := len(order); i < len(objs); i++ {
+		order = append(order, i)
+	}
+	for _, i := range order {
 		o := objs[i]
 		if err := e.remote.Delete(ctx, o); err != nil && !kerrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("cannot delete %T %s in the remote cluster: %w", o, o.GetName(), err))

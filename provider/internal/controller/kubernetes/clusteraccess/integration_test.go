@@ -54,8 +54,10 @@ func must(t *testing.T, err error) {
 // nodes, and forbids everything else (another node, listing nodes,
 // another namespace's Secrets, namespaces, cluster roles); a node added to
 // the share becomes reachable; a ServiceAccount of the name that another
-// made is refused, not taken over; deleting the access deletes the
-// ServiceAccount and its roles, and its token stops working.
+// made is refused, not taken over; its workloads run on its nodes only
+// (the placement policy), and a node selector that would not be a label
+// is refused; deleting the access deletes the ServiceAccount, its roles
+// and its policy, and its token stops working.
 func TestClusterAccessIntegration(t *testing.T) {
 	kube := kubernetestest.Start(t, Setup)
 	ctx := context.Background()
@@ -75,7 +77,8 @@ func TestClusterAccessIntegration(t *testing.T) {
 				ProviderConfigReference:          &xpv2.Reference{Name: pc.Name},
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: "mgmt", Name: name},
 			},
-			ForProvider: v1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: "c5c3-control-plane", Nodes: nodes, Workloads: true}}}
+			ForProvider: v1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: "c5c3-control-plane", Nodes: nodes, Workloads: true,
+				NodeSelector: map[string]v1alpha1.LabelValue{"c5c3.io/cloud": v1alpha1.LabelValue(strings.TrimPrefix(ns, "openstack-"))}}}}
 	}
 	ca := access("cloud-a-hv-pool-a", "openstack-cloud-a", "node-1")
 	must(t, kube.Create(ctx, ca))
@@ -175,6 +178,63 @@ func TestClusterAccessIntegration(t *testing.T) {
 			t.Errorf("the control plane may not %s: got %v, want Forbidden", what, err)
 		}
 	}
+	t.Run("its workloads run on its nodes only, whoever makes them", func(t *testing.T) {
+		// The placement policy: RBAC lets the cloud run DaemonSets, but not
+		// say where; the policy does, for the cloud and for the DaemonSet
+		// controller (here: the API server's admin) alike.
+		elsewhere := func(f func(*corev1.PodSpec)) *appsv1.DaemonSet {
+			ds := novaCompute("openstack-cloud-a")
+			f(&ds.Spec.Template.Spec)
+			return ds
+		}
+		until(t, "the placement policy in force: nova-compute selecting another cloud's nodes refused", func() error {
+			err := cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.NodeSelector["c5c3.io/cloud"] = "cloud-b" }), client.DryRunAll)
+			if !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "must select the nodes labelled c5c3.io/cloud=cloud-a") {
+				return fmt.Errorf("got %v, want Forbidden naming c5c3.io/cloud=cloud-a", err)
+			}
+			return nil
+		})
+		refused := map[string]func() error{
+			"a DaemonSet that selects no nodes": func() error {
+				return cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.NodeSelector = nil }), client.DryRunAll)
+			},
+			"a DaemonSet naming another node": func() error {
+				return cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.NodeName = "node-3" }), client.DryRunAll)
+			},
+			"a privileged DaemonSet mounting the node's root": func() error {
+				return cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.Volumes = append(s.Volumes, hostPath("root", "/")) }), client.DryRunAll)
+			},
+			"a DaemonSet mounting the kubelet's credential": func() error {
+				return cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.Volumes = append(s.Volumes, hostPath("kubelet", "/var/lib/kubelet")) }), client.DryRunAll)
+			},
+			"a DaemonSet mounting a path beside an allowed one (/var/lib/nova-other)": func() error {
+				return cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.Volumes = append(s.Volumes, hostPath("other", "/var/lib/nova-other")) }), client.DryRunAll)
+			},
+			"moving nova-compute to another cloud's nodes": func() error {
+				ds := novaCompute("openstack-cloud-a")
+				if err := cp.Create(ctx, ds); err != nil {
+					return fmt.Errorf("cannot create nova-compute: %w", err)
+				}
+				defer func() { _ = kube.Delete(ctx, ds) }()
+				ds.Spec.Template.Spec.NodeSelector["c5c3.io/cloud"] = "cloud-b"
+				return cp.Update(ctx, ds)
+			},
+			"a pod the cluster's admin makes on another node (as the DaemonSet controller would)": func() error {
+				return kube.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "placed", Namespace: "openstack-cloud-a"},
+					Spec: corev1.PodSpec{NodeName: "node-3", NodeSelector: map[string]string{"c5c3.io/cloud": "cloud-a"}, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, client.DryRunAll)
+			},
+		}
+		for what, f := range refused {
+			if err := f(); !kerrors.IsForbidden(err) {
+				t.Errorf("%s: got %v, want Forbidden", what, err)
+			}
+		}
+		if err := kube.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", Namespace: "another-cloud"},
+			Spec: corev1.PodSpec{NodeName: "node-3", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, client.DryRunAll); err != nil {
+			t.Errorf("the policy reaches beyond the cloud's namespace: %v", err)
+		}
+	})
+
 	n := &corev1.Node{}
 	must(t, kube.Get(ctx, client.ObjectKey{Name: "node-3"}, n))
 	if _, ok := n.Labels["c5c3.io/agent"]; ok {
@@ -196,7 +256,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 
 	t.Run("a storage pool's access keeps ConfigMaps and Secrets and runs nothing", func(t *testing.T) {
 		st := access("cloud-a-st-pool-a", "openstack-cloud-a-storage")
-		st.Spec.ForProvider.Workloads = false
+		st.Spec.ForProvider.Workloads, st.Spec.ForProvider.NodeSelector = false, nil
 		must(t, kube.Create(ctx, st))
 		var sc client.Client
 		until(t, "its kubeconfig published", func() error {
@@ -222,6 +282,26 @@ func TestClusterAccessIntegration(t *testing.T) {
 			t.Errorf("listing pods with the storage pool's access: got %v, want Forbidden", err)
 		}
 		must(t, kube.Delete(ctx, st))
+	})
+
+	t.Run("a node selector whose key is no label name is refused, naming the field", func(t *testing.T) {
+		bad := access("cloud-c-hv-pool-a", "openstack-cloud-c")
+		bad.Spec.ForProvider.NodeSelector = map[string]v1alpha1.LabelValue{"c5c3.io/cloud') || true || ('": "cloud-c"}
+		must(t, kube.Create(ctx, bad))
+		until(t, "Synced False naming spec.forProvider.nodeSelector", func() error {
+			got := &v1alpha1.ClusterAccess{}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(bad), got); err != nil {
+				return err
+			}
+			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "spec.forProvider.nodeSelector: key") {
+				return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
+			}
+			return nil
+		})
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: "openstack-cloud-c", Name: "c5c3-control-plane"}, &corev1.ServiceAccount{}); !kerrors.IsNotFound(err) {
+			t.Errorf("the refused access made its ServiceAccount: %v", err)
+		}
+		must(t, kube.Delete(ctx, bad))
 	})
 
 	t.Run("a ServiceAccount of the name that another made is refused", func(t *testing.T) {
@@ -270,8 +350,14 @@ func TestClusterAccessIntegration(t *testing.T) {
 	})
 }
 
+// hostPath is a volume of the node's path.
+func hostPath(name, path string) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path}}}
+}
+
 // novaCompute is the DaemonSet a cloud's control plane deploys into its
-// namespace of a hypervisor pool (as local/cmd/operator-standin does).
+// namespace of a hypervisor pool (as local/cmd/operator-standin does),
+// privileged and mounting what nova-compute and libvirt keep on the node.
 func novaCompute(namespace string) *appsv1.DaemonSet {
 	labels := map[string]string{"app.kubernetes.io/name": "nova-compute"}
 	return &appsv1.DaemonSet{
@@ -282,7 +368,12 @@ func novaCompute(namespace string) *appsv1.DaemonSet {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					NodeSelector: map[string]string{"c5c3.io/cloud": "cloud-a"},
-					Containers:   []corev1.Container{{Name: "nova-compute", Image: "nova-compute"}},
+					HostNetwork:  true,
+					HostPID:      true,
+					Volumes:      []corev1.Volume{hostPath("nova", "/var/lib/nova"), hostPath("libvirt", "/run/libvirt"), hostPath("modules", "/lib/modules")},
+					Containers: []corev1.Container{{Name: "nova-compute", Image: "nova-compute",
+						SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)},
+						VolumeMounts:    []corev1.VolumeMount{{Name: "nova", MountPath: "/var/lib/nova"}, {Name: "libvirt", MountPath: "/run/libvirt"}, {Name: "modules", MountPath: "/lib/modules"}}}},
 				},
 			},
 		},
