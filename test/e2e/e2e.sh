@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Drives the running local management plane (local/demo/up.sh) and asserts
 # what the product must do there, end to end through Crossplane core, the
-# functions, the provider and the stand-ins. Sections 1 to 4b, 6 and 6b have
-# moved to the Go suite beside this file (TestPlane, TestClouds: named
-# subtests, waits that watch, independent sections at once); this script
-# calls it where they stood, and the others follow them there
-# (docs/development.md):
+# functions, the provider and the stand-ins. Sections 1 to 4b, 6 to 6c, 7
+# and 8 have moved to the Go suite beside this file (TestPlane, TestClouds,
+# TestShares: named subtests, waits that watch, independent sections at
+# once); this script calls it where they stood, and the others follow them
+# there (docs/development.md):
 #
 #   G. GitOps: every Flux Kustomization of examples/clusters/management and
 #      each tenant's own is Ready at the demo's commit, and every example
@@ -491,139 +491,8 @@ one_each && pass "... and no node moved: every cloud keeps its one" || fail "nod
 set_share team-a/team-a-staging hv-pool-a -
 set_share team-b/team-b-staging hv-pool-a -
 
-section "7. shared pools are shared out, not over-committed"
-workers=$($K -n infrastructure get hypervisorcluster hv-pool-a -o jsonpath='{.spec.workers}')
-total=0
-for c in team-a/team-a-prod team-a/team-a-staging team-b/team-b-staging; do
-  x=$(xr "${c%/*}" "${c#*/}")
-  n=$($K get $XOSC "$x" -o jsonpath='{.status.consumedPools.hypervisor[?(@.name=="hv-pool-a")].allocatedNodes}')
-  meta=$(os aggregate show "$x-hv-pool-a" -f value -c properties 2>&1)
-  # The CLI prints properties as a Python dict or as key='value' pairs, by version.
-  case $meta in *"c5c3.io_allocated_nodes': '$n'"* | *"c5c3.io_allocated_nodes='$n'"*) pass "$c holds $n nodes of hv-pool-a in its own aggregate $x-hv-pool-a" ;;
-    *) fail "$c: aggregate $x-hv-pool-a does not record its $n nodes: $meta" ;; esac
-  total=$((total + n))
-done
-[ "$total" -le "$workers" ] && pass "the shares of hv-pool-a add up to $total of its $workers nodes" || fail "hv-pool-a is over-committed: $total of $workers"
-cloud() { # NAMESPACE NAME POOL NODES [STORAGE-POOL]
-  $K apply -f - >/dev/null <<Y
-apiVersion: crossplane.c5c3.io/v1alpha1
-kind: OpenStackCluster
-metadata: {name: $2, namespace: $1}
-spec:
-  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}
-  region: eu-de-1
-  size: small
-  hypervisorClusters: [$3]
-  hypervisorShares: [{name: $3, nodes: $4}]
-  storageClusters: [${5:-st-pool-a}]
-Y
-}
-refused_says() { # NAMESPACE NAME TEXT: read as the tenant, the claim is Refused and its PoolsReady condition says TEXT
-  case $(as_tenant "$1" get $OSC "$2" -o jsonpath='{.status.phase} {.status.conditions[?(@.type=="PoolsReady")].reason}: {.status.conditions[?(@.type=="PoolsReady")].message}') in
-    "Refused Refused: "*"$3"*) return 0 ;;
-  esac
-  return 1
-}
-refused_event() { # NAMESPACE NAME TEXT: read as the tenant, a Warning event Refused on the claim says TEXT
-  as_tenant "$1" get events --field-selector "involvedObject.kind=OpenStackCluster,involvedObject.name=$2,reason=Refused" -o jsonpath='{.items[*].message}' | grep -qF "$3"
-}
-# refusal NAMESPACE NAME TEXT RULE: the tenant reads why on the claim; nothing was composed.
-refusal() {
-  eventually 60 "$4: $1/$2 is refused, and the tenant reads why on the claim (PHASE Refused, PoolsReady)" refused_says "$1" "$2" "$3"
-  eventually 30 "... and in a Warning event on the claim, read as the tenant" refused_event "$1" "$2" "$3"
-  echo "      message: $(as_tenant "$1" get $OSC "$2" -o jsonpath='{.status.conditions[?(@.type=="PoolsReady")].message}' | cut -c1-300)"
-  [ -z "$($K get managed -l crossplane.io/claim-name="$2" -o name 2>/dev/null)" ] && pass "... and nothing was composed for it" || fail "resources were composed for $1/$2"
-}
-# (team-c, a new tenant namespace, got the tenant role at the start, as the
-# platform team would bind it.)
-cloud team-c team-c-big hv-pool-a $((workers - total + 1))
-refusal team-c team-c-big "over-committed" "a share larger than hv-pool-a has free"
-# A storage pool shares out its raw capacity the same way, among its clouds'
-# volume pool quotas (times their replication); each cloud's Ceph quota is
-# what the pool gave it, and a quota larger than what is free is refused.
-stp() { $K get xstoragecluster -l crossplane.io/claim-name=st-pool-a -o jsonpath="$1"; }
-shareable=$(stp '{.items[0].status.shareableGB}') allocated=$(stp '{.items[0].status.allocatedGB}')
-sum=0; for a in $(stp '{.items[0].status.shares[*].allocatedGB}'); do sum=$((sum + a)); done
-[ -n "$shareable" ] && [ "$sum" = "$allocated" ] && [ "$allocated" -le "$shareable" ] &&
-  pass "st-pool-a shares out $allocated of its $shareable GB among $(stp '{.items[0].status.shares[*].claim}')" ||
-  fail "st-pool-a: shares add up to $sum, allocatedGB '$allocated', shareableGB '$shareable'"
-# Refused by hv-pool-a, team-c-big holds nothing of st-pool-a, which had
-# room: its record there asks for nothing, so a claim that never becomes
-# Ready holds no shared capacity (its place in hv-pool-a's queue stays).
-gave_back() { # CLAIM POOL
-  [ "$($K get clusterusages -l c5c3.io/used-pool="$2" -o json | python3 -c 'import json,sys
-print(" ".join(u["metadata"]["annotations"].get("c5c3.io/asked-gb", "?") for u in json.load(sys.stdin)["items"] if u["metadata"].get("annotations", {}).get("c5c3.io/cloud") == sys.argv[1]))' "$1")" = 0 ] &&
-    case $($K get xstoragecluster -l crossplane.io/claim-name="$2" -o jsonpath="{.items[0].status.shares[?(@.claim==\"$1\")].allocatedGB}") in "" | 0) true ;; *) false ;; esac
-}
-eventually 60 "team-c-big, refused by hv-pool-a, asks nothing of st-pool-a and holds none of it" gave_back team-c/team-c-big st-pool-a &&
-  eventually 30 "... and its claim says so" refused_says team-c team-c-big "the cloud holds nothing of storage pool st-pool-a"
-shareable=$(stp '{.items[0].status.shareableGB}') allocated=$(stp '{.items[0].status.allocatedGB}')
-x=$(xr team-a team-a-prod)
-q=$(cephc osd pool get-quota "$x-st-pool-a-volumes" -f json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["quota_max_bytes"])')
-has=$($K get $XOSC "$x" -o jsonpath='{.status.consumedPools.storage[?(@.name=="st-pool-a")].allocatedGB}')
-[ -n "$has" ] && [ "$q" = "$((has / 3 * 1024 * 1024 * 1024))" ] &&
-  pass "team-a/team-a-prod holds $has GB of st-pool-a; its Ceph volume pool's quota is the $((has / 3)) GB it was given (3 replicas)" ||
-  fail "team-a/team-a-prod: allocatedGB '$has', its volume pool's quota_max_bytes '$q'"
-free=$((shareable - allocated))
-$K apply -f - >/dev/null <<Y
-apiVersion: crossplane.c5c3.io/v1alpha1
-kind: OpenStackCluster
-metadata: {name: team-c-hoard, namespace: team-c}
-spec:
-  compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: production}}
-  region: eu-de-1
-  size: small
-  hypervisorClusters: [hv-pool-b]
-  hypervisorShares: [{name: hv-pool-b, nodes: 1}]
-  storageClusters: [st-pool-a]
-  storage: {ceph: {volumePool: {replication: 2, quotaGB: $((free / 2 + 1))}}}
-Y
-refusal team-c team-c-hoard "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed" "a volume quota larger than st-pool-a has free"
-as_tenant team-c get $XOSC >/dev/null 2>&1 && fail "a tenant can read the cluster-scoped composites" || pass "the tenant's identity cannot read composites (only its namespace's claims)"
-as_tenant team-c get $OSC -n team-b >/dev/null 2>&1 && fail "team-c can read team-b's claims" || pass "the tenant's identity cannot read another tenant's claims"
-
-section "8. the dedicated pool, and a pool of another region"
-users=$($K get $XOSC -o jsonpath='{range .items[*]}{.metadata.labels.crossplane\.io/claim-namespace}{" "}{.status.consumedPools.hypervisor[*].name}{"\n"}{end}' | grep -w hv-pool-fin | cut -d' ' -f1 | sort -u | tr '\n' ' ')
-[ "$users" = "finance " ] && pass "only finance uses hv-pool-fin" || fail "hv-pool-fin is used by: $users"
-cloud team-b team-b-on-fin hv-pool-fin 2
-refusal team-b team-b-on-fin "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to other tenants; tenant team-b may not use it" "another tenant's dedicated pool"
-# (hv-pool-us went in 5; its storage pool is still there.)
-cloud team-b team-b-us hv-pool-a 2 st-pool-us
-refusal team-b team-b-us "spec.storageClusters[0]: storage pool st-pool-us is in region us-east-1, the cloud in eu-de-1" "a pool in another region"
-# A tenant does not choose its own limits: team-b's namespace allows staging
-# only (annotation c5c3.io/environments), and what Crossplane and the
-# platform team write is not the tenant's to write
-# (examples/crossplane/claim-composition-policy.yaml).
-own_limits() { # WHAT SPEC-LINE WANT
-  local out
-  out=$(as_tenant team-b apply --dry-run=server -f - 2>&1 <<Y
-apiVersion: c5c3.io/v1alpha1
-kind: OpenStackCluster
-metadata: {name: e2e-own-limits, namespace: team-b}
-spec: {$2region: eu-de-1, size: xlarge, hypervisorClusters: [hv-pool-a], storageClusters: [st-pool-a]}
-Y
-)
-  case $out in *"$3"*) pass "team-b's tenant is refused $1: ${out##*: }" ;; *) fail "team-b's tenant choosing $1: $out" ;; esac
-}
-own_limits "production in its staging namespace" "" "namespace team-b may claim clouds of environment staging, not production"
-own_limits "the production Composition by name" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, compositionRef: {name: production.xopenstackclusters.c5c3.io}, " \
-  "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
-own_limits "another cloud's composite" "compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, resourceRef: {apiVersion: c5c3.io/v1alpha1, kind: XOpenStackCluster, name: $(xr team-a team-a-prod)}, " \
-  "spec.compositionRef, spec.compositionRevisionRef, spec.compositionRevisionSelector and spec.resourceRef are written by Crossplane and the platform team"
-# A namespace's clouds are bounded: team-b's ResourceQuota allows 3 claims of
-# each group (examples/tenants/team-b/namespace.yaml), and it holds 3.
-held=$($K -n team-b get $OSC -o name | wc -l)
-out=$(as_tenant team-b apply --dry-run=server -f - 2>&1 <<Y
-apiVersion: crossplane.c5c3.io/v1alpha1
-kind: OpenStackCluster
-metadata: {name: e2e-one-too-many, namespace: team-b}
-spec: {compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: staging}}, region: eu-de-1, size: small, hypervisorClusters: [hv-pool-a], storageClusters: [st-pool-a]}
-Y
-)
-case $out in *"exceeded quota: cobaltcore-clouds"*) pass "team-b, holding $held clouds, is refused a fourth: ${out##*: }" ;;
-  *) fail "team-b, holding $held clouds, claiming a fourth: $out" ;; esac
-$K -n team-b delete $OSC team-b-on-fin team-b-us --wait=false >/dev/null
-$K -n team-c delete $OSC team-c-big team-c-hoard --wait=false >/dev/null
+section "7-8. in Go (test/e2e TestShares): 7 shared pools are shared out, not over-committed; 8 the dedicated pool, and a pool of another region"
+go_sections '^TestShares$'
 
 section "9. deleting a tenant's claim"
 gone=$(xr team-a team-a-staging)
