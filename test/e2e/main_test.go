@@ -171,9 +171,15 @@ func allowed(ctx context.Context, t *testing.T, c kubernetes.Interface, a author
 // (examples/infrastructure/tenant-role.yaml), as kubectl --as does.
 func asTenant(t *testing.T, tenant string) dynamic.Interface {
 	t.Helper()
+	return dynamic.NewForConfigOrDie(tenantConfig(tenant))
+}
+
+// tenantConfig is the plane's client configuration impersonating a person
+// of the tenant's group.
+func tenantConfig(tenant string) *rest.Config {
 	cfg := rest.CopyConfig(plane.cfg)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: tenant + "-user", Groups: []string{tenant}}
-	return dynamic.NewForConfigOrDie(cfg)
+	return cfg
 }
 
 // resourceOf maps a kind to the resource the API server serves it as.

@@ -152,8 +152,8 @@ func (o *openStack) projectsByName(ctx context.Context, t *testing.T) map[string
 	return byName
 }
 
-// aggregateHosts are the Nova aggregates by name, each with its hosts sorted.
-func (o *openStack) aggregateHosts(ctx context.Context, t *testing.T) (map[string][]string, error) {
+// aggregates are the Nova aggregates by name.
+func (o *openStack) aggregates(ctx context.Context, t *testing.T) (map[string]aggregates.Aggregate, error) {
 	t.Helper()
 	pages, err := aggregates.List(o.compute(t)).AllPages(ctx)
 	if err != nil {
@@ -163,12 +163,15 @@ func (o *openStack) aggregateHosts(ctx context.Context, t *testing.T) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string][]string{}
+	byName := map[string]aggregates.Aggregate{}
 	for _, a := range all {
-		byName[a.Name] = slices.Sorted(slices.Values(a.Hosts))
+		byName[a.Name] = a
 	}
 	return byName, nil
 }
+
+// sortedHosts are an aggregate's hosts, sorted.
+func sortedHosts(a aggregates.Aggregate) []string { return slices.Sorted(slices.Values(a.Hosts)) }
 
 // volumeTypes are the names of the Cinder volume types.
 func (o *openStack) volumeTypes(ctx context.Context, t *testing.T) []string {

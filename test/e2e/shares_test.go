@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -46,7 +46,10 @@ func sharedOut(t *testing.T) {
 		t.Fatalf("hv-pool-a: %v", err)
 	}
 	workers := hv.Spec.Workers
-	aggs := aggregateMetadata(t)
+	aggs, err := openStackAdmin(t).aggregates(ctx, t)
+	if err != nil {
+		t.Fatalf("cannot list the Nova aggregates: %v", err)
+	}
 	var total int32
 	for _, c := range []tenantCloud{{namespace: "team-a", name: "team-a-prod"}, {namespace: "team-a", name: "team-a-staging"}, {namespace: "team-b", name: "team-b-staging"}} {
 		x := c.composite(t)
@@ -60,7 +63,7 @@ func sharedOut(t *testing.T) {
 		}
 		total += n
 		t.Run(fmt.Sprintf("%s holds %d nodes of hv-pool-a in its own aggregate %s-hv-pool-a", c, n, x.Name), func(t *testing.T) {
-			if got := aggs[x.Name+"-hv-pool-a"]["c5c3.io_allocated_nodes"]; got != strconv.Itoa(int(n)) {
+			if got := aggs[x.Name+"-hv-pool-a"].Metadata["c5c3.io_allocated_nodes"]; got != strconv.Itoa(int(n)) {
 				t.Errorf("aggregate %s-hv-pool-a records c5c3.io_allocated_nodes %q, want %d", x.Name, got, n)
 			}
 		})
@@ -243,24 +246,6 @@ func notTheTenants(t *testing.T) {
 	deleteClaims(t, onFin, us)
 }
 
-// aggregateMetadata is every Nova aggregate's metadata, by name.
-func aggregateMetadata(t *testing.T) map[string]map[string]string {
-	t.Helper()
-	pages, err := aggregates.List(openStackAdmin(t).compute(t)).AllPages(t.Context())
-	if err != nil {
-		t.Fatalf("cannot list the Nova aggregates: %v", err)
-	}
-	all, err := aggregates.ExtractAggregates(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]map[string]string{}
-	for _, a := range all {
-		out[a.Name] = a.Metadata
-	}
-	return out
-}
-
 // cloudClaimOn applies, as the platform would for the tenant, a small cloud
 // of environment env on hypervisor pool hv (nodes of it) and storage pool st.
 func cloudClaimOn(ctx context.Context, t *testing.T, namespace, name, env, hv string, nodes int64, st string, storage map[string]any) ref {
@@ -312,30 +297,21 @@ func refusedSays(text string) func(*cloudClaim) (bool, string) {
 // the claim and in a Warning event, and nothing was composed for it.
 func refusal(t *testing.T, r ref, text, rule string) {
 	t.Helper()
-	if !t.Run(rule+": "+r.namespace+"/"+r.name+" is refused, and the tenant reads why on the claim (PHASE Refused, PoolsReady)", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-		defer cancel()
-		for {
-			// Read as the tenant: its identity, its namespace only.
-			u, err := asTenant(t, r.namespace).Resource(r.gvr).Namespace(r.namespace).Get(ctx, r.name, metav1.GetOptions{})
-			seen := fmt.Sprint(err)
-			if err == nil {
-				c, err := decode[cloudClaim](u)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ok bool
-				if ok, seen = refusedSays(text)(c); ok {
-					t.Logf("message: %.300s", c.Status.GetCondition("PoolsReady").Message)
-					return
-				}
-			}
-			select {
-			case <-ctx.Done():
-				t.Fatalf("not within 60s: %s", seen)
-			case <-time.After(time.Second):
-			}
+	if !eventuallyNil(t, 60*time.Second, rule+": "+r.namespace+"/"+r.name+" is refused, and the tenant reads why on the claim (PHASE Refused, PoolsReady)", func(ctx context.Context) error {
+		// Read as the tenant: its identity, its namespace only.
+		u, err := asTenant(t, r.namespace).Resource(r.gvr).Namespace(r.namespace).Get(ctx, r.name, metav1.GetOptions{})
+		if err != nil {
+			return err
 		}
+		c, err := decode[cloudClaim](u)
+		if err != nil {
+			return err
+		}
+		if ok, seen := refusedSays(text)(c); !ok {
+			return errors.New(seen)
+		}
+		t.Logf("message: %.300s", c.Status.GetCondition("PoolsReady").Message)
+		return nil
 	}) {
 		return
 	}

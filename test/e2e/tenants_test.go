@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
@@ -134,7 +133,7 @@ func tenantsClouds(t *testing.T) {
 	ctx := t.Context()
 	openStack := openStackAdmin(t)
 	projectIDs := openStack.projectsByName(ctx, t)
-	aggs, err := openStack.aggregateHosts(ctx, t)
+	aggs, err := openStack.aggregates(ctx, t)
 	if err != nil {
 		t.Fatalf("cannot list the Nova aggregates: %v", err)
 	}
@@ -376,9 +375,7 @@ func tenantLogsIn(t *testing.T, c tenantCloud, x, project string) (login, bool) 
 // asTenantKube is asTenant as a typed client.
 func asTenantKube(t *testing.T, tenant string) kubernetes.Interface {
 	t.Helper()
-	cfg := rest.CopyConfig(plane.cfg)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: tenant + "-user", Groups: []string{tenant}}
-	return kubernetes.NewForConfigOrDie(cfg)
+	return kubernetes.NewForConfigOrDie(tenantConfig(tenant))
 }
 
 // sharesAreNamedNodes: a share is a set of named nodes (#38). Each
@@ -449,9 +446,9 @@ func shareOfPool(t *testing.T, px *consumerv1alpha1.XHypervisorCluster, p, cloud
 	t.Helper()
 	admin := openStackAdmin(t)
 	eventuallyNil(t, 90*time.Second, fmt.Sprintf("its aggregate %s-%s holds the nodes %s named for it (%s)", cloud, p, p, strings.Join(nodes, " ")), func(ctx context.Context) error {
-		aggs, err := admin.aggregateHosts(ctx, t)
-		if err == nil && !slices.Equal(aggs[cloud+"-"+p], nodes) {
-			err = fmt.Errorf("aggregate %s-%s holds %v", cloud, p, aggs[cloud+"-"+p])
+		aggs, err := admin.aggregates(ctx, t)
+		if hosts := sortedHosts(aggs[cloud+"-"+p]); err == nil && !slices.Equal(hosts, nodes) {
+			err = fmt.Errorf("aggregate %s-%s holds %v", cloud, p, hosts)
 		}
 		return err
 	})
