@@ -39,11 +39,6 @@ var (
 	usages      = schema.GroupVersionResource{Group: "protection.crossplane.io", Version: "v1beta1", Resource: "clusterusages"}
 )
 
-// hvPoolAInventoryChecked is closed once section 2 gave hv-pool-a's Servers
-// back: 2b puts a node of the same pool in maintenance only then, so that
-// each reads one change at a time.
-var hvPoolAInventoryChecked = make(chan struct{})
-
 // storageClaim is a StorageCluster claim as the suite reads it.
 type storageClaim struct {
 	Spec   consumerv1alpha1.StorageClusterParameters `json:"spec"`
@@ -102,7 +97,7 @@ func poolsReportFromAgents(t *testing.T) {
 		}
 	}
 
-	after(t, hvPoolAInventoryChecked, "section 2 giving back hv-pool-a's Servers")
+	// (Section 2, which changes hv-pool-a's Servers, ran before.)
 	hvPoolA := ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-a"}
 	node := "garden-c5c3.hv-pool-a-node-0"
 	hv := shootCluster(t, "hv-pool-a").dyn.Resource(hypervisors)

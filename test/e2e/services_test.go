@@ -197,6 +197,41 @@ func refused(err error) bool {
 	return gophercloud.ResponseCodeIs(err, http.StatusForbidden) || gophercloud.ResponseCodeIs(err, http.StatusNotFound)
 }
 
+// listing is one look at what the real services hold, as their admin
+// reads it.
+type listing struct {
+	projects    map[string]string // Keystone projects, name to ID
+	aggregates  map[string]aggregates.Aggregate
+	volumeTypes []string
+	cephPools   []string // ceph osd pool ls
+	cephAuth    []string // ceph auth ls, its lines
+	haGroups    map[string][]string
+}
+
+// listServices lists the local OpenStack (gophercloud, as the admin), Ceph
+// and OVN once.
+func listServices(ctx context.Context, t *testing.T) listing {
+	t.Helper()
+	admin := openStackAdmin(t)
+	var (
+		l   = listing{projects: admin.projectsByName(ctx, t), volumeTypes: admin.volumeTypes(ctx, t)}
+		err error
+	)
+	if l.aggregates, err = admin.aggregates(ctx, t); err != nil {
+		t.Fatalf("cannot list the Nova aggregates: %v", err)
+	}
+	if l.cephPools, err = cephCLI(ctx, "osd", "pool", "ls"); err != nil {
+		t.Fatal(err)
+	}
+	if l.cephAuth, err = cephCLI(ctx, "auth", "ls"); err != nil {
+		t.Fatal(err)
+	}
+	if l.haGroups, err = haChassisGroups(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // cephCLI runs the ceph CLI against the local Ceph (make ceph-up) and
 // returns its output's lines.
 func cephCLI(ctx context.Context, args ...string) ([]string, error) {

@@ -23,11 +23,13 @@ import (
 	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 )
 
-// TestShares: shared pools are shared out, never over-committed, and a
-// claim on what is not the tenant's is refused, the tenant reading why on
-// its claim (e2e.sh's sections 7 and 8). One after the other: both claim
-// st-pool-a's free capacity, which 7 measures.
+// TestShares: a share edited in the claim moves the nodes; shared pools
+// are shared out, never over-committed, and a claim on what is not the
+// tenant's is refused, the tenant reading why on its claim (e2e.sh's
+// sections 6d, 7 and 8). One after the other: 7 measures the shares 6d
+// leaves, and 7 and 8 both claim st-pool-a's free capacity.
 func TestShares(t *testing.T) {
+	t.Run("6d a share shrunk or grown in the claim moves the hosts", sharesMove)
 	t.Run("7 shared pools are shared out, not over-committed", sharedOut)
 	t.Run("8 the dedicated pool, and a pool of another region", notTheTenants)
 }

@@ -131,25 +131,8 @@ func tenantsClouds(t *testing.T) {
 		return
 	}
 	ctx := t.Context()
-	openStack := openStackAdmin(t)
-	projectIDs := openStack.projectsByName(ctx, t)
-	aggs, err := openStack.aggregates(ctx, t)
-	if err != nil {
-		t.Fatalf("cannot list the Nova aggregates: %v", err)
-	}
-	vts := openStack.volumeTypes(ctx, t)
-	cephPools, err := cephCLI(ctx, "osd", "pool", "ls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cephAuth, err := cephCLI(ctx, "auth", "ls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := haChassisGroups(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	real := listServices(ctx, t)
+	projectIDs, aggs, vts, cephPools, cephAuth, groups := real.projects, real.aggregates, real.volumeTypes, real.cephPools, real.cephAuth, real.haGroups
 	prefixed := func(names []string, prefix string) int {
 		n := 0
 		for _, s := range names {

@@ -30,6 +30,34 @@ eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
 source tools/upstream/versions.env
 [ -x "$CROSSPLANE" ] || { echo "no crossplane CLI at $CROSSPLANE: run make tools" >&2; exit 1; }
 
+# What the packages are built from: the checkout (committed, changed and
+# new files), the pinned tools, the version, and the machine's libraries and
+# CA bundle the images carry. When a build from the same inputs left every
+# package (make test, then make e2e or make demo), it is not built again.
+images=${IMAGES:-_output/images}
+stamp="$OUT/.inputs"
+inputs() {
+  {
+    echo "$VERSION $REGISTRY $OUT $images"
+    cat tools/upstream/versions.env
+    go version
+    git rev-parse HEAD
+    git diff HEAD --binary
+    git ls-files -z --others --exclude-standard | xargs -0 -r sha256sum
+    sha256sum "$CA_BUNDLE" "$CROSSPLANE" "$PROVIDER_KUBERNETES" /usr/bin/crushtool 2>/dev/null || true
+    dpkg-query -W 'librados*' 'librbd*' 'libvirt0' 'ceph-base' 2>/dev/null || true
+  } | sha256sum | cut -d' ' -f1
+}
+CA_BUNDLE=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
+want=$(inputs)
+# The stamp: the inputs' hash, then each output's checksum (so that an
+# output removed or changed since is built again).
+if [ "$(head -1 "$stamp" 2>/dev/null)" = "$want" ] && tail -n +2 "$stamp" | sha256sum --check --quiet --status 2>/dev/null; then
+  echo "the packages in $OUT and the images in $images are built from these inputs already ($stamp)"
+  exit 0
+fi
+rm -f "$stamp"
+
 work=_output/package-build
 rm -rf "$work" && mkdir -p "$work/bin" "$OUT"
 go build -o "$work/imgbuild" ./tools/cmd/imgbuild
@@ -37,7 +65,6 @@ go build -o "$work/imgbuild" ./tools/cmd/imgbuild
 # image NAME MAINPKG ENTRYPOINT PORTS: a static binary and its image tarball.
 # The pool functions place the node agents tagged with the version they were
 # built as (internal/agentbundle.Version), so a release places its own agents.
-CA_BUNDLE=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 [ -s "$CA_BUNDLE" ] || { echo "no CA bundle at $CA_BUNDLE: apt-get install ca-certificates, or set CA_BUNDLE" >&2; exit 1; }
 image() {
   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/c5c3/consumer-plane/internal/agentbundle.Version=$VERSION" -o "$work/bin/$1" "$2"
@@ -91,7 +118,6 @@ cp crossplane.yaml "$root/" && cp -r package/xrds package/compositions "$root/"
 "$CROSSPLANE" xpkg build --package-root="$root" -o "$OUT/configuration-cobaltcore.xpkg"
 
 # The node agents' images.
-images=${IMAGES:-_output/images}
 mkdir -p "$images"
 CGO_ENABLED=0 go -C agents build -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/ovs-agent" ./cmd/ovs-agent
 "$work/imgbuild" -bin "$work/bin/ovs-agent" -entrypoint /ovs-agent -tag "$REGISTRY/ovs-agent:$VERSION" -ports 8080/tcp,8081/tcp \
@@ -104,4 +130,5 @@ done
 
 # The version the packages were built as, for the demo to push them under.
 echo "$VERSION" >"$OUT/VERSION"
+{ echo "$want"; sha256sum "$OUT"/*.xpkg "$OUT/VERSION" "$images"/*.tar; } >"$stamp.new" && mv "$stamp.new" "$stamp"
 ls -l "$OUT" "$images"

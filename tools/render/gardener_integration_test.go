@@ -24,7 +24,11 @@ var gardenObjects = []string{
 	filepath.Join(root, "local", "garden", "seeds.yaml"),
 }
 
-func TestMain(m *testing.M) { os.Exit(kubetest.MainWithGarden(m, gardenObjects)) }
+func TestMain(m *testing.M) {
+	code := kubetest.MainWithGarden(m, gardenObjects)
+	stopFunctions()
+	os.Exit(code)
+}
 
 // admitShoots submits every Shoot of a render's output to the real
 // gardener-apiserver as a server-side dry-run create: Gardener's

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,7 +41,16 @@ func tools(t *testing.T) Tools {
 	return tl
 }
 
-// setup loads the package's catalog and starts the functions it calls.
+// The functions the render tests render through: built and started once
+// for all of them (each build links four binaries), stopped by TestMain.
+var (
+	functionsOnce sync.Once
+	functions     *Functions
+	functionsErr  error
+	stopFunctions = func() {}
+)
+
+// setup loads the package's catalog and starts the functions it calls, once.
 func setup(t *testing.T) (context.Context, Tools, *Catalog, *Functions) {
 	t.Helper()
 	tl := tools(t)
@@ -50,12 +60,47 @@ func setup(t *testing.T) (context.Context, Tools, *Catalog, *Functions) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fns, err := StartFunctions(ctx, root, cat.FunctionNames())
-	t.Cleanup(fns.Stop)
-	if err != nil {
-		t.Fatalf("StartFunctions: %v", err)
+	functionsOnce.Do(func() {
+		fctx, stop := context.WithCancel(context.Background())
+		functions, functionsErr = StartFunctions(fctx, root, cat.FunctionNames())
+		stopFunctions = func() {
+			if functions != nil {
+				functions.Stop()
+			}
+			stop()
+		}
+	})
+	if functionsErr != nil {
+		t.Fatalf("StartFunctions: %v", functionsErr)
 	}
-	return ctx, tl, cat, fns
+	return ctx, tl, cat, functions
+}
+
+// validated collects rendered outputs, as `crossplane resource validate`
+// should see them (validatable), in one directory: one validate loads the
+// schemas once for every render of a test.
+type validated struct{ dir string }
+
+func (v validated) add(t *testing.T, name string, rendered []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(v.dir, strings.ReplaceAll(name, "/", "_")), validatable(rendered), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// check is a check of its own: every rendered output collected is valid
+// against the XRDs and CRDs (the failure names each invalid object).
+func (v validated) check(ctx context.Context, t *testing.T, tl Tools) {
+	t.Helper()
+	t.Run("every rendered output is valid", func(t *testing.T) {
+		files, err := os.ReadDir(v.dir)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("nothing was rendered to validate (%v)", err)
+		}
+		if out, err := tl.ValidateFile(ctx, v.dir, schemas...); err != nil {
+			t.Fatalf("rendered output is invalid: %v\n%s", err, out)
+		}
+	})
 }
 
 // TestRenderExamplesIntegration validates every example claim offline with the
@@ -75,12 +120,23 @@ func TestRenderExamplesIntegration(t *testing.T) {
 		t.Fatal("no example claims found below examples/")
 	}
 
+	files := make([]string, 0, len(claims))
+	for _, cl := range claims {
+		files = append(files, cl.File)
+	}
+	t.Run("every example claim is valid", func(t *testing.T) {
+		if out, err := tl.ValidateFile(ctx, strings.Join(files, ","), filepath.Join(root, "package")); err != nil {
+			t.Fatalf("an example claim is invalid: %v\n%s", err, out)
+		}
+	})
+
 	shoots := 0
 	t.Cleanup(func() {
 		if shoots == 0 && !t.Failed() {
 			t.Error("no rendered example composed a Shoot: nothing was submitted to Gardener")
 		}
 	})
+	rendered := validated{dir: t.TempDir()}
 	for _, cl := range claims {
 		rel, _ := filepath.Rel(filepath.Join(root, "examples"), cl.File)
 		name := OutputName(rel, cl.Object)
@@ -88,9 +144,6 @@ func TestRenderExamplesIntegration(t *testing.T) {
 			res, err := cat.Resolve(cl.Object)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if out, err := tl.ValidateFile(ctx, cl.File, filepath.Join(root, "package")); err != nil {
-				t.Fatalf("example claim is invalid: %v\n%s", err, out)
 			}
 			if missing := fns.Runs(cat.FunctionsOf(res.Composition)...); len(missing) > 0 {
 				t.Logf("valid claim, not rendered: %s calls %v, which this repository does not have yet", res.Composition, missing)
@@ -102,20 +155,21 @@ func TestRenderExamplesIntegration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
-				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
-			}
+			rendered.add(t, name, got)
 			shoots += admitShoots(t, got)
 			compareGolden(t, filepath.Join("testdata", "golden", "examples", name), got)
 		})
 	}
+	rendered.check(ctx, t, tl)
 }
 
 // TestDocsClaimsValidIntegration validates the claims as the C5C3 docs
 // write them (pools by name, no shares, no zones) with the real `crossplane
 // resource validate` against the XRDs: accepted as written.
 func TestDocsClaimsValidIntegration(t *testing.T) {
-	ctx, tl, _, _ := setup(t)
+	tl := tools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	if out, err := tl.ValidateFile(ctx, filepath.Join(root, "tools", "xrd", "testdata", "c5c3-docs-claims.yaml"), filepath.Join(root, "package")); err != nil {
 		t.Fatalf("the docs' claims are refused: %v\n%s", err, out)
 	}
@@ -185,6 +239,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 			wantOutput: "spec.hypervisorClusters[0]: hypervisor pool hv-pool-fin is dedicated to other tenants; tenant team-b may not use it",
 		},
 	}
+	rendered := validated{dir: t.TempDir()}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			claim := filepath.Join(root, tc.claim)
@@ -214,9 +269,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 			if !strings.Contains(strings.Join(strings.Fields(string(got)), " "), tc.wantOutput) {
 				t.Errorf("rendered output does not say %q:\n%s", tc.wantOutput, got)
 			}
-			if out, err := tl.Validate(ctx, got, schemas...); err != nil {
-				t.Fatalf("rendered output is invalid: %v\n%s", err, out)
-			}
+			rendered.add(t, tc.name+".yaml", got)
 			admitShoots(t, got)
 			if tc.check != nil {
 				tc.check(t, got)
@@ -224,6 +277,7 @@ func TestRenderObservedIntegration(t *testing.T) {
 			compareGolden(t, filepath.Join("testdata", "golden", "observed", tc.name+".yaml"), got)
 		})
 	}
+	rendered.check(ctx, t, tl)
 }
 
 func exists(file string) bool {
