@@ -14,6 +14,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -278,8 +279,162 @@ func existing(objects ...ref) func(context.Context) ([]string, error) {
 	}
 }
 
-// TestDeletes: what deleting a claim takes with it and what it leaves
-// (e2e.sh's section 9).
+// TestDeletes: what deleting a claim takes with it and what it leaves, a
+// pool in use that cannot go, and a cloud pinned to its Composition's
+// revision (e2e.sh's sections 9, 9b and 9c, one after the other: 9b and 9c
+// check the clouds 9 leaves). First it applies 9f's cloud, which
+// provisions meanwhile.
 func TestDeletes(t *testing.T) {
+	stretchedCloud(t)
 	t.Run("9 deleting a tenant's claim", tenantClaimDeleted)
+	t.Run("9b a pool in use cannot be deleted", poolInUse)
+	t.Run("9c a new Composition revision leaves a pinned production cloud where it is", pinnedRevision)
+}
+
+var (
+	compositions         = schema.GroupVersionResource{Group: "apiextensions.crossplane.io", Version: "v1", Resource: "compositions"}
+	compositionRevisions = schema.GroupVersionResource{Group: "apiextensions.crossplane.io", Version: "v1", Resource: "compositionrevisions"}
+)
+
+// stretchedCloud applies internal-stretched, 9f's cloud on the stretched
+// st-pool-s: it provisions while 9 to 9e run.
+func stretchedCloud(t *testing.T) {
+	t.Helper()
+	u := object(t, `apiVersion: crossplane.c5c3.io/v1alpha1
+kind: OpenStackCluster
+metadata: {name: internal-stretched, namespace: internal}
+spec: {compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: production}}, region: eu-de-1, size: small, dataPolicy: Delete,
+  hypervisorClusters: [hv-pool-b], storageClusters: [st-pool-s]}`)
+	data, _ := u.MarshalJSON()
+	if _, err := plane.dyn.Resource(openStackClusters).Namespace("internal").Patch(t.Context(), u.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: "e2e", Force: ptrTo(true)}); err != nil {
+		t.Fatalf("internal-stretched: %v", err)
+	}
+}
+
+// poolInUse (9b): each cloud protects what it consumes with a Crossplane
+// ClusterUsage; core's admission webhook refuses to delete a used
+// composite, so deleting a pool's claim is held (the claim says why) until
+// the last cloud on it is gone, and every cloud stays Ready meanwhile.
+func poolInUse(t *testing.T) {
+	fin := poolComposite(t, "hv-pool-fin").Name
+	finCloud := tenantCloud{namespace: "finance", name: "finance-prod"}
+	finXR := finCloud.composite(t).Name
+	eventuallyNil(t, 30*time.Second, "hv-pool-fin's composite is marked in use", func(ctx context.Context) error {
+		x, err := plane.dyn.Resource(consumer("xhypervisorclusters")).Get(ctx, fin, metav1.GetOptions{})
+		if err == nil && x.GetLabels()["crossplane.io/in-use"] != "true" {
+			err = fmt.Errorf("its label crossplane.io/in-use is %q", x.GetLabels()["crossplane.io/in-use"])
+		}
+		return err
+	})
+	t.Run("kubectl get clusterusages -l c5c3.io/used-pool=hv-pool-fin names the cloud", func(t *testing.T) {
+		l, err := plane.dyn.Resource(usages).List(t.Context(), metav1.ListOptions{LabelSelector: "c5c3.io/used-pool=hv-pool-fin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var details []string
+		for _, u := range l.Items {
+			details = append(details, u.GetAnnotations()["crossplane.io/usage-details"])
+		}
+		if !slices.ContainsFunc(details, func(d string) bool {
+			return strings.Contains(d, "OpenStackCluster finance/finance-prod consumes hypervisor pool hv-pool-fin")
+		}) {
+			t.Errorf("the usages of hv-pool-fin say: %q", details)
+		}
+	})
+	t.Run("deleting hv-pool-fin's composite is refused, naming the cloud", func(t *testing.T) {
+		err := plane.dyn.Resource(consumer("xhypervisorclusters")).Delete(t.Context(), fin, metav1.DeleteOptions{})
+		if err == nil || !strings.Contains(err.Error(), "in-use") || !strings.Contains(err.Error(), "XOpenStackCluster/"+finXR) {
+			t.Fatalf("deleting the composite of hv-pool-fin, used by finance-prod: %v", err)
+		}
+		t.Logf("%.300s", err)
+	})
+	deleteClaims(t, ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-fin"})
+	eventually(t, 30*time.Second, "deleting the claim hv-pool-fin is held, and the claim names the cloud that uses it",
+		ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-fin"}, func(c *conditioned) (bool, string) {
+			got := c.condition("Synced")
+			return strings.Contains(got.Message, "in-use") && strings.Contains(got.Message, finXR), fmt.Sprintf("Synced %s: %q", got.Status, got.Message)
+		})
+	time.Sleep(5 * time.Second)
+	t.Run("... its composite and Shoot are still there", func(t *testing.T) {
+		if left, err := existing(ref{gvr: consumer("xhypervisorclusters"), name: fin}, ref{gvr: shoots, namespace: "garden-c5c3", name: "hv-pool-fin"})(t.Context()); err != nil || len(left) != 2 {
+			t.Errorf("of hv-pool-fin's composite and Shoot, %v are there (%v)", left, err)
+		}
+	})
+	for _, c := range []tenantCloud{finCloud, {namespace: "internal", name: "internal-prod"}, onHvPoolA[0], {namespace: "team-b", name: "team-b-staging"}} {
+		eventually(t, 5*time.Second, c.String()+" is still Ready", c.claim(), isReady)
+	}
+	deleteClaims(t, finCloud.claim())
+	eventuallyGone(t, 180*time.Second, "finance-prod, the pool's last cloud, is gone", ref{gvr: xOpenStackClusters, name: finXR})
+	eventuallyGone(t, 120*time.Second, "then hv-pool-fin's held deletion proceeds: its claim is gone", ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-fin"})
+	eventuallyNone(t, 60*time.Second, "... and its composite and Shoot", existing(ref{gvr: consumer("xhypervisorclusters"), name: fin}, ref{gvr: shoots, namespace: "garden-c5c3", name: "hv-pool-fin"}))
+}
+
+// pinnedRevision (9c): team-a-prod's claim sets compositionUpdatePolicy:
+// Manual (the examples' production clouds that a platform team moves by
+// hand); internal-prod follows the newest revision. A new revision of the
+// production Composition (another endpoint domain) reaches internal-prod,
+// not team-a-prod, until team-a-prod's claim names it.
+func pinnedRevision(t *testing.T) {
+	ctx := t.Context()
+	const comp = "production.xopenstackclusters.crossplane.c5c3.io"
+	prod, internal := onHvPoolA[0], tenantCloud{namespace: "internal", name: "internal-prod"}
+	prodXR, intXR := prod.composite(t).Name, internal.composite(t).Name
+	revisionOf := func(ctx context.Context, x string) (rev, keystone string, err error) {
+		u, err := plane.dyn.Resource(xOpenStackClusters).Get(ctx, x, metav1.GetOptions{})
+		if err != nil {
+			return "", "", err
+		}
+		rev = nested(u.Object, "spec", "crossplane", "compositionRevisionRef", "name") + nested(u.Object, "spec", "compositionRevisionRef", "name")
+		return rev, nested(u.Object, "status", "endpoints", "keystone"), nil
+	}
+	onDomain := func(x, domain string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, k, err := revisionOf(ctx, x)
+			if err == nil && !strings.HasSuffix(k, "."+domain) {
+				err = fmt.Errorf("its Keystone endpoint is %q", k)
+			}
+			return err
+		}
+	}
+	pinned, keystone, err := revisionOf(ctx, prodXR)
+	t.Run("team-a-prod is pinned to a CompositionRevision, on cloud.cobaltcore.example", func(t *testing.T) {
+		if err != nil || pinned == "" || !strings.HasSuffix(keystone, ".cloud.cobaltcore.example") {
+			t.Fatalf("team-a-prod names revision %q, endpoint %q (%v)", pinned, keystone, err)
+		}
+		t.Log(pinned)
+	})
+	patch := []byte(`[{"op":"replace","path":"/spec/pipeline/0/input/endpointDomain","value":"v2.cobaltcore.example"}]`)
+	if _, err := plane.dyn.Resource(compositions).Patch(ctx, comp, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("the platform team changes the production Composition: %v", err)
+	}
+	var next string
+	eventuallyNil(t, 60*time.Second, "the production Composition has a new revision", func(ctx context.Context) error {
+		l, err := plane.dyn.Resource(compositionRevisions).List(ctx, metav1.ListOptions{LabelSelector: "crossplane.io/composition-name=" + comp})
+		if err != nil {
+			return err
+		}
+		var newest int64
+		for _, r := range l.Items {
+			if n, _, _ := unstructured.NestedInt64(r.Object, "spec", "revision"); n > newest {
+				newest, next = n, r.GetName()
+			}
+		}
+		if len(l.Items) < 2 {
+			return fmt.Errorf("%d revisions", len(l.Items))
+		}
+		return nil
+	})
+	eventuallyNil(t, 120*time.Second, "internal-prod (Automatic) takes the new revision: its Keystone endpoint moves to v2.cobaltcore.example", onDomain(intXR, "v2.cobaltcore.example"))
+	t.Run("team-a-prod (Manual) stays on its revision, its endpoint unchanged", func(t *testing.T) {
+		rev, k, err := revisionOf(t.Context(), prodXR)
+		if err != nil || rev != pinned || !strings.HasSuffix(k, ".cloud.cobaltcore.example") {
+			t.Fatalf("team-a-prod is on %q, endpoint %q (%v)", rev, k, err)
+		}
+	})
+	move := fmt.Appendf(nil, `{"spec":{"compositionRevisionRef":{"name":%q}}}`, next)
+	if _, err := plane.dyn.Resource(openStackClusters).Namespace(prod.namespace).Patch(ctx, prod.name, types.MergePatchType, move, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("moving team-a-prod to %s: %v", next, err)
+	}
+	eventuallyNil(t, 120*time.Second, "moved by its claim to the new revision, team-a-prod follows", onDomain(prodXR, "v2.cobaltcore.example"))
+	eventually(t, 120*time.Second, "team-a-prod is Ready on the new revision", prod.claim(), isReady)
 }
