@@ -44,13 +44,7 @@ func tenantClaimDeleted(t *testing.T) {
 	// namespace by the ControlPlane): core's webhook refuses their deletion
 	// until those objects are gone, whichever goes first.
 	cp := ref{gvr: kubernetesObjectsA, name: gone + "-control-plane"}
-	if eventuallyNil(t, 30*time.Second, "team-a-staging's ControlPlane Object is marked in use", func(ctx context.Context) error {
-		o, err := plane.dyn.Resource(cp.gvr).Get(ctx, cp.name, metav1.GetOptions{})
-		if err == nil && o.GetLabels()["crossplane.io/in-use"] != "true" {
-			err = fmt.Errorf("its label crossplane.io/in-use is %q", o.GetLabels()["crossplane.io/in-use"])
-		}
-		return err
-	}) {
+	if eventuallyNil(t, 30*time.Second, "team-a-staging's ControlPlane Object is marked in use", markedInUse(cp)) {
 		t.Run("deleting team-a-staging's ControlPlane before its cloud's objects is refused, naming a ProviderConfig", func(t *testing.T) {
 			err := plane.dyn.Resource(cp.gvr).Delete(t.Context(), cp.name, metav1.DeleteOptions{})
 			if err == nil || !strings.Contains(err.Error(), "in-use") || !strings.Contains(err.Error(), "ProviderConfig") {
@@ -250,15 +244,46 @@ func composedFor(t *testing.T, claim string) func(context.Context) ([]string, er
 	return func(ctx context.Context) ([]string, error) {
 		var left []string
 		for _, gvr := range managed {
-			l, err := plane.dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=" + claim})
+			names, err := labelledFor(ctx, gvr, claim)
 			if err != nil {
 				return nil, err
 			}
-			for _, i := range l.Items {
-				left = append(left, gvr.Resource+"/"+i.GetName())
+			for _, n := range names {
+				left = append(left, gvr.Resource+"/"+n)
 			}
 		}
 		return left, nil
+	}
+}
+
+// compositeOf lists a claim's composite of gvr while it exists.
+func compositeOf(gvr schema.GroupVersionResource, claim string) func(context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) { return labelledFor(ctx, gvr, claim) }
+}
+
+// labelledFor are the names of the objects of gvr Crossplane labelled for
+// the claim (crossplane.io/claim-name): its composite, or what it composed.
+func labelledFor(ctx context.Context, gvr schema.GroupVersionResource, claim string) ([]string, error) {
+	l, err := plane.dyn.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=" + claim})
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(l.Items))
+	for _, i := range l.Items {
+		names = append(names, i.GetName())
+	}
+	return names, nil
+}
+
+// markedInUse holds once core labelled r in use (crossplane.io/in-use):
+// a Usage protects it, and core's webhook refuses its deletion.
+func markedInUse(r ref) func(context.Context) error {
+	return func(ctx context.Context) error {
+		o, err := plane.dyn.Resource(r.gvr).Namespace(r.namespace).Get(ctx, r.name, metav1.GetOptions{})
+		if err == nil && o.GetLabels()["crossplane.io/in-use"] != "true" {
+			err = fmt.Errorf("its label crossplane.io/in-use is %q", o.GetLabels()["crossplane.io/in-use"])
+		}
+		return err
 	}
 }
 
@@ -319,13 +344,7 @@ func poolInUse(t *testing.T) {
 	fin := poolComposite(t, "hv-pool-fin").Name
 	finCloud := tenantCloud{namespace: "finance", name: "finance-prod"}
 	finXR := finCloud.composite(t).Name
-	eventuallyNil(t, 30*time.Second, "hv-pool-fin's composite is marked in use", func(ctx context.Context) error {
-		x, err := plane.dyn.Resource(consumer("xhypervisorclusters")).Get(ctx, fin, metav1.GetOptions{})
-		if err == nil && x.GetLabels()["crossplane.io/in-use"] != "true" {
-			err = fmt.Errorf("its label crossplane.io/in-use is %q", x.GetLabels()["crossplane.io/in-use"])
-		}
-		return err
-	})
+	eventuallyNil(t, 30*time.Second, "hv-pool-fin's composite is marked in use", markedInUse(ref{gvr: consumer("xhypervisorclusters"), name: fin}))
 	t.Run("kubectl get clusterusages -l c5c3.io/used-pool=hv-pool-fin names the cloud", func(t *testing.T) {
 		l, err := plane.dyn.Resource(usages).List(t.Context(), metav1.ListOptions{LabelSelector: "c5c3.io/used-pool=hv-pool-fin"})
 		if err != nil {

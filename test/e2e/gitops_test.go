@@ -58,13 +58,11 @@ func treeFromFlux(t *testing.T) {
 			if !ok {
 				t.Fatalf("no Kustomization %s", n)
 			}
-			ready := ""
-			conds, _, _ := unstructured.NestedSlice(k.Object, "status", "conditions")
-			for _, c := range conds {
-				if m, _ := c.(map[string]any); m["type"] == "Ready" {
-					ready, _ = m["status"].(string)
-				}
+			c, err := decode[conditioned](&k)
+			if err != nil {
+				t.Fatal(err)
 			}
+			ready := c.condition("Ready").Status
 			if rev := nested(k.Object, "status", "lastAppliedRevision"); ready != "True" || rev != demoRev {
 				t.Errorf("Ready %q at %q, want True at %s", ready, rev, demoRev)
 			}
@@ -88,7 +86,7 @@ func treeFromFlux(t *testing.T) {
 		}
 		return first
 	}
-	after := func(what, before, then string) {
+	readyAfter := func(what, before, then string) {
 		t.Run(what, func(t *testing.T) {
 			a, b := readyAt(before), readyAt(then)
 			if a.IsZero() || b.Before(a) {
@@ -100,24 +98,19 @@ func treeFromFlux(t *testing.T) {
 		{"crossplane", "infrastructure-namespace"}, {"infrastructure-namespace", "infrastructure-eu-de-1"}, {"infrastructure-namespace", "infrastructure-us-east-1"},
 		{"infrastructure-eu-de-1", "tenant-team-a"}, {"infrastructure-eu-de-1", "tenant-team-b"}, {"infrastructure-eu-de-1", "tenant-internal"}, {"infrastructure-eu-de-1", "tenant-finance"},
 	} {
-		after(p[1]+" became Ready after "+p[0], "flux-system/"+p[0], "flux-system/"+p[1])
+		readyAfter(p[1]+" became Ready after "+p[0], "flux-system/"+p[0], "flux-system/"+p[1])
 	}
 	for _, tn := range tenants {
-		after(tn+"'s own Kustomization became Ready after the platform's tenant-"+tn, "flux-system/tenant-"+tn, tn+"/openstack-clusters")
+		readyAfter(tn+"'s own Kustomization became Ready after the platform's tenant-"+tn, "flux-system/tenant-"+tn, tn+"/openstack-clusters")
 	}
 	// Every example claim was applied by Flux, none with kubectl. (Section
 	// 0 applied the docs' pools with kubectl, as an operator would: they are
 	// not examples.)
 	var claims, bad []string
-	lists := []struct {
-		gvr       schema.GroupVersionResource
-		namespace string
-	}{{controlPlaneClusters, "infrastructure"}, {hypervisorClusters, "infrastructure"}, {storageClusters, "infrastructure"}}
+	// (Each a list of a resource in a namespace: a ref without a name.)
+	lists := []ref{{gvr: controlPlaneClusters, namespace: "infrastructure"}, {gvr: hypervisorClusters, namespace: "infrastructure"}, {gvr: storageClusters, namespace: "infrastructure"}}
 	for _, tn := range tenants {
-		lists = append(lists, struct {
-			gvr       schema.GroupVersionResource
-			namespace string
-		}{openStackClusters, tn})
+		lists = append(lists, ref{gvr: openStackClusters, namespace: tn})
 	}
 	for _, li := range lists {
 		l, err := plane.dyn.Resource(li.gvr).Namespace(li.namespace).List(ctx, metav1.ListOptions{})

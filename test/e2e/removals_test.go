@@ -13,7 +13,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -69,17 +68,7 @@ func poolClaimDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	deleteClaims(t, ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-us"})
-	eventuallyNone(t, 60*time.Second, "hv-pool-us: its composite is gone", func(ctx context.Context) ([]string, error) {
-		l, err := plane.dyn.Resource(consumer("xhypervisorclusters")).List(ctx, metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=hv-pool-us"})
-		if err != nil {
-			return nil, err
-		}
-		var left []string
-		for _, x := range l.Items {
-			left = append(left, x.GetName())
-		}
-		return left, nil
-	})
+	eventuallyNone(t, 60*time.Second, "hv-pool-us: its composite is gone", compositeOf(consumer("xhypervisorclusters"), "hv-pool-us"))
 	for what, r := range map[string]ref{
 		"ServerInventory":     {gvr: serverInventories, name: "hypervisor-hv-pool-us"},
 		"Shoot":               {gvr: shoots, namespace: "garden-c5c3", name: "hv-pool-us"},
@@ -198,16 +187,13 @@ func tenantAt(tenant, rev, status, text string) func(context.Context) error {
 		if err != nil {
 			return err
 		}
-		ready, msg := "", ""
-		conds, _, _ := unstructured.NestedSlice(k.Object, "status", "conditions")
-		for _, c := range conds {
-			if m, _ := c.(map[string]any); m["type"] == "Ready" {
-				ready, _ = m["status"].(string)
-				msg, _ = m["message"].(string)
-			}
+		c, err := decode[conditioned](k)
+		if err != nil {
+			return err
 		}
-		if tried := nested(k.Object, "status", "lastAttemptedRevision"); tried != rev || ready != status || !strings.Contains(msg, text) {
-			return fmt.Errorf("its Kustomization tried %q: Ready %s: %.300s", tried, ready, msg)
+		ready := c.condition("Ready")
+		if tried := nested(k.Object, "status", "lastAttemptedRevision"); tried != rev || string(ready.Status) != status || !strings.Contains(ready.Message, text) {
+			return fmt.Errorf("its Kustomization tried %q: Ready %s: %.300s", tried, ready.Status, ready.Message)
 		}
 		return nil
 	}

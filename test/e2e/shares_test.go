@@ -332,14 +332,12 @@ func refusal(t *testing.T, r ref, text, rule string) {
 		return fmt.Errorf("%d Refused events, none a Warning saying %q", len(l.Items), text)
 	})
 	t.Run("... and nothing was composed for it", func(t *testing.T) {
-		for _, gvr := range managedResources(t) {
-			l, err := plane.dyn.Resource(gvr).List(t.Context(), metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=" + r.name})
-			if err != nil {
-				t.Fatalf("cannot list %s: %v", gvr.Resource, err)
-			}
-			for _, i := range l.Items {
-				t.Errorf("composed for %s: %s/%s", r.name, gvr.Resource, i.GetName())
-			}
+		composed, err := composedFor(t, r.name)(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range composed {
+			t.Errorf("composed for %s: %s", r.name, c)
 		}
 	})
 }

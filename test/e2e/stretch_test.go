@@ -118,17 +118,7 @@ func stretchedPool(t *testing.T) {
 	// Deleted, a stretched pool takes its arbiter's identity and monitor out
 	// of the control-plane cluster with it, and releases that cluster.
 	deleteClaims(t, ref{gvr: storageClusters, namespace: "infrastructure", name: "st-pool-s"})
-	eventuallyNone(t, 120*time.Second, "st-pool-s: its composite is gone", func(ctx context.Context) ([]string, error) {
-		l, err := plane.dyn.Resource(consumer("xstorageclusters")).List(ctx, metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=st-pool-s"})
-		if err != nil {
-			return nil, err
-		}
-		var left []string
-		for _, x := range l.Items {
-			left = append(left, x.GetName())
-		}
-		return left, nil
-	})
+	eventuallyNone(t, 120*time.Second, "st-pool-s: its composite is gone", compositeOf(consumer("xstorageclusters"), "st-pool-s"))
 	cp := shootCluster(t, "cp-eu-de-1")
 	eventuallyNil(t, 60*time.Second, "st-pool-s: its arbiter's namespace (ServiceAccount, Role, monitor) is gone from cp-eu-de-1", func(ctx context.Context) error {
 		_, err := cp.kube.CoreV1().Namespaces().Get(ctx, "ceph-arbiter-st-pool-s", metav1.GetOptions{})
