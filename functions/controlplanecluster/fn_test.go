@@ -45,7 +45,7 @@ const shoot = `{
     "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
     "controlPlane": {"highAvailability": {"failureTolerance": {"type": "zone"}}},
     "credentialsBindingName": "ironcore-metal",
-    "kubernetes": {"version": "1.34"},
+    "kubernetes": {"version": "1.34", "kubeAPIServer": {"admissionPlugins": [{"name": "DenyServiceExternalIPs"}]}},
     "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
     "provider": {
       "type": "ironcore-metal",

@@ -49,7 +49,7 @@ const shoot = `{
   "spec": {
     "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
     "credentialsBindingName": "ironcore-metal",
-    "kubernetes": {"version": "1.34"},
+    "kubernetes": {"version": "1.34", "kubeAPIServer": {"admissionPlugins": [{"name": "DenyServiceExternalIPs"}]}},
     "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
     "provider": {
       "type": "ironcore-metal",
@@ -115,7 +115,7 @@ const (
   "apiVersion": "kubernetes.provider.c5c3.io/v1alpha1",
   "kind": "NodeLabel",
   "metadata": {"name": "hypervisor-hv-pool-a-cloud-nodes"},
-  "spec": {"providerConfigRef": {"name": "hypervisor-hv-pool-a"}, "forProvider": {"key": "c5c3.io/cloud"}}
+  "spec": {"providerConfigRef": {"name": "hypervisor-hv-pool-a"}, "forProvider": {"key": "c5c3.io.node-restriction.kubernetes.io/cloud"}}
 }`
 )
 

@@ -2115,7 +2115,7 @@ func TestTheControlPlaneKnowsItsPools(t *testing.T) {
 
 	access := desired(t, rsp, "access-hypervisor-hv-pool-a")
 	want := map[string]any{"namespace": "openstack-team-a-prod-7xk2p", "serviceAccount": "c5c3-control-plane", "nodes": []any{"node-1", "node-2"}, "workloads": true,
-		"nodeSelector": map[string]any{"c5c3.io/cloud": "team-a-prod-7xk2p"}}
+		"nodeSelector": map[string]any{"c5c3.io.node-restriction.kubernetes.io/cloud": "team-a-prod-7xk2p"}}
 	if diff := cmp.Diff(want, get(access, "spec", "forProvider")); diff != "" {
 		t.Errorf("the hypervisor pool's ClusterAccess (-want +got):\n%s", diff)
 	}

@@ -46,7 +46,7 @@ const shoot = `{
   "spec": {
     "cloudProfile": {"kind": "CloudProfile", "name": "ironcore-metal"},
     "credentialsBindingName": "ironcore-metal",
-    "kubernetes": {"version": "1.34"},
+    "kubernetes": {"version": "1.34", "kubeAPIServer": {"admissionPlugins": [{"name": "DenyServiceExternalIPs"}]}},
     "networking": {"type": "calico", "nodes": "10.250.0.0/16"},
     "provider": {
       "type": "ironcore-metal",

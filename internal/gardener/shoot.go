@@ -127,6 +127,10 @@ type Cluster struct {
 	HighAvailability bool
 }
 
+// AdmissionDenyServiceExternalIPs is the kube-apiserver admission plugin
+// every Shoot enables: it refuses Services with spec.externalIPs.
+const AdmissionDenyServiceExternalIPs = "DenyServiceExternalIPs"
+
 // NewShoot returns the Shoot for a cluster with the landscape's settings,
 // which must be defaulted.
 func NewShoot(s *input.ShootSettings, c Cluster) (*gardencorev1beta1.Shoot, error) {
@@ -146,7 +150,17 @@ func NewShoot(s *input.ShootSettings, c Cluster) (*gardencorev1beta1.Shoot, erro
 			CloudProfile:           &gardencorev1beta1.CloudProfileReference{Kind: s.CloudProfile.Kind, Name: s.CloudProfile.Name},
 			CredentialsBindingName: ptr.To(s.CredentialsBindingName),
 			Region:                 c.Region,
-			Kubernetes:             gardencorev1beta1.Kubernetes{Version: c.KubernetesVersion},
+			Kubernetes: gardencorev1beta1.Kubernetes{
+				Version: c.KubernetesVersion,
+				// Every cluster runs identities the platform hands out
+				// (a cloud's control plane in its pools, an arbiter's
+				// operator in a control-plane cluster): none may make a
+				// Service with externalIPs, which intercepts every node's
+				// traffic to those addresses (CVE-2020-8554).
+				KubeAPIServer: &gardencorev1beta1.KubeAPIServerConfig{
+					AdmissionPlugins: []gardencorev1beta1.AdmissionPlugin{{Name: AdmissionDenyServiceExternalIPs}},
+				},
+			},
 			Networking: &gardencorev1beta1.Networking{
 				Type:  ptr.To(s.Networking.Type),
 				Nodes: ptr.To(s.Networking.Nodes),

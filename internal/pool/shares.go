@@ -40,8 +40,12 @@ const (
 	AnnotationCloud = "c5c3.io/cloud"
 	// LabelCloud says, on a node of a hypervisor pool's cluster, which cloud
 	// it serves (the cloud's composite name): the cloud's compute agents
-	// select it, and its pool access confines them to it.
-	LabelCloud = "c5c3.io/cloud"
+	// select it, and its pool access confines them to it. It is under
+	// node-restriction.kubernetes.io/, which the NodeRestriction admission
+	// plugin keeps a node's own kubelet from setting or changing: a
+	// compromised node cannot take another cloud's label and lure that
+	// cloud's nova-compute, with its credentials and Ceph key, onto itself.
+	LabelCloud = "c5c3.io.node-restriction.kubernetes.io/cloud"
 )
 
 // RequirementShares is the requirement of a pool's records.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,7 +94,12 @@ func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
 //
 // w is the Shoot's first worker pool: the cluster gets its Nodes
 // (Worker.Nodes), as gardenlet's machine controller would register them.
-func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker) (Cluster, bool, error) {
+//
+// plugins are the admission plugins the Shoot enables
+// (AdmissionPlugins): its kube-apiserver runs them, beside what a Shoot's
+// always runs. A change of them after the start is not applied (gardenlet
+// would roll the kube-apiserver).
+func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker, plugins []string) (Cluster, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := Key(namespace, shoot)
@@ -115,7 +121,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker) (Cluster, bool
 	c.running[k] = sc
 	go func() {
 		c.starting <- struct{}{}
-		info, plane, err := c.start(k, uid, w.Nodes(k, c.MaxNodes))
+		info, plane, err := c.start(k, uid, w.Nodes(k, c.MaxNodes), plugins...)
 		<-c.starting
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -128,7 +134,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker) (Cluster, bool
 	return Cluster{}, false, nil
 }
 
-func (c *Clusters) start(k, uid string, nodes []corev1.Node) (Cluster, *envtest.ControlPlane, error) {
+func (c *Clusters) start(k, uid string, nodes []corev1.Node, plugins ...string) (Cluster, *envtest.ControlPlane, error) {
 	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
 	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
 	// shoots/adminkubeconfig with it.
@@ -152,7 +158,13 @@ func (c *Clusters) start(k, uid string, nodes []corev1.Node) (Cluster, *envtest.
 		api.SecureServing.Address, api.SecureServing.Port = c.Address, strconv.Itoa(port)
 	}
 	api.SecureServing.Authn = &clientCAAuthn{ca: ca}
-	api.Configure().Set("etcd-prefix", "/shoots/"+uid)
+	api.Configure().Set("etcd-prefix", "/shoots/"+uid).
+		// As a Shoot's: kubelets are authorized by the Node authorizer and
+		// kept to their own node and off the labels under
+		// node-restriction.kubernetes.io/ (the hypervisor pools' placement
+		// label) by NodeRestriction; and the Shoot's own plugins.
+		Set("authorization-mode", "Node,RBAC").
+		Set("enable-admission-plugins", strings.Join(append([]string{"NodeRestriction"}, plugins...), ","))
 	plane := &envtest.ControlPlane{APIServer: api, Etcd: c.etcd}
 	if err := api.Start(); err != nil {
 		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)

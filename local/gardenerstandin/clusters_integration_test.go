@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -41,7 +45,7 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	if err := first.APIServer.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	info, second, err := c.start(k, uid, nodes)
+	info, second, err := c.start(k, uid, nodes, "DenyServiceExternalIPs")
 	if err != nil {
 		t.Fatalf("a start on the data of an earlier one: %v", err)
 	}
@@ -74,5 +78,28 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Get(context.Background(), gardenerAdminGroups[0], metav1.GetOptions{}); err != nil {
 		t.Error(err)
+	}
+
+	// It admits as a Shoot does: the Shoot's own plugins (a Service with
+	// externalIPs refused) and NodeRestriction (a node's kubelet may label
+	// its node, but not under node-restriction.kubernetes.io/).
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "intercept", Namespace: "default"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 53}}, ExternalIPs: []string{"10.0.0.53"}}}
+	if _, err := cs.CoreV1().Services("default").Create(context.Background(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "external IPs") {
+		t.Errorf("a Service with externalIPs, the Shoot enabling DenyServiceExternalIPs: %v, want Forbidden", err)
+	}
+	kubelet := rest.CopyConfig(cfg)
+	node := k + "-node-0"
+	kubelet.Impersonate = rest.ImpersonationConfig{UserName: "system:node:" + node, Groups: []string{"system:nodes", "system:authenticated"}}
+	kcs, err := kubernetes.NewForConfig(kubelet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for label, refused := range map[string]bool{"example.com/rack": false, "c5c3.io.node-restriction.kubernetes.io/cloud": true} {
+		_, err := kcs.CoreV1().Nodes().Patch(context.Background(), node, types.MergePatchType,
+			[]byte(`{"metadata":{"labels":{"`+label+`":"x"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+		if refused != (err != nil) || (refused && !kerrors.IsForbidden(err)) {
+			t.Errorf("%s's kubelet setting %s on it: %v (want refused: %t)", node, label, err, refused)
+		}
 	}
 }

@@ -55,3 +55,18 @@ func (w Worker) Nodes(k string, maxNodes int) []corev1.Node {
 	}
 	return nodes
 }
+
+// AdmissionPlugins are the kube-apiserver admission plugins a Shoot enables
+// (spec.kubernetes.kubeAPIServer.admissionPlugins, those not disabled).
+func AdmissionPlugins(shoot *unstructured.Unstructured) []string {
+	plugins, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "kubernetes", "kubeAPIServer", "admissionPlugins")
+	var names []string
+	for _, p := range plugins {
+		m, _ := p.(map[string]any)
+		name, _ := m["name"].(string)
+		if disabled, _ := m["disabled"].(bool); name != "" && !disabled {
+			names = append(names, name)
+		}
+	}
+	return names
+}

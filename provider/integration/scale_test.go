@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -118,20 +119,52 @@ func TestIntegrationManyProviderConfigsIssueNoTokens(t *testing.T) {
 }
 
 // addCloud makes a Keystone user (member of project admin), the Secret of
-// its clouds.yaml and an OpenStack ProviderConfig, all named name.
+// its clouds.yaml and an OpenStack ProviderConfig, all named name. Each
+// step is tried again on failure (three times): on a loaded machine the
+// local Keystone's answers time out now and then (seen in CI: a TLS
+// handshake timeout), and this is the test's setup, not what it measures.
+// A user whose creation answered with an error may exist: it is looked up
+// before it is made again.
 func addCloud(ctx context.Context, h *harness, k openstack.Identity, name, roleID, projectID string) error {
 	enabled := true
-	u, err := k.CreateUser(ctx, users.CreateOpts{Name: name, DomainID: "default", Password: "secret", Enabled: &enabled})
-	if err != nil {
+	var u *users.User
+	if err := again(func() error {
+		if found, err := k.FindUser(ctx, "default", name); err != nil || found != nil {
+			u = found
+			return err
+		}
+		made, err := k.CreateUser(ctx, users.CreateOpts{Name: name, DomainID: "default", Password: "secret", Enabled: &enabled})
+		u = made
+		return err
+	}); err != nil {
 		return fmt.Errorf("user %s: %w", name, err)
 	}
-	if err := k.Grant(ctx, roleID, roles.AssignOpts{UserID: u.ID, ProjectID: projectID}); err != nil {
+	if err := again(func() error { return k.Grant(ctx, roleID, roles.AssignOpts{UserID: u.ID, ProjectID: projectID}) }); err != nil {
 		return fmt.Errorf("grant to %s: %w", name, err)
 	}
-	if err := h.kube.Create(ctx, cloudCredential(name, keystoneURL, name)); err != nil {
-		return err
+	for _, o := range []client.Object{cloudCredential(name, keystoneURL, name), cloudsYAMLConfig(name, "crossplane-system", name, "")} {
+		if err := again(func() error {
+			if err := h.kube.Create(ctx, o); !kerrors.IsAlreadyExists(err) {
+				return err
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
 	}
-	return h.kube.Create(ctx, cloudsYAMLConfig(name, "crossplane-system", name, ""))
+	return nil
+}
+
+// again runs f up to three times, a second apart, until it succeeds.
+func again(f func() error) error {
+	var err error
+	for range 3 {
+		if err = f(); err == nil {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return err
 }
 
 // TestIntegrationHangingCloudHoldsNoOneElse: one cloud's Keystone accepts

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 var (
@@ -69,7 +71,7 @@ func tenantClaimDeleted(t *testing.T) {
 	} else {
 		n := stagingNodes[0]
 		admin := openStackAdmin(t)
-		pool := shootCluster(t, poolComposite(t, "hv-pool-a").Status.ShootName)
+		cluster := shootCluster(t, poolComposite(t, "hv-pool-a").Status.ShootName)
 		eventuallyNil(t, 180*time.Second, "team-a-staging's node "+n+" of hv-pool-a moves to team-a-prod: its aggregate and the node's label follow", func(ctx context.Context) error {
 			p, err := poolCompositeOf(ctx, "hv-pool-a")
 			if err != nil {
@@ -86,9 +88,9 @@ func tenantClaimDeleted(t *testing.T) {
 			if got := sortedHosts(aggs[prod+"-hv-pool-a"]); !slices.Equal(got, held) {
 				return fmt.Errorf("team-a-prod holds %v, its aggregate %v", held, got)
 			}
-			node, err := pool.kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
-			if err == nil && node.Labels["c5c3.io/cloud"] != prod {
-				err = fmt.Errorf("node %s carries c5c3.io/cloud=%q", n, node.Labels["c5c3.io/cloud"])
+			node, err := cluster.kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err == nil && node.Labels[pool.LabelCloud] != prod {
+				err = fmt.Errorf("node %s carries "+pool.LabelCloud+"=%q", n, node.Labels[pool.LabelCloud])
 			}
 			return err
 		})

@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // TestHolds: what a tenant's data or instances still use stays the cloud's
@@ -117,11 +119,11 @@ func instanceHoldsHypervisorPool(t *testing.T) {
 	}
 	pools, _, _ := unstructured.NestedSlice(u.Object, "spec", "hypervisorClusters")
 	shares, _, _ := unstructured.NestedSlice(u.Object, "spec", "hypervisorShares")
-	pool := shootCluster(t, "hv-pool-a")
+	cluster := shootCluster(t, "hv-pool-a")
 	admin := openStackAdmin(t)
 	runs := func(n int64) func(context.Context) error {
 		return func(ctx context.Context) error {
-			h, err := pool.dyn.Resource(hypervisors).Get(ctx, node, metav1.GetOptions{})
+			h, err := cluster.dyn.Resource(hypervisors).Get(ctx, node, metav1.GetOptions{})
 			if err == nil {
 				if got, _, _ := unstructured.NestedInt64(h.Object, "status", "numInstances"); got != n {
 					err = fmt.Errorf("its status.numInstances is %d", got)
@@ -164,12 +166,12 @@ func instanceHoldsHypervisorPool(t *testing.T) {
 		if a, ok := aggs[x+"-hv-pool-a"]; ok {
 			return fmt.Errorf("its aggregate holds %v", a.Hosts)
 		}
-		n, err := pool.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		n, err := cluster.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		if n.Labels["c5c3.io/cloud"] == x {
-			return fmt.Errorf("%s still carries c5c3.io/cloud=%s", node, x)
+		if n.Labels[pool.LabelCloud] == x {
+			return fmt.Errorf("%s still carries "+pool.LabelCloud+"=%s", node, x)
 		}
 		p, err := poolCompositeOf(ctx, "hv-pool-a")
 		if err == nil && shareOf(p, x).Cloud != "" {

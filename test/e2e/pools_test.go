@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -51,8 +52,19 @@ type storageClaim struct {
 // shoot is a pool's or control-plane cluster's Shoot cluster, as the
 // operator stand-in runs it.
 type shoot struct {
-	kube kubernetes.Interface
-	dyn  dynamic.Interface
+	kube   kubernetes.Interface
+	dyn    dynamic.Interface
+	config *rest.Config
+}
+
+// asKubelet is a client of the Shoot's cluster acting as node's kubelet
+// (system:node:<node>, by the admin's impersonation): the cluster
+// authorizes and admits it as that kubelet (Node authorizer,
+// NodeRestriction).
+func (s shoot) asKubelet(node string) kubernetes.Interface {
+	cfg := rest.CopyConfig(s.config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:node:" + node, Groups: []string{"system:nodes", "system:authenticated"}}
+	return kubernetes.NewForConfigOrDie(cfg)
 }
 
 func shootCluster(t *testing.T, name string) shoot {
@@ -70,7 +82,7 @@ func openShoot(name string) (shoot, error) {
 	if err != nil {
 		return shoot{}, fmt.Errorf("Shoot %s: %w", name, err)
 	}
-	return shoot{kube: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}, nil
+	return shoot{kube: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg), config: cfg}, nil
 }
 
 // poolsReportFromAgents (2b): the operator stand-in runs a hypervisor agent
@@ -239,6 +251,18 @@ func arbiterReachesOnlyItsMonitor(ctx context.Context, t *testing.T, p, arbiter 
 			{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings", Namespace: ns},
 			{Verb: "create", Resource: "pods", Namespace: ns},
 		})
+	t.Run("... whose Service with externalIPs "+arbiter+" refuses (DenyServiceExternalIPs, in its Shoot's spec)", func(t *testing.T) {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "e2e-probe"},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 6789}}, ExternalIPs: []string{"10.0.0.53"}}}
+		_, err := a.CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "external IPs") {
+			t.Errorf("%s's arbiter creating a Service with externalIPs in %s: %v, want Forbidden by DenyServiceExternalIPs", p, arbiter, err)
+		}
+		svc.Spec.ExternalIPs = nil
+		if _, err := a.CoreV1().Services(ns).Create(t.Context(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
+			t.Errorf("%s's arbiter creating its monitor's Service (no externalIPs): %v", p, err)
+		}
+	})
 	t.Run("... and with it the arbiter operator placed the monitor's Deployment in "+arbiter, func(t *testing.T) {
 		if _, err := shootCluster(t, arbiter).dyn.Resource(deployments).Namespace(ns).Get(t.Context(), "ceph-arbiter-mon-"+p, metav1.GetOptions{}); err != nil {
 			t.Errorf("no monitor Deployment ceph-arbiter-mon-%s in %s/%s: %v", p, arbiter, ns, err)

@@ -34,6 +34,7 @@ import (
 	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // TestClouds: the tenants' clouds (e2e.sh's sections 6, 6b and 6c). Every
@@ -435,14 +436,25 @@ func shareOfPool(t *testing.T, px *consumerv1alpha1.XHypervisorCluster, p, cloud
 		}
 		return err
 	})
-	pool := shootCluster(t, px.Status.ShootName)
+	cluster := shootCluster(t, px.Status.ShootName)
 	for _, n := range nodes {
-		eventuallyNil(t, 60*time.Second, "node "+n+" of "+p+"'s cluster carries c5c3.io/cloud="+cloud, func(ctx context.Context) error {
-			node, err := pool.kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
-			if err == nil && node.Labels["c5c3.io/cloud"] != cloud {
-				err = fmt.Errorf("its c5c3.io/cloud is %q", node.Labels["c5c3.io/cloud"])
+		eventuallyNil(t, 60*time.Second, "node "+n+" of "+p+"'s cluster carries "+pool.LabelCloud+"="+cloud, func(ctx context.Context) error {
+			node, err := cluster.kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			if err == nil && node.Labels[pool.LabelCloud] != cloud {
+				err = fmt.Errorf("its "+pool.LabelCloud+" is %q", node.Labels[pool.LabelCloud])
 			}
 			return err
+		})
+	}
+	// A compromised node may not take another cloud's label to lure that
+	// cloud's nova-compute: NodeRestriction keeps its kubelet off it.
+	for _, n := range nodes[:min(1, len(nodes))] {
+		t.Run("node "+n+"'s own kubelet may not relabel it another cloud's", func(t *testing.T) {
+			_, err := cluster.asKubelet(n).CoreV1().Nodes().Patch(t.Context(), n, types.MergePatchType,
+				[]byte(`{"metadata":{"labels":{"`+pool.LabelCloud+`":"not-`+cloud+`"}}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), pool.LabelCloud) {
+				t.Errorf("%s's kubelet setting %s=not-%s: %v, want Forbidden naming the label", n, pool.LabelCloud, cloud, err)
+			}
 		})
 	}
 	// The cloud's control plane got a kubeconfig of the pool for a
@@ -599,7 +611,7 @@ func computeDaemonSet(cloud string) *appsv1.DaemonSet {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"c5c3.io/cloud": cloud},
+					NodeSelector: map[string]string{pool.LabelCloud: cloud},
 					HostPID:      true,
 					Volumes:      []corev1.Volume{{Name: "nova", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/nova"}}}},
 					Containers: []corev1.Container{{Name: "nova-compute", Image: "nova-compute",

@@ -42,6 +42,20 @@ func MainWithGarden(m *testing.M, gardenObjects []string, crdDirs ...string) int
 	return main(m, gardenObjects, crdDirs)
 }
 
+// MainNodeRestricted is Main with the API server authorizing and
+// admitting kubelets as a cluster's does (Gardener's Shoots among them):
+// the Node authorizer and the NodeRestriction admission plugin, which
+// keeps a kubelet to its own node and off the labels under
+// node-restriction.kubernetes.io/. A test acts as a node's kubelet with
+// AsNode.
+func MainNodeRestricted(m *testing.M, crdDirs ...string) int {
+	nodeRestricted = true
+	return main(m, nil, crdDirs)
+}
+
+// nodeRestricted: see MainNodeRestricted.
+var nodeRestricted bool
+
 func main(m *testing.M, gardenObjects []string, crdDirs []string) int {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if _, err := os.Stat(filepath.Join(assets, "kube-apiserver")); assets == "" || err != nil {
@@ -53,6 +67,11 @@ func main(m *testing.M, gardenObjects []string, crdDirs []string) int {
 		return m.Run()
 	}
 	env := &envtest.Environment{BinaryAssetsDirectory: assets, ErrorIfCRDPathMissing: true, CRDDirectoryPaths: crdDirs}
+	if nodeRestricted {
+		env.ControlPlane.GetAPIServer().Configure().
+			Set("enable-admission-plugins", "NodeRestriction").
+			Set("authorization-mode", "Node,RBAC")
+	}
 	var g *garden.Garden
 	if gardenObjects != nil {
 		bin, err := garden.Binary()
@@ -129,6 +148,21 @@ func Config(t testing.TB) *rest.Config {
 	t.Helper()
 	Client(t)
 	return rest.CopyConfig(config)
+}
+
+// AsNode returns a client that acts as the kubelet of node (user
+// system:node:<node>, group system:nodes), by impersonation: the API
+// server authorizes and admits its requests as the kubelet's, so they are
+// only as a kubelet's are where it runs MainNodeRestricted.
+func AsNode(t testing.TB, node string) client.Client {
+	t.Helper()
+	cfg := Config(t)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:node:" + node, Groups: []string{"system:nodes", "system:authenticated"}}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // Until polls check every 100ms until it returns nil, failing the test with

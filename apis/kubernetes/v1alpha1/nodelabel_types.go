@@ -47,7 +47,8 @@ type NodeLabelStatus struct {
 // A NodeLabel keeps one label on the nodes of a remote cluster: each node it
 // names carries the key with its value, and every other node of the
 // cluster is without the key. A hypervisor pool says with it which cloud
-// each node serves (c5c3.io/cloud), so that the cloud's compute agents are
+// each node serves (c5c3.io.node-restriction.kubernetes.io/cloud, which
+// a node's own kubelet may not set), so that the cloud's compute agents are
 // scheduled on its nodes. Deleting the NodeLabel removes the key from every
 // node.
 //

@@ -124,7 +124,7 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenersta
 			continue
 		}
 		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
-		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()), gardenerstandin.FirstWorker(s))
+		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()), gardenerstandin.FirstWorker(s), gardenerstandin.AdmissionPlugins(s))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
 		}

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 // A cloud's compute runs on the nodes its hypervisor pools bound to it, in
@@ -27,7 +29,7 @@ import (
 //     (Secret hypervisor-<pool>-kubeconfig in the ControlPlane's
 //     namespace: a ServiceAccount limited to the cloud's namespace and
 //     nodes) and deploys nova-compute, a DaemonSet in the cloud's
-//     namespace on the nodes labelled with the cloud (c5c3.io/cloud);
+//     namespace on the nodes labelled with the cloud (pool.LabelCloud);
 //   - the kubelet's on those nodes and nova-compute's own (runCompute): in
 //     every cluster each node a nova-compute DaemonSet selects becomes a
 //     compute host of the local Nova (-register-compute), and one no
@@ -46,8 +48,9 @@ const novaCompute = "nova-compute"
 const labelName = "app.kubernetes.io/name"
 
 // labelCloud names, on a pool's node, the cloud it serves (the hypervisor
-// pool function's NodeLabel) and, on a ControlPlane, its cloud.
-const labelCloud = "c5c3.io/cloud"
+// pool function's NodeLabel): the cloud's composite, whose name its
+// ControlPlane carries.
+const labelCloud = pool.LabelCloud
 
 // Keys of a pool's kubeconfig Secret (the provider's ClusterAccess).
 const (
@@ -67,10 +70,7 @@ func (s *standin) deployCompute(ctx context.Context, c *cluster) error {
 		if cp.GetDeletionTimestamp() != nil {
 			continue
 		}
-		cloud := cp.GetLabels()[labelCloud]
-		if cloud == "" {
-			cloud = cp.GetName()
-		}
+		cloud := cp.GetName()
 		pools, _, _ := unstructured.NestedStringSlice(cp.Object, "spec", "compute", "hypervisorClusters")
 		for _, pool := range pools {
 			secret := "hypervisor-" + pool + "-kubeconfig"

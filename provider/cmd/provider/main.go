@@ -91,6 +91,7 @@ func main() {
 	deps := register.Deps{Sessions: openstack.NewCache(*sessionCache, 24*time.Hour).LimitCalls(*callsPerCred, *callWait), Gardens: gardener.NewClients(),
 		OVN: ovn.NewCache(zl.WithName("ovsdb").V(1), *connIdle), Ceph: ceph.NewCache(*connIdle).ReadsValidFor(*pollInterval / 2),
 		IronCore: ironcore.NewClusters(*watchedCluster, *connIdle), KVM: kvm.NewClusters(*watchedCluster, *connIdle),
+		Nodes:                remotekube.NewNodes(*watchedCluster, *connIdle),
 		Remote:               remotekube.NewClients(clientgoscheme.Scheme, *watchedCluster, *connIdle),
 		ReconcilesPerService: *maxReconcile, CredentialsFor: *credentialsFor}
 	if !ceph.Built {

@@ -52,6 +52,10 @@ type Kind struct {
 	// Permission is the RBAC the credentials need, for the error a sync
 	// that times out reports.
 	Permission string
+	// Changed, when set, says whether an update matters to the managed
+	// resources: a node's kubelet updates its node every few minutes, and
+	// only a change of its labels is news.
+	Changed func(old, updated any) bool
 }
 
 // A Cluster is a watched, in-memory view of one cluster's objects of a Kind.
@@ -159,8 +163,12 @@ func (cs *Clusters) watch(providerConfig string, cfg *rest.Config) (*Cluster, er
 	}
 	notify := func(any) { cs.changes <- event.TypedGenericEvent[string]{Object: providerConfig} }
 	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    notify,
-		UpdateFunc: func(_, o any) { notify(o) },
+		AddFunc: notify,
+		UpdateFunc: func(old, o any) {
+			if k.Changed == nil || k.Changed(old, o) {
+				notify(o)
+			}
+		},
 		DeleteFunc: notify,
 	}); err != nil {
 		cancel()

@@ -19,9 +19,12 @@ import (
 // ProviderConfig's credentials reach, with that cluster's REST config; it
 // tracks the resource's use of the ProviderConfig.
 func Remote(mgr ctrl.Manager, clients *remotekube.Clients) func(context.Context, resource.LegacyManaged) (remotekube.Remote, error) {
-	return providerconfig.RemoteCluster(mgr, clients, func() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
-		return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
-	})
+	return providerconfig.RemoteCluster(mgr, clients, NewProviderConfig)
+}
+
+// NewProviderConfig is an empty ProviderConfig of the group and its usage.
+func NewProviderConfig() (*v1alpha1.ProviderConfig, resource.LegacyProviderConfigUsage) {
+	return &v1alpha1.ProviderConfig{}, &v1alpha1.ProviderConfigUsage{}
 }
 
 // RemoteOrGone is Remote for a kind whose remote objects go with their

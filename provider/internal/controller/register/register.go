@@ -87,6 +87,9 @@ type Deps struct {
 	IronCore *watch.Clusters
 	// KVM watches the Hypervisors of each pool cluster once.
 	KVM *watch.Clusters
+	// Nodes watches the Nodes' metadata of each pool cluster a NodeLabel
+	// labels; nil is a new set of watch.DefaultClusters.
+	Nodes *watch.Clusters
 	// Remote keeps a client per remote cluster SecretCopies write to; nil
 	// is a new set of remotekube.DefaultClients.
 	Remote *remotekube.Clients
@@ -132,6 +135,10 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	if remote == nil {
 		remote = remotekube.NewClients(clientgoscheme.Scheme, remotekube.DefaultClients, time.Hour)
 	}
+	nodes := d.Nodes
+	if nodes == nil {
+		nodes = remotekube.NewNodes(watch.DefaultClusters, time.Hour)
+	}
 	errs := []error{
 		project.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
 		domain.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
@@ -145,7 +152,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		serverinventory.Setup(mgr, metal, d.IronCore),
 		hypervisorinventory.Setup(mgr, kvm, d.KVM),
 		secretcopy.Setup(mgr, kvm, remote),
-		nodelabel.Setup(mgr, kvm, remote),
+		nodelabel.Setup(mgr, kvm, remote, nodes),
 		clusteraccess.Setup(mgr, kvm, remote),
 		logicalswitch.Setup(mgr, ovn, ovnPC),
 		logicalrouter.Setup(mgr, ovn, ovnPC),

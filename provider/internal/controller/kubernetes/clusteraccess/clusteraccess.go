@@ -227,7 +227,7 @@ func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 	var nodeRules []rbacv1.PolicyRule
 	if len(p.Nodes) > 0 {
 		// Read only: a node's labels place the clouds' workloads (the
-		// NodeLabel of the hypervisor pool writes c5c3.io/cloud), so a
+		// NodeLabel of the hypervisor pool writes the placement label), so a
 		// cloud that could write them could lure another cloud's
 		// nova-compute onto its node.
 		nodeRules = []rbacv1.PolicyRule{

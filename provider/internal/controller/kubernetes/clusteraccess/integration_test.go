@@ -78,7 +78,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 				WriteConnectionSecretToReference: &xpv2.SecretReference{Namespace: "mgmt", Name: name},
 			},
 			ForProvider: v1alpha1.ClusterAccessParameters{Namespace: ns, ServiceAccount: "c5c3-control-plane", Nodes: nodes, Workloads: true,
-				NodeSelector: map[string]v1alpha1.LabelValue{"c5c3.io/cloud": v1alpha1.LabelValue(strings.TrimPrefix(ns, "openstack-"))}}}}
+				NodeSelector: map[string]v1alpha1.LabelValue{"c5c3.io.node-restriction.kubernetes.io/cloud": v1alpha1.LabelValue(strings.TrimPrefix(ns, "openstack-"))}}}}
 	}
 	ca := access("cloud-a-hv-pool-a", "openstack-cloud-a", "node-1")
 	must(t, kube.Create(ctx, ca))
@@ -188,9 +188,9 @@ func TestClusterAccessIntegration(t *testing.T) {
 			return ds
 		}
 		until(t, "the placement policy in force: nova-compute selecting another cloud's nodes refused", func() error {
-			err := cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.NodeSelector["c5c3.io/cloud"] = "cloud-b" }), client.DryRunAll)
-			if !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "must select the nodes labelled c5c3.io/cloud=cloud-a") {
-				return fmt.Errorf("got %v, want Forbidden naming c5c3.io/cloud=cloud-a", err)
+			err := cp.Create(ctx, elsewhere(func(s *corev1.PodSpec) { s.NodeSelector["c5c3.io.node-restriction.kubernetes.io/cloud"] = "cloud-b" }), client.DryRunAll)
+			if !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "must select the nodes labelled c5c3.io.node-restriction.kubernetes.io/cloud=cloud-a") {
+				return fmt.Errorf("got %v, want Forbidden naming c5c3.io.node-restriction.kubernetes.io/cloud=cloud-a", err)
 			}
 			return nil
 		})
@@ -216,12 +216,12 @@ func TestClusterAccessIntegration(t *testing.T) {
 					return fmt.Errorf("cannot create nova-compute: %w", err)
 				}
 				defer func() { _ = kube.Delete(ctx, ds) }()
-				ds.Spec.Template.Spec.NodeSelector["c5c3.io/cloud"] = "cloud-b"
+				ds.Spec.Template.Spec.NodeSelector["c5c3.io.node-restriction.kubernetes.io/cloud"] = "cloud-b"
 				return cp.Update(ctx, ds)
 			},
 			"a pod the cluster's admin makes on another node (as the DaemonSet controller would)": func() error {
 				return kube.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "placed", Namespace: "openstack-cloud-a"},
-					Spec: corev1.PodSpec{NodeName: "node-3", NodeSelector: map[string]string{"c5c3.io/cloud": "cloud-a"}, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, client.DryRunAll)
+					Spec: corev1.PodSpec{NodeName: "node-3", NodeSelector: map[string]string{"c5c3.io.node-restriction.kubernetes.io/cloud": "cloud-a"}, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, client.DryRunAll)
 			},
 		}
 		for what, f := range refused {
@@ -286,7 +286,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 
 	t.Run("a node selector whose key is no label name is refused, naming the field", func(t *testing.T) {
 		bad := access("cloud-c-hv-pool-a", "openstack-cloud-c")
-		bad.Spec.ForProvider.NodeSelector = map[string]v1alpha1.LabelValue{"c5c3.io/cloud') || true || ('": "cloud-c"}
+		bad.Spec.ForProvider.NodeSelector = map[string]v1alpha1.LabelValue{"c5c3.io.node-restriction.kubernetes.io/cloud') || true || ('": "cloud-c"}
 		must(t, kube.Create(ctx, bad))
 		until(t, "Synced False naming spec.forProvider.nodeSelector", func() error {
 			got := &v1alpha1.ClusterAccess{}
@@ -367,7 +367,7 @@ func novaCompute(namespace string) *appsv1.DaemonSet {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					NodeSelector: map[string]string{"c5c3.io/cloud": "cloud-a"},
+					NodeSelector: map[string]string{"c5c3.io.node-restriction.kubernetes.io/cloud": "cloud-a"},
 					HostNetwork:  true,
 					HostPID:      true,
 					Volumes:      []corev1.Volume{hostPath("nova", "/var/lib/nova"), hostPath("libvirt", "/run/libvirt"), hostPath("modules", "/lib/modules")},

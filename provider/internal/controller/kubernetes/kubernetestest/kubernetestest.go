@@ -18,8 +18,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
@@ -35,6 +37,13 @@ type Setup func(ctrl.Manager, controller.Options, *remotekube.Clients) error
 // the API server.
 func Start(t *testing.T, setup Setup) client.Client {
 	t.Helper()
+	return StartPolling(t, setup, 2*time.Second)
+}
+
+// StartPolling is Start polling every poll: an hour shows that what a
+// controller repairs within seconds it learnt from a watch.
+func StartPolling(t *testing.T, setup Setup, poll time.Duration) client.Client {
+	t.Helper()
 	cfg := kubetest.Config(t)
 	ctrl.SetLogger(logr.Discard())
 	s := runtime.NewScheme()
@@ -43,11 +52,14 @@ func Start(t *testing.T, setup Setup) client.Client {
 			t.Fatal(err)
 		}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}})
+	// A second test of a package starts its controller again: the
+	// name is the one the first test's used.
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: 2 * time.Second, MaxConcurrentReconciles: 2}
+	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: poll, MaxConcurrentReconciles: 2}
 	if err := setup(mgr, o, remotekube.NewClients(clientgoscheme.Scheme, remotekube.DefaultClients, time.Hour)); err != nil {
 		t.Fatal(err)
 	}

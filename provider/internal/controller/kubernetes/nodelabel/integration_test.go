@@ -5,29 +5,38 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/pool"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/kubernetestest"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 // One API server plays both clusters: the management cluster (namespace
-// mgmt holds the kubeconfig) and the pool's, whose nodes are labelled.
+// mgmt holds the kubeconfig) and the pool's, whose nodes are labelled. It
+// authorizes and admits kubelets as a Shoot's does (NodeRestriction).
 func TestMain(m *testing.M) {
-	os.Exit(kubetest.Main(m, "../../../../package/crds"))
+	os.Exit(kubetest.MainNodeRestricted(m, "../../../../package/crds"))
 }
 
 const (
 	patience = 45 * time.Second
-	key      = "c5c3.io/cloud"
+	// key is the hypervisor pools' placement label.
+	key = pool.LabelCloud
 )
 
 // TestNodeLabelIntegration labels a pool cluster's nodes with the cloud each
@@ -79,6 +88,37 @@ func TestNodeLabelIntegration(t *testing.T) {
 		if n.Labels["kubernetes.io/hostname"] != "node-1" {
 			t.Errorf("node-1 lost its other labels: %v", n.Labels)
 		}
+	})
+
+	t.Run("a node's own kubelet can neither take another cloud's label nor drop its own", func(t *testing.T) {
+		// A compromised node that could set the placement label would
+		// lure another cloud's nova-compute, with that cloud's
+		// credentials and Ceph key, onto itself: NodeRestriction keeps
+		// kubelets off labels under node-restriction.kubernetes.io/.
+		patch := func(node, v string) error {
+			value := "null"
+			if v != "" {
+				value = `"` + v + `"`
+			}
+			return kubetest.AsNode(t, node).Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}},
+				client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+key+`":`+value+`}}}`)))
+		}
+		for what, err := range map[string]error{
+			"node-1 labels itself team-b-staging's":            patch("node-1", "team-b-staging"),
+			"node-1 drops its label":                           patch("node-1", ""),
+			"node-3, of no cloud, labels itself team-a-prod's": patch("node-3", "team-a-prod"),
+		} {
+			if !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), key) {
+				t.Errorf("%s: %v, want Forbidden naming %s", what, err, key)
+			}
+		}
+		// The same kubelet may label its node otherwise: what refused it
+		// is the key, not a lack of rights.
+		if err := kubetest.AsNode(t, "node-1").Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}},
+			client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"example.com/rack":"r1"}}}`))); err != nil {
+			t.Errorf("node-1's kubelet labelling its node example.com/rack: %v", err)
+		}
+		labelsAre(ctx, t, kube, map[string]string{"node-1": "team-a-prod", "node-3": ""})
 	})
 
 	t.Run("a node that appears, moves or is no longer named follows", func(t *testing.T) {
@@ -185,9 +225,70 @@ func labelsAre(ctx context.Context, t *testing.T, kube client.Client, want map[s
 	})
 }
 
+// TestNodeLabelRepairsFromAWatch: with an hour between polls, a node
+// relabelled behind the NodeLabel's back is set right within seconds, and
+// a named node that registers late is labelled as it appears: the
+// NodeLabel learns both from its watch of the cluster's nodes.
+func TestNodeLabelRepairsFromAWatch(t *testing.T) {
+	kube := kubernetestest.StartPolling(t, setup, time.Hour)
+	ctx := context.Background()
+	const watched = "example.com.node-restriction.kubernetes.io/watched"
+	if err := kube.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	pc, _ := kubernetestest.ProviderConfig(t, kube, "watched")
+	nl := &v1alpha1.NodeLabel{ObjectMeta: metav1.ObjectMeta{Name: "watched"}, Spec: v1alpha1.NodeLabelSpec{
+		ClusterManagedResourceSpec: xpv2.ClusterManagedResourceSpec{ProviderConfigReference: &xpv2.Reference{Name: pc.Name}},
+		ForProvider:                v1alpha1.NodeLabelParameters{Key: watched, Values: map[string]string{"w-1": "cloud-a", "w-2": "cloud-b"}}}}
+	if err := kube.Create(ctx, nl); err != nil {
+		t.Fatal(err)
+	}
+	valueIs := func(node, want string) func() error {
+		return func() error {
+			n := &corev1.Node{}
+			if err := kube.Get(ctx, client.ObjectKey{Name: node}, n); err != nil {
+				return err
+			}
+			if got := n.Labels[watched]; got != want {
+				return fmt.Errorf("%s carries %s=%q", node, watched, got)
+			}
+			return nil
+		}
+	}
+	kubetest.Until(t, "w-1 labelled cloud-a", patience, valueIs("w-1", "cloud-a"))
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), nl) }) //nolint:errcheck // the API server goes with the test binary
+
+	// Not the NodeLabel's own writes: once it is Ready and quiet,
+	// forged.
+	kubetest.Until(t, "the NodeLabel Ready", patience, func() error {
+		got := &v1alpha1.NodeLabel{}
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(nl), got); err != nil {
+			return err
+		}
+		if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
+			return fmt.Errorf("Ready %s", c.Status)
+		}
+		return nil
+	})
+	time.Sleep(3 * time.Second)
+	if err := kube.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w-1"}},
+		client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+watched+`":"cloud-b"}}}`))); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Until(t, "w-1, relabelled cloud-b by hand, is cloud-a's again", 15*time.Second, valueIs("w-1", "cloud-a"))
+	if err := kube.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w-2"}}); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Until(t, "w-2, registered late, is labelled cloud-b", 15*time.Second, valueIs("w-2", "cloud-b"))
+}
+
+func setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
+	return Setup(mgr, o, clients, remotekube.NewNodes(8, time.Hour))
+}
+
 func start(t *testing.T) client.Client {
 	t.Helper()
-	return kubernetestest.Start(t, Setup)
+	return kubernetestest.Start(t, setup)
 }
 
 func until(t *testing.T, what string, check func() error) {

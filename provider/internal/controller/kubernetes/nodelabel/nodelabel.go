@@ -14,6 +14,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,30 +24,52 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 )
 
-// Setup adds the NodeLabel controller.
-func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
+// Setup adds the NodeLabel controller. nodes keeps a watched view of each
+// cluster's nodes: a label changed behind the NodeLabel's back (by hand, by
+// another writer) requests its observation within a second, so the
+// placement label, which decides where each cloud's nova-compute runs, is
+// repaired then and not at the next poll.
+func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients, nodes *watch.Clusters) error {
 	// A pool's cluster goes with its NodeLabel (its kubeconfig Secret
 	// first): its nodes' labels go with it (see Observe).
-	c := providerconfig.Connector[*v1alpha1.NodeLabel, *remotekube.Remote]{
-		Client: kubernetes.RemoteOrGone(mgr, clients),
-		External: func(remote *remotekube.Remote) managed.TypedExternalClient[*v1alpha1.NodeLabel] {
-			if remote == nil {
-				return &external{}
+	remote := kubernetes.RemoteOrGone(mgr, clients)
+	view := providerconfig.ClusterView[*v1alpha1.NodeLabel](mgr, nodes, kubernetes.NewProviderConfig, nil).Client
+	c := providerconfig.Connector[*v1alpha1.NodeLabel, *external]{
+		Client: func(ctx context.Context, mg resource.LegacyManaged) (*external, error) {
+			r, err := remote(ctx, mg)
+			if err != nil || r == nil {
+				return &external{}, err
 			}
-			return &external{remote: remote.Client}
+			e := &external{remote: r.Client, nodes: r.Client}
+			if meta.WasDeleted(mg) {
+				// Read from the cluster: a deleted NodeLabel starts no
+				// watch of a cluster that may be going with it.
+				return e, nil
+			}
+			if e.nodes, err = view(ctx, mg); err != nil {
+				return nil, err
+			}
+			return e, nil
 		},
+		External: func(e *external) managed.TypedExternalClient[*v1alpha1.NodeLabel] { return e },
 	}
-	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.NodeLabelKind), &v1alpha1.NodeLabelList{},
-		managed.WithTypedExternalConnector[*v1alpha1.NodeLabel](c))
+	changed := watch.Source(mgr.GetClient(), nodes, func() resource.ManagedList { return &v1alpha1.NodeLabelList{} })
+	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.NodeLabelKind), &v1alpha1.NodeLabelList{},
+		changed, managed.WithTypedExternalConnector[*v1alpha1.NodeLabel](c))
 }
 
+// external writes the labels through remote and reads the nodes from
+// nodes (the watched view; the cluster itself while deleting). A nil
+// remote is a cluster that is gone.
 type external struct {
 	remote client.Client
+	nodes  remotekube.NodeLister
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }
@@ -58,23 +81,23 @@ type changes map[string]*string
 // plan reads the cluster's nodes: what to change, how many carry the
 // value given, and which named nodes are missing.
 func (e *external) plan(ctx context.Context, p v1alpha1.NodeLabelParameters) (changes, v1alpha1.NodeLabelObservation, error) {
-	nodes := &corev1.NodeList{}
-	if err := e.remote.List(ctx, nodes); err != nil {
-		return nil, v1alpha1.NodeLabelObservation{}, fmt.Errorf("cannot list the remote cluster's nodes: %w", err)
+	nodes, err := remotekube.NodeLabels(ctx, e.nodes)
+	if err != nil {
+		return nil, v1alpha1.NodeLabelObservation{}, err
 	}
 	ch, obs := changes{}, v1alpha1.NodeLabelObservation{}
 	seen := map[string]bool{}
-	for _, n := range nodes.Items {
-		seen[n.Name] = true
-		have, has := n.Labels[p.Key]
-		want, named := p.Values[n.Name]
+	for name, labels := range nodes {
+		seen[name] = true
+		have, has := labels[p.Key]
+		want, named := p.Values[name]
 		switch {
 		case named && has && have == want:
 			obs.Labelled++
 		case named:
-			ch[n.Name] = &want
+			ch[name] = &want
 		case has:
-			ch[n.Name] = nil
+			ch[name] = nil
 		}
 	}
 	for name := range p.Values {
