@@ -548,6 +548,12 @@ func accessOfCloud(t *testing.T, c kubernetes.Interface, cloud, node string) {
 			_, err := c.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "c5c3-control-plane", &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &year}}, metav1.CreateOptions{})
 			return err
 		},
+		// Its namespace's policy: a token that would outlive the access.
+		"keep a token Secret of its ServiceAccount": func(ctx context.Context) error {
+			_, err := c.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "e2e-probe",
+				Annotations: map[string]string{corev1.ServiceAccountNameKey: "c5c3-control-plane"}}, Type: corev1.SecretTypeServiceAccountToken}, dry)
+			return err
+		},
 		"run a pod (on another node)": func(ctx context.Context) error {
 			_, err := c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "e2e-probe"},

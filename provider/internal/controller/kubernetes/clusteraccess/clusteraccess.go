@@ -18,12 +18,14 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -139,57 +141,51 @@ var hostPaths = []string{
 // an object name, which a ClusterRole's may not be.
 func policyName(mg *v1alpha1.ClusterAccess) string { return "c5c3-cluster-access." + mg.GetName() }
 
-// placement is the admission policy that confines the workloads of the
-// access's namespace to the nodes its node selector picks, whoever makes
-// them (the cloud's DaemonSets, the DaemonSet controller's pods): each must
-// select those labels, name no node, and mount from the host only
-// hostPaths. RBAC cannot say which node a pod runs on; this can.
-func placement(mg *v1alpha1.ClusterAccess) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+// policy is the admission policy of the access's namespace, whoever makes
+// what it matches. Every access's: no Secret of type
+// kubernetes.io/service-account-token, a token of its ServiceAccount that
+// would not expire (the Role allows Secrets, and RBAC cannot say which
+// type). With workloads, placement too: the workloads (the cloud's
+// DaemonSets, the DaemonSet controller's pods) run on the nodes the node
+// selector picks: each must select those labels, name no node, and mount
+// from the host only hostPaths. RBAC cannot say which node a pod runs on;
+// this can.
+func policy(mg *v1alpha1.ClusterAccess) (*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
 	p := mg.Spec.ForProvider
 	labels := map[string]string{LabelAccess: mg.GetName()}
-	// The keys are label names (checkPlacement) and the values label
-	// values (the CRD's schema), which need no escaping in a CEL string.
-	var selected []string
-	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
-		selected = append(selected, k+"="+string(p.NodeSelector[k]))
-	}
 	validations := []admissionv1.Validation{{
-		Expression: "!has(variables.spec.nodeName) || variables.spec.nodeName == ''",
-		Message:    fmt.Sprintf("the workloads of namespace %s may not name their node (spec.nodeName): they run on the nodes labelled %s", p.Namespace, strings.Join(selected, ",")),
+		Expression: "object.kind != 'Secret' || !has(object.type) || object.type != 'kubernetes.io/service-account-token'",
+		Message:    fmt.Sprintf("namespace %s holds no Secret of type kubernetes.io/service-account-token: a token of its ServiceAccount outliving the access (spec.forProvider.tokenLifetime) is not given", p.Namespace),
 		Reason:     ptr.To(metav1.StatusReasonForbidden),
 	}}
-	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
-		validations = append(validations, admissionv1.Validation{
-			Expression: fmt.Sprintf("has(variables.spec.nodeSelector) && '%s' in variables.spec.nodeSelector && variables.spec.nodeSelector['%s'] == '%s'", k, k, p.NodeSelector[k]),
-			Message:    fmt.Sprintf("the workloads of namespace %s must select the nodes labelled %s=%s (spec.nodeSelector)", p.Namespace, k, p.NodeSelector[k]),
-			Reason:     ptr.To(metav1.StatusReasonForbidden),
-		})
+	rules := []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"secrets"}},
+	}}}
+	var variables []admissionv1.Variable
+	if p.Workloads {
+		validations = append(validations, placement(p)...)
+		rules = append(rules,
+			admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
+				Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+				Rule:       admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"*"}, Resources: []string{"daemonsets"}},
+			}},
+			admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
+				Operations: []admissionv1.OperationType{admissionv1.Create},
+				Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}},
+			}},
+		)
+		// A Secret has no spec: its validations never read the variable
+		// (a placement rule holds for it first, see placement).
+		variables = []admissionv1.Variable{{Name: "spec", Expression: "object.kind == 'Pod' ? object.spec : object.spec.template.spec"}}
 	}
-	quoted := make([]string, len(hostPaths))
-	for i, h := range hostPaths {
-		quoted[i] = "'" + h + "'"
-	}
-	validations = append(validations, admissionv1.Validation{
-		Expression: fmt.Sprintf("!has(variables.spec.volumes) || variables.spec.volumes.all(v, !has(v.hostPath) || (!v.hostPath.path.contains('..') && [%s].exists(p, v.hostPath.path == p || v.hostPath.path.startsWith(p + '/'))))", strings.Join(quoted, ", ")),
-		Message:    fmt.Sprintf("the workloads of namespace %s may mount from their node only %s and what is below them (spec.volumes[].hostPath)", p.Namespace, strings.Join(hostPaths, ", ")),
-		Reason:     ptr.To(metav1.StatusReasonForbidden),
-	})
 	policy := &admissionv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: policyName(mg), Labels: labels},
 		Spec: admissionv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionv1.Fail),
-			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{
-				{RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-					Rule:       admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"*"}, Resources: []string{"daemonsets"}},
-				}},
-				{RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}},
-				}},
-			}},
-			Variables:   []admissionv1.Variable{{Name: "spec", Expression: "object.kind == 'Pod' ? object.spec : object.spec.template.spec"}},
-			Validations: validations,
+			FailurePolicy:    ptr.To(admissionv1.Fail),
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: rules},
+			Variables:        variables,
+			Validations:      validations,
 		},
 	}
 	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
@@ -205,6 +201,41 @@ func placement(mg *v1alpha1.ClusterAccess) (*admissionv1.ValidatingAdmissionPoli
 	return policy, binding
 }
 
+// placement are the validations that confine a namespace's workloads to
+// the nodes p's node selector picks. Each holds for a Secret first
+// (object.kind == 'Secret' ||): CEL's || is true when either side is,
+// without reading the other.
+func placement(p v1alpha1.ClusterAccessParameters) []admissionv1.Validation {
+	// The keys are label names (checkPlacement) and the values label
+	// values (the CRD's schema), which need no escaping in a CEL string.
+	var selected []string
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		selected = append(selected, k+"="+string(p.NodeSelector[k]))
+	}
+	notSecret := func(expr string) string { return "object.kind == 'Secret' || (" + expr + ")" }
+	validations := []admissionv1.Validation{{
+		Expression: notSecret("!has(variables.spec.nodeName) || variables.spec.nodeName == ''"),
+		Message:    fmt.Sprintf("the workloads of namespace %s may not name their node (spec.nodeName): they run on the nodes labelled %s", p.Namespace, strings.Join(selected, ",")),
+		Reason:     ptr.To(metav1.StatusReasonForbidden),
+	}}
+	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+		validations = append(validations, admissionv1.Validation{
+			Expression: notSecret(fmt.Sprintf("has(variables.spec.nodeSelector) && '%s' in variables.spec.nodeSelector && variables.spec.nodeSelector['%s'] == '%s'", k, k, p.NodeSelector[k])),
+			Message:    fmt.Sprintf("the workloads of namespace %s must select the nodes labelled %s=%s (spec.nodeSelector)", p.Namespace, k, p.NodeSelector[k]),
+			Reason:     ptr.To(metav1.StatusReasonForbidden),
+		})
+	}
+	quoted := make([]string, len(hostPaths))
+	for i, h := range hostPaths {
+		quoted[i] = "'" + h + "'"
+	}
+	return append(validations, admissionv1.Validation{
+		Expression: notSecret(fmt.Sprintf("!has(variables.spec.volumes) || variables.spec.volumes.all(v, !has(v.hostPath) || (!v.hostPath.path.contains('..') && [%s].exists(p, v.hostPath.path == p || v.hostPath.path.startsWith(p + '/'))))", strings.Join(quoted, ", "))),
+		Message:    fmt.Sprintf("the workloads of namespace %s may mount from their node only %s and what is below them (spec.volumes[].hostPath)", p.Namespace, strings.Join(hostPaths, ", ")),
+		Reason:     ptr.To(metav1.StatusReasonForbidden),
+	})
+}
+
 // checkPlacement refuses a node selector whose key is not a label name:
 // the placement policy writes it into its expressions.
 func checkPlacement(p v1alpha1.ClusterAccessParameters) error {
@@ -218,8 +249,8 @@ func checkPlacement(p v1alpha1.ClusterAccessParameters) error {
 
 // objects are what the access is in the remote cluster, as desired: the
 // ServiceAccount, the namespace's Role and RoleBinding, the nodes'
-// ClusterRole and ClusterRoleBinding, and with workloads the placement
-// policy and its binding.
+// ClusterRole and ClusterRoleBinding, and the namespace's admission policy
+// and its binding.
 func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 	p := mg.Spec.ForProvider
 	labels := map[string]string{LabelAccess: mg.GetName()}
@@ -243,11 +274,8 @@ func objects(mg *v1alpha1.ClusterAccess) []client.Object {
 		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(mg), Labels: labels},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName(mg)}, Subjects: subject},
 	}
-	if p.Workloads {
-		policy, binding := placement(mg)
-		objs = append(objs, policy, binding)
-	}
-	return objs
+	vap, binding := policy(mg)
+	return append(objs, vap, binding)
 }
 
 // notOurs refuses an object of the access's name that another made: it is
@@ -256,8 +284,11 @@ func notOurs(mg *v1alpha1.ClusterAccess, o client.Object) error {
 	if o.GetLabels()[LabelAccess] == mg.GetName() {
 		return nil
 	}
-	return fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s)", o, o.GetName(), LabelAccess)
+	return fmt.Errorf("%T %s already exists in the remote cluster and is not this ClusterAccess's (label %s): %w", o, o.GetName(), LabelAccess, errNotOurs)
 }
+
+// errNotOurs: an object of the access's name is another's.
+var errNotOurs = errors.New("it is never taken over")
 
 // drifted reports whether an observed object differs from the desired one
 // in what the access grants.
@@ -325,11 +356,17 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ClusterAccess) (man
 		return managed.ExternalObservation{}, nil // the cluster is gone, and the access with it
 	}
 	exists, upToDate, err := e.observe(ctx, mg)
-	if err != nil && meta.WasDeleted(mg) {
-		// A cluster that cannot be read while the access is deleted: its
-		// Shoot goes with it, or it is only briefly unreachable and the
-		// ServiceAccount's tokens expire (spec.forProvider.tokenLifetime).
+	switch {
+	case errors.Is(err, errNotOurs) && meta.WasDeleted(mg):
+		// Refused from the start: it made nothing there, and what is
+		// there is another's.
 		return managed.ExternalObservation{}, nil
+	case err != nil && meta.WasDeleted(mg):
+		// Only a cluster that is gone (its kubeconfig with it: remote is
+		// nil above) is let go without revoking the access and deleting
+		// what the cloud made there: one that is unreachable is waited
+		// for, saying why.
+		return managed.ExternalObservation{}, fmt.Errorf("cannot revoke the access, its cluster cannot be read (a cluster gone for good: delete the kubeconfig Secret of ProviderConfig %s, and the access goes without it): %w", providerConfigName(mg), err)
 	}
 	if err != nil || !exists {
 		return managed.ExternalObservation{}, err
@@ -409,6 +446,9 @@ func (e *external) issue(ctx context.Context, mg *v1alpha1.ClusterAccess) (manag
 			return nil, fmt.Errorf("cannot apply %T %s in the remote cluster: %w", want, want.GetName(), err)
 		}
 	}
+	if err := e.enforced(ctx, mg); err != nil {
+		return nil, err
+	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: p.ServiceAccount, Namespace: p.Namespace}}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(lifetime(mg).Seconds()))}}
 	if err := e.remote.SubResource("token").Create(ctx, sa, tr); err != nil {
@@ -420,6 +460,26 @@ func (e *external) issue(ctx context.Context, mg *v1alpha1.ClusterAccess) (manag
 	}
 	mg.Status.AtProvider.ExpiresAt = &tr.Status.ExpirationTimestamp
 	return managed.ConnectionDetails{KeyKubeconfig: kubeconfig, KeyNamespaces: []byte(p.Namespace)}, nil
+}
+
+// enforced returns nil once the API server enforces the namespace's
+// admission policy (it does a moment after the policy is made): no token
+// is issued before what confines its holder is in force. It asks with a
+// dry run of what the policy refuses to everyone, a token Secret.
+func (e *external) enforced(ctx context.Context, mg *v1alpha1.ClusterAccess) error {
+	p := mg.Spec.ForProvider
+	probe := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "c5c3-policy-probe", Namespace: p.Namespace, Annotations: map[string]string{corev1.ServiceAccountNameKey: p.ServiceAccount}},
+		Type:       corev1.SecretTypeServiceAccountToken,
+	}
+	switch err := e.remote.Create(ctx, probe, client.DryRunAll); {
+	case kerrors.IsForbidden(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot tell whether the remote cluster enforces the admission policy %s: %w", policyName(mg), err)
+	default:
+		return fmt.Errorf("the remote cluster does not enforce the admission policy %s yet: the token is issued once it does", policyName(mg))
+	}
 }
 
 // set copies what the access grants from want into got.
@@ -488,17 +548,52 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.ClusterAccess) (mana
 	}
 	objs := objects(mg)
 	var errs []error
-	// The bindings first: once they go, nothing is granted. The placement
-	// policy last: what the cloud runs stays confined while the rest goes.
-	order := []int{4, 2, 3, 1, 0}
-	for i := len(order); i < len(objs); i++ {
-		order = append(order, i)
-	}
-	for _, i := range order {
-		o := objs[i]
+	del := func(o client.Object) {
 		if err := e.remote.Delete(ctx, o); err != nil && !kerrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("cannot delete %T %s in the remote cluster: %w", o, o.GetName(), err))
 		}
 	}
+	// The bindings first: once they go, nothing is granted. Then what the
+	// cloud made in its namespace. The policy last: what the cloud runs
+	// stays confined while the rest goes.
+	for _, i := range []int{4, 2, 3, 1, 0} {
+		del(objs[i])
+	}
+	errs = append(errs, e.deleteMade(ctx, mg.Spec.ForProvider.Namespace)...)
+	for _, o := range objs[5:] {
+		del(o)
+	}
 	return managed.ExternalDelete{}, errors.Join(errs...)
+}
+
+// deleteMade deletes what the cloud made in its namespace: every object of
+// the kinds the access lets it make (namespaceRules), but the CA bundle
+// Kubernetes publishes in every namespace. Revoking the access so leaves
+// nothing the cloud made (nova-compute on its nodes, a key in a Secret)
+// behind it. The namespace stays: another access of the cloud may come,
+// and a namespace being deleted refuses what it would make.
+func (e *external) deleteMade(ctx context.Context, namespace string) []error {
+	var errs []error
+	for _, o := range []client.Object{&appsv1.DaemonSet{}, &corev1.Pod{}, &corev1.Secret{}, &corev1.ConfigMap{}} {
+		opts := []client.DeleteAllOfOption{client.InNamespace(namespace), client.PropagationPolicy(metav1.DeletePropagationBackground)}
+		if _, ok := o.(*corev1.ConfigMap); ok {
+			opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermNotEqualSelector("metadata.name", rootCA)})
+		}
+		if err := e.remote.DeleteAllOf(ctx, o, opts...); err != nil && !kerrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("cannot delete the %T objects of namespace %s in the remote cluster: %w", o, namespace, err))
+		}
+	}
+	return errs
+}
+
+// rootCA is the ConfigMap of the cluster's CA that Kubernetes keeps in
+// every namespace.
+const rootCA = "kube-root-ca.crt"
+
+// providerConfigName names the access's ProviderConfig, for messages.
+func providerConfigName(mg *v1alpha1.ClusterAccess) string {
+	if r := mg.GetProviderConfigReference(); r != nil {
+		return r.Name
+	}
+	return "(none)"
 }

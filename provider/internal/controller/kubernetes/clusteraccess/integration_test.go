@@ -152,6 +152,8 @@ func TestClusterAccessIntegration(t *testing.T) {
 			return cp.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "c5c3-control-plane", Namespace: "openstack-cloud-a"}},
 				&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(365 * 24 * 3600))}})
 		},
+		// A token that would outlive the access: the namespace's policy.
+		"keep a token Secret of its ServiceAccount": func() error { return cp.Create(ctx, tokenSecret("openstack-cloud-a"), client.DryRunAll) },
 		"list every node": func() error { return cp.List(ctx, &corev1.NodeList{}) },
 		"read another namespace's Secret": func() error {
 			return cp.Get(ctx, client.ObjectKey{Namespace: "another-cloud", Name: "theirs"}, &corev1.Secret{})
@@ -281,6 +283,10 @@ func TestClusterAccessIntegration(t *testing.T) {
 		if err := sc.List(ctx, &corev1.PodList{}, client.InNamespace("openstack-cloud-a-storage")); !kerrors.IsForbidden(err) {
 			t.Errorf("listing pods with the storage pool's access: got %v, want Forbidden", err)
 		}
+		// The token is issued once the API server enforces the policy.
+		if err := sc.Create(ctx, tokenSecret("openstack-cloud-a-storage"), client.DryRunAll); !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "service-account-token") {
+			t.Errorf("a token Secret with the storage pool's access: got %v, want Forbidden naming the type", err)
+		}
 		must(t, kube.Delete(ctx, st))
 	})
 
@@ -328,7 +334,59 @@ func TestClusterAccessIntegration(t *testing.T) {
 		})
 	})
 
-	t.Run("deleting the access revokes it", func(t *testing.T) {
+	t.Run("an access whose cluster cannot be reached waits to be revoked, saying why", func(t *testing.T) {
+		fpc, kc := kubernetestest.ProviderConfig(t, kube, "hypervisor-hv-pool-flaky")
+		fa := access("cloud-d-hv-pool-flaky", "openstack-cloud-d", "node-1")
+		fa.Spec.ProviderConfigReference.Name = fpc.Name
+		must(t, kube.Create(ctx, fa))
+		until(t, "its kubeconfig published", func() error {
+			return kube.Get(ctx, client.ObjectKey{Namespace: "mgmt", Name: fa.Name}, &corev1.Secret{})
+		})
+		made := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "nova", Namespace: "openstack-cloud-d"}}
+		must(t, kube.Create(ctx, made))
+		reachable := kc.Data["kubeconfig"]
+		away := kubetest.Config(t)
+		away.Host = "https://127.0.0.1:1"
+		kc.Data["kubeconfig"] = kubetest.Kubeconfig(t, away)
+		must(t, kube.Update(ctx, kc))
+		must(t, kube.Delete(ctx, fa))
+		until(t, "Synced False: it cannot revoke the access", func() error {
+			got := &v1alpha1.ClusterAccess{}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(fa), got); err != nil {
+				return err
+			}
+			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "cannot revoke the access") {
+				return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
+			}
+			return nil
+		})
+		time.Sleep(3 * time.Second)
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(fa), &v1alpha1.ClusterAccess{}); err != nil {
+			t.Fatalf("the access went without revoking: %v", err)
+		}
+		// The cluster answers again: the access is revoked, and goes.
+		kc.Data["kubeconfig"] = reachable
+		must(t, kube.Update(ctx, kc))
+		until(t, "the access revoked and gone, what the cloud made with it", func() error {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(fa), &v1alpha1.ClusterAccess{}); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("the access is still there: %v", err)
+			}
+			if err := kube.Get(ctx, client.ObjectKey{Namespace: "openstack-cloud-d", Name: "c5c3-control-plane"}, &corev1.ServiceAccount{}); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("its ServiceAccount: %v", err)
+			}
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(made), made); !kerrors.IsNotFound(err) {
+				return fmt.Errorf("the ConfigMap it made: %v", err)
+			}
+			return nil
+		})
+	})
+
+	t.Run("deleting the access revokes it, and what the cloud made in its namespace goes", func(t *testing.T) {
+		// What a control plane keeps there: nova-compute, a key, its
+		// configuration ("agents", made above).
+		ds, key := novaCompute("openstack-cloud-a"), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ceph-client", Namespace: "openstack-cloud-a"}, StringData: map[string]string{"key": "k"}}
+		must(t, cp.Create(ctx, ds))
+		must(t, cp.Create(ctx, key))
 		must(t, kube.Delete(ctx, ca))
 		until(t, "the ServiceAccount, roles and bindings gone", func() error {
 			for _, o := range objects(ca) {
@@ -344,10 +402,22 @@ func TestClusterAccessIntegration(t *testing.T) {
 			}
 			return nil
 		})
+		for _, o := range []client.Object{ds, key, cm("agents")} {
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(o), o); !kerrors.IsNotFound(err) {
+				t.Errorf("%T %s, made by the cloud, outlived its access: %v", o, o.GetName(), err)
+			}
+		}
 		if err := kube.Get(ctx, client.ObjectKey{Name: "openstack-cloud-a"}, &corev1.Namespace{}); err != nil {
 			t.Errorf("the namespace went with the access: %v", err)
 		}
 	})
+}
+
+// tokenSecret is a Secret the token controller would fill with a token of
+// the access's ServiceAccount that never expires.
+func tokenSecret(ns string) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "forever", Namespace: ns,
+		Annotations: map[string]string{corev1.ServiceAccountNameKey: "c5c3-control-plane"}}, Type: corev1.SecretTypeServiceAccountToken}
 }
 
 // hostPath is a volume of the node's path.
