@@ -108,25 +108,70 @@ var arbiterRole = []rbacv1.PolicyRule{
 }
 
 // arbiterPodRules say what a pod in the monitor's namespace may be: what the
-// external-arbiter-operator makes of Rook's monitor (not privileged, no host
-// namespaces or ports, no added capabilities, no unconfined seccomp, custom
-// SELinux, proc mount or sysctls, and from its node only a monitor's data
-// directory, /var/lib/rook/mon-<id>/data). Pod Security cannot say it: its
-// baseline level already forbids that hostPath. Whoever holds the
-// operator's kubeconfig may create Deployments there, and no more than these
-// pods. The path is matched whole: a prefix would let one pod plant a
-// symlink that another mounts.
+// external-arbiter-operator makes of Rook's monitor (not privileged, no
+// privilege escalation, no host namespaces or ports, no added capabilities,
+// no unconfined seccomp or AppArmor profile, custom SELinux, proc mount or
+// sysctls, no node of its own choosing, only the volume types a monitor
+// uses, and from its node only a monitor's data directory,
+// /var/lib/rook/mon-<id>/data). Pod Security cannot say it: its baseline
+// level already forbids that hostPath. Whoever holds the operator's
+// kubeconfig may create Deployments there, and no more than these pods. The
+// path is matched whole: a prefix would let one pod plant a symlink that
+// another mounts.
 var arbiterPodRules = []admissionv1.Validation{
 	{Expression: "!(has(object.spec.hostNetwork) && object.spec.hostNetwork) && !(has(object.spec.hostPID) && object.spec.hostPID) && !(has(object.spec.hostIPC) && object.spec.hostIPC)",
 		Message: "the arbiter's monitor uses no host network, PID or IPC namespace"},
-	{Expression: "variables.containers.all(c, !has(c.securityContext) || ((!has(c.securityContext.privileged) || !c.securityContext.privileged) && (!has(c.securityContext.capabilities) || !has(c.securityContext.capabilities.add) || size(c.securityContext.capabilities.add) == 0)))",
-		Message: "the arbiter's monitor runs no privileged container and adds no capabilities"},
-	{Expression: "variables.containers.all(c, (!has(c.ports) || c.ports.all(p, !has(p.hostPort) || p.hostPort == 0)) && (!has(c.securityContext) || (!has(c.securityContext.seLinuxOptions) && (!has(c.securityContext.procMount) || c.securityContext.procMount == 'Default') && (!has(c.securityContext.seccompProfile) || c.securityContext.seccompProfile.type != 'Unconfined'))))",
-		Message: "the arbiter's monitor uses no host port, custom SELinux options, unmasked proc mount or unconfined seccomp profile"},
-	{Expression: "!has(object.spec.securityContext) || (!has(object.spec.securityContext.sysctls) && !has(object.spec.securityContext.seLinuxOptions) && (!has(object.spec.securityContext.seccompProfile) || object.spec.securityContext.seccompProfile.type != 'Unconfined'))",
-		Message: "the arbiter's monitor sets no sysctls, custom SELinux options or unconfined seccomp profile"},
+	{Expression: "variables.containers.all(c, !has(c.securityContext) || ((!has(c.securityContext.privileged) || !c.securityContext.privileged) && (!has(c.securityContext.allowPrivilegeEscalation) || !c.securityContext.allowPrivilegeEscalation) && (!has(c.securityContext.capabilities) || !has(c.securityContext.capabilities.add) || size(c.securityContext.capabilities.add) == 0)))",
+		Message: "the arbiter's monitor runs no privileged container, allows no privilege escalation and adds no capabilities"},
+	{Expression: "variables.containers.all(c, (!has(c.ports) || c.ports.all(p, !has(p.hostPort) || p.hostPort == 0)) && (!has(c.securityContext) || (!has(c.securityContext.seLinuxOptions) && (!has(c.securityContext.procMount) || c.securityContext.procMount == 'Default') && (!has(c.securityContext.seccompProfile) || c.securityContext.seccompProfile.type != 'Unconfined') && (!has(c.securityContext.appArmorProfile) || c.securityContext.appArmorProfile.type != 'Unconfined'))))",
+		Message: "the arbiter's monitor uses no host port, custom SELinux options, unmasked proc mount, unconfined seccomp or AppArmor profile"},
+	{Expression: "!has(object.spec.securityContext) || (!has(object.spec.securityContext.sysctls) && !has(object.spec.securityContext.seLinuxOptions) && (!has(object.spec.securityContext.seccompProfile) || object.spec.securityContext.seccompProfile.type != 'Unconfined') && (!has(object.spec.securityContext.appArmorProfile) || object.spec.securityContext.appArmorProfile.type != 'Unconfined'))",
+		Message: "the arbiter's monitor sets no sysctls, custom SELinux options, unconfined seccomp or AppArmor profile"},
+	{Expression: "!has(object.metadata.annotations) || object.metadata.annotations.all(k, !k.startsWith('container.apparmor.security.beta.kubernetes.io/') || object.metadata.annotations[k] != 'unconfined')",
+		Message: "the arbiter's monitor runs under no unconfined AppArmor profile (annotation container.apparmor.security.beta.kubernetes.io/)"},
+	{Expression: "request.operation != 'CREATE' || !has(object.spec.nodeName) || object.spec.nodeName == ''",
+		Message: "the arbiter's monitor names no node (spec.nodeName): the scheduler places it"},
+	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, has(v.hostPath) || has(v.configMap) || has(v.secret) || has(v.emptyDir) || has(v.projected) || has(v.downwardAPI))",
+		Message: "the arbiter's monitor mounts only hostPath (its data), configMap, secret, emptyDir, projected and downwardAPI volumes"},
 	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath) || v.hostPath.path.matches('^/var/lib/rook/mon-[a-z0-9]+/data$'))",
 		Message: "the arbiter's monitor mounts from its node only a monitor's data directory, /var/lib/rook/mon-<id>/data"},
+}
+
+// arbiterSecretRule refuses a Secret of type
+// kubernetes.io/service-account-token in the monitor's namespace: the
+// operator's Role keeps Secrets there, and such a Secret would hold a token
+// of its ServiceAccount that never expires (the ShootKubeconfig's is
+// renewed, and revoked with it).
+var arbiterSecretRule = admissionv1.Validation{
+	Expression: "object.type != 'kubernetes.io/service-account-token'",
+	Message:    "the arbiter's namespace holds no Secret of type kubernetes.io/service-account-token: its operator's token is the one it is given",
+}
+
+// arbiterPolicy is the admission policy of the monitor's namespace: pods
+// as arbiterPodRules say, Secrets as arbiterSecretRule does.
+func arbiterPolicy(monitorNamespace string) admissionv1.ValidatingAdmissionPolicySpec {
+	// Each rule holds for the other kind first: CEL's || is true when
+	// either side is, without reading the other (a Secret has no spec).
+	validations := make([]admissionv1.Validation, 0, len(arbiterPodRules)+1)
+	for _, r := range arbiterPodRules {
+		r.Expression = "object.kind != 'Pod' || (" + r.Expression + ")"
+		validations = append(validations, r)
+	}
+	secret := arbiterSecretRule
+	secret.Expression = "object.kind != 'Secret' || (" + secret.Expression + ")"
+	return admissionv1.ValidatingAdmissionPolicySpec{
+		FailurePolicy: ptr.To(admissionv1.Fail),
+		MatchConstraints: &admissionv1.MatchResources{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: monitorNamespace}},
+			ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+				Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+				Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods", "secrets"}},
+			}}},
+		},
+		Variables: []admissionv1.Variable{{Name: "containers",
+			Expression: "object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.ephemeralContainers) ? object.spec.ephemeralContainers : [])"}},
+		Validations: append(validations, secret),
+	}
 }
 
 // arbiterAccess are the manifests of the monitor's namespace in the arbiter
@@ -138,19 +183,7 @@ func arbiterAccess(monitorNamespace string) map[resource.Name]runtime.Object {
 	return map[resource.Name]runtime.Object{
 		resourceArbiterPodPolicy: &admissionv1.ValidatingAdmissionPolicy{
 			TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"}, ObjectMeta: policy,
-			Spec: admissionv1.ValidatingAdmissionPolicySpec{
-				FailurePolicy: ptr.To(admissionv1.Fail),
-				MatchConstraints: &admissionv1.MatchResources{
-					NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: monitorNamespace}},
-					ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-						Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-						Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
-					}}},
-				},
-				Variables: []admissionv1.Variable{{Name: "containers",
-					Expression: "object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.ephemeralContainers) ? object.spec.ephemeralContainers : [])"}},
-				Validations: arbiterPodRules,
-			},
+			Spec: arbiterPolicy(monitorNamespace),
 		},
 		resourceArbiterPodPolicyBinding: &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"}, ObjectMeta: policy,

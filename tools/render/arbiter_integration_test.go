@@ -190,6 +190,16 @@ func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace string
 		}
 		return nil
 	})
+	// Nor a token of the operator's ServiceAccount that never expires:
+	// its Role keeps Secrets there.
+	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "forever", Namespace: namespace,
+		Annotations: map[string]string{corev1.ServiceAccountNameKey: "external-arbiter"}}, Type: corev1.SecretTypeServiceAccountToken}
+	if _, err := cs.CoreV1().Secrets(namespace).Create(ctx, token, dry); !kerrors.IsForbidden(err) && !kerrors.IsInvalid(err) {
+		t.Errorf("a token Secret of the arbiter's ServiceAccount is admitted in %s: %v", namespace, err)
+	}
+	if _, err := cs.CoreV1().Secrets(namespace).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "keyring", Namespace: namespace}}, dry); err != nil {
+		t.Errorf("the monitor's keyring Secret is refused in %s: %v", namespace, err)
+	}
 	if _, err := cs.CoreV1().Pods(namespace).Create(ctx, monitor(nil), dry); err != nil {
 		t.Errorf("the arbiter's monitor, as the external-arbiter-operator makes it, is refused in %s: %v", namespace, err)
 	}
@@ -212,6 +222,19 @@ func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace string
 		},
 		"adding SYS_ADMIN": func(s *corev1.PodSpec) {
 			s.Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"SYS_ADMIN"}
+		},
+		"allowing privilege escalation": func(s *corev1.PodSpec) {
+			s.Containers[0].SecurityContext.AllowPrivilegeEscalation = ptr.To(true)
+		},
+		"with an unconfined AppArmor profile": func(s *corev1.PodSpec) {
+			s.SecurityContext = &corev1.PodSecurityContext{AppArmorProfile: &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}}
+		},
+		"with a container's unconfined AppArmor profile": func(s *corev1.PodSpec) {
+			s.Containers[0].SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
+		},
+		"naming its node": func(s *corev1.PodSpec) { s.NodeName = "control-plane-node-0" },
+		"mounting a volume claim": func(s *corev1.PodSpec) {
+			s.Volumes = append(s.Volumes, corev1.Volume{Name: "claim", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "another-pools-mon"}}})
 		},
 		"with a privileged init container": func(s *corev1.PodSpec) {
 			s.InitContainers = []corev1.Container{{Name: "init", Image: "busybox", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}}
