@@ -212,13 +212,22 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 		}
 		return cephplacement.For(&sp.Spec, sp.Spec.Zones, replicas).Rook(nil)
 	}
+	// The tenant's files and objects are data as its volumes are: under
+	// spec.dataPolicy Retain (the default), Rook keeps the filesystem's and
+	// the object store's pools when their object goes (the cloud deleted,
+	// filesystem or objectStore switched off, the storage pool left), as
+	// the provider keeps an RBD pool. Only the platform's Delete lets
+	// Rook delete them with it.
+	retain := dataPolicy(c.xr) == cephv1alpha1.DataPolicyRetain
 	if s.Filesystem.Enabled {
 		data := rookPool(s.Filesystem.DataPoolReplication)
 		data["name"] = "data0"
 		name, up := rook("filesystem", "cephfs", "CephFilesystem", map[string]any{
-			"metadataPool":   rookPool(s.Filesystem.MetadataPoolReplication),
-			"dataPools":      []any{data},
-			"metadataServer": map[string]any{"activeCount": int64(1), "activeStandby": true},
+			"metadataPool":               rookPool(s.Filesystem.MetadataPoolReplication),
+			"dataPools":                  []any{data},
+			"metadataServer":             map[string]any{"activeCount": int64(1), "activeStandby": true},
+			"preserveFilesystemOnDelete": retain,
+			"preservePoolsOnDelete":      retain,
 		})
 		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
 		if up {
@@ -227,9 +236,10 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 	}
 	if s.ObjectStore.Enabled {
 		name, up := rook("object-store", "rgw", "CephObjectStore", map[string]any{
-			"metadataPool": rookPool(3),
-			"dataPool":     rookPool(s.ObjectStore.DataPoolReplication),
-			"gateway":      map[string]any{"port": int64(80), "instances": int64(2)},
+			"metadataPool":          rookPool(3),
+			"dataPool":              rookPool(s.ObjectStore.DataPoolReplication),
+			"gateway":               map[string]any{"port": int64(80), "instances": int64(2)},
+			"preservePoolsOnDelete": retain,
 		})
 		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
 		if up {

@@ -1583,6 +1583,36 @@ func TestSpecFields(t *testing.T) {
 				if get(manifestOf(desired(t, rsp, "ceph-st-pool-a-object-store")), "kind") != "CephObjectStore" {
 					t.Error("no CephObjectStore")
 				}
+				// Under dataPolicy Retain (the default), Rook keeps their
+				// pools when they go, as the provider keeps an RBD pool.
+				for _, f := range []string{"preserveFilesystemOnDelete", "preservePoolsOnDelete"} {
+					if got := get(manifestOf(fs), "spec", f); got != true {
+						t.Errorf("CephFilesystem spec.%s = %v, want true (dataPolicy Retain)", f, got)
+					}
+				}
+				if got := get(manifestOf(desired(t, rsp, "ceph-st-pool-a-object-store")), "spec", "preservePoolsOnDelete"); got != true {
+					t.Errorf("CephObjectStore spec.preservePoolsOnDelete = %v, want true (dataPolicy Retain)", got)
+				}
+			},
+		},
+		"filesystem and object store of a cloud whose data the platform lets go": {
+			mutate: func(s map[string]any) {
+				s["dataPolicy"] = "Delete"
+				get(s, "storage", "ceph").(map[string]any)["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 2, "metadataPoolReplication": 3}
+				get(s, "storage", "ceph").(map[string]any)["objectStore"] = map[string]any{"enabled": true, "dataPoolReplication": 3}
+			},
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				fs := manifestOf(desired(t, rsp, "ceph-st-pool-a-filesystem"))
+				os := manifestOf(desired(t, rsp, "ceph-st-pool-a-object-store"))
+				for what, got := range map[string]any{
+					"CephFilesystem spec.preserveFilesystemOnDelete": get(fs, "spec", "preserveFilesystemOnDelete"),
+					"CephFilesystem spec.preservePoolsOnDelete":      get(fs, "spec", "preservePoolsOnDelete"),
+					"CephObjectStore spec.preservePoolsOnDelete":     get(os, "spec", "preservePoolsOnDelete"),
+				} {
+					if got != false {
+						t.Errorf("%s = %v, want false (dataPolicy Delete)", what, got)
+					}
+				}
 			},
 		},
 		"every storage pool gets the tenant's pools, client, key and volume type": {
