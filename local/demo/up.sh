@@ -323,7 +323,7 @@ KUBECONFIG=$RUN/source-controller.kubeconfig bg source-controller "$FLUX_DIR/sou
   --storage-path="$RUN/flux-storage" --storage-addr=127.0.0.1:18491 --storage-adv-addr=127.0.0.1:18491 \
   --metrics-addr=127.0.0.1:18492 --health-addr=127.0.0.1:18493
 KUBECONFIG=$RUN/kustomize-controller.kubeconfig bg kustomize-controller "$FLUX_DIR/kustomize-controller" --enable-leader-election=false \
-  --no-cross-namespace-refs=true --default-service-account=default --requeue-dependency=5s \
+  --no-cross-namespace-refs=true --default-service-account=default --no-remote-bases=true --requeue-dependency=5s \
   --metrics-addr=127.0.0.1:18494 --health-addr=127.0.0.1:18495
 wait_for 60 "the local Git server does not serve the repository ($RUN/git-server.log)" git ls-remote "$GITOPS_URL" main
 wait_for 60 "source-controller is not healthy ($RUN/source-controller.log)" curl -fs http://127.0.0.1:18493/healthz

@@ -230,7 +230,7 @@ func notTheTenants(t *testing.T) {
 		})
 	}
 	// A namespace's clouds are bounded: team-b's ResourceQuota allows 3
-	// claims of each group (examples/tenants/team-b/namespace.yaml), and it
+	// claims of each group (examples/infrastructure/tenants/team-b/namespace.yaml), and it
 	// holds 3.
 	t.Run("team-b, holding 3 clouds, is refused a fourth", func(t *testing.T) {
 		l, err := plane.dyn.Resource(openStackClusters).Namespace("team-b").List(t.Context(), metav1.ListOptions{})

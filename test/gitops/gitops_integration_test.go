@@ -88,6 +88,11 @@ type landscape struct {
 // checks that the tenant's own Kustomization applies, adds and prunes the
 // tenant's claims as the tenant, and that a tenant commit reaching beyond the
 // tenant's namespace or role is refused, saying why, with nothing created.
+// kustomize-controller's lockdown flags each have a case that fails without
+// them: a remote base in the tenant's kustomization.yaml
+// (--no-remote-bases), a Kustomization the platform put in the tenant's
+// namespace naming no ServiceAccount (--default-service-account) or reading
+// the platform's source (--no-cross-namespace-refs).
 //
 // No Crossplane runs here, so no cloud gets Ready by itself: team-a's
 // Kustomization, which the refusals are tried on, has its health checks taken
@@ -97,7 +102,7 @@ type landscape struct {
 func TestTenantGitOpsIntegration(t *testing.T) {
 	kube := kubetest.Client(t)
 	flux := fluxBinaries(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	if _, err := xrdtest.InstallXRDs(ctx, kube, "../../package/xrds"); err != nil {
 		t.Fatal(err)
@@ -172,6 +177,70 @@ func TestTenantGitOpsIntegration(t *testing.T) {
 		})
 	}
 
+	t.Run("refused: a remote base in the tenant's kustomization.yaml", func(t *testing.T) {
+		// kustomize-controller's --no-remote-bases=true: a tenant's
+		// directory applies only what is in the repository.
+		// The base is a claim of its own namespace, served by this test's
+		// Git server: only where it comes from is wrong (without the flag
+		// it is applied).
+		l.t = t
+		remote := strings.Replace(string(readFile(t, filepath.Join(l.work, "tenants/team-a/openstack-clusters/team-a-staging.yaml"))),
+			"name: team-a-staging", "name: team-a-remote", 1)
+		if err := os.MkdirAll(filepath.Join(l.work, "elsewhere"), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		l.write("elsewhere/team-a-remote.yaml", remote)
+		l.write("elsewhere/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [team-a-remote.yaml]\n")
+		l.commit("a base elsewhere")
+		l.write("tenants/team-a/openstack-clusters/kustomization.yaml",
+			"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- team-a-prod.yaml\n- team-a-staging.yaml\n- "+l.url+"//elsewhere?ref=main\n")
+		l.ready(ctx, "team-a", l.commit("team-a pulls a remote base"), "is not in or below")
+		if err := l.get(ctx, claimGVK, "team-a/team-a-remote"); !apierrors.IsNotFound(err) {
+			t.Errorf("the remote base's claim: %v, want it not created", err)
+		}
+		l.remove("tenants/team-a/openstack-clusters/kustomization.yaml")
+		l.ready(ctx, "team-a", l.commit("team-a takes it back"), "")
+	})
+
+	// The lockdown holds where the platform errs: a Kustomization it puts in
+	// a tenant's namespace naming no ServiceAccount applies as that
+	// namespace's default one (--default-service-account=default), not as
+	// Flux's cluster-admin; one reading the platform's own source, in
+	// flux-system, is refused (--no-cross-namespace-refs=true).
+	lockdown := []struct{ name, source, sourceNamespace, refused string }{
+		{name: "no-service-account", source: "gitops", refused: "system:serviceaccount:team-a:default"},
+		{name: "platform-source", source: "cobaltcore-gitops", sourceNamespace: "flux-system", refused: "cross-namespace"},
+	}
+	for _, c := range lockdown {
+		t.Run("the lockdown: "+c.name, func(t *testing.T) {
+			l.t = t
+			k := &unstructured.Unstructured{}
+			k.SetGroupVersionKind(kustomizationGVK)
+			k.SetNamespace("team-a")
+			k.SetName(c.name)
+			ref := map[string]any{"kind": "GitRepository", "name": c.source}
+			if c.sourceNamespace != "" {
+				ref["namespace"] = c.sourceNamespace
+			}
+			k.Object["spec"] = map[string]any{"interval": "10m", "path": "./tenants/team-a/openstack-clusters", "prune": false, "sourceRef": ref}
+			if err := l.kube.Create(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = l.kube.Delete(context.Background(), k) })
+			kubetest.Until(t, fmt.Sprintf("Kustomization team-a/%s refused, saying %q", c.name, c.refused), 90*time.Second, func() error {
+				if err := l.kube.Get(ctx, client.ObjectKeyFromObject(k), k); err != nil {
+					return err
+				}
+				if status, msg := condition(k, "Ready"); status != "False" || !strings.Contains(msg, c.refused) {
+					return fmt.Errorf("Ready %s: %s", status, msg)
+				}
+				return nil
+			})
+			_, msg := condition(k, "Ready")
+			t.Logf("Kustomization team-a/%s says: %.300s", c.name, msg)
+		})
+	}
+
 	t.Run("a commit adds a cloud, another removes one", func(t *testing.T) {
 		l.t = t
 		staging := string(readFile(t, filepath.Join(l.work, "tenants/team-a/openstack-clusters/team-a-staging.yaml")))
@@ -218,7 +287,7 @@ func start(ctx context.Context, t *testing.T, kube client.Client, flux string) *
 			return err
 		}
 		s := strings.ReplaceAll(string(b), exampleURL, l.url)
-		if strings.HasSuffix(p, "tenants/team-a/gitops.yaml") { // see the test's doc
+		if strings.HasSuffix(p, "infrastructure/tenants/team-a/gitops.yaml") { // see the test's doc
 			if i := strings.Index(s, "  wait: true\n"); i >= 0 {
 				s = s[:i]
 			}
@@ -245,7 +314,7 @@ func start(ctx context.Context, t *testing.T, kube client.Client, flux string) *
 		"--storage-path="+storage, "--storage-addr="+storageAddr, "--storage-adv-addr="+storageAddr,
 		"--metrics-addr="+freeAddr(t), "--health-addr="+freeAddr(t))
 	l.run(ctx, kubeconfig, filepath.Join(flux, "kustomize-controller"), "--enable-leader-election=false",
-		"--no-cross-namespace-refs=true", "--default-service-account=default", "--requeue-dependency=5s",
+		"--no-cross-namespace-refs=true", "--default-service-account=default", "--no-remote-bases=true", "--requeue-dependency=5s",
 		"--metrics-addr="+freeAddr(t), "--health-addr="+freeAddr(t))
 	return l
 }

@@ -1,0 +1,217 @@
+package layout
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// fluxKustomization is what the rule reads of a Flux Kustomization.
+type fluxKustomization struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+	Spec struct {
+		Path string `json:"path"`
+	} `json:"spec"`
+}
+
+// fluxNamespace is where the platform's Kustomizations live (they apply as
+// Flux's own, cluster-admin identity); a Kustomization in any other
+// namespace is a tenant's, applying as the tenant.
+const fluxNamespace = "flux-system"
+
+// TestTenantFoldersAreApartFromThePlatforms: in the example GitOps tree, what
+// a tenant writes and what the platform applies as cluster-admin live
+// apart (#52 §8). No tenant Kustomization's path lies in or above a
+// platform Kustomization's, no platform kustomization.yaml lists a
+// resource in a tenant's path, and every file in a tenant's path is a
+// claim: write access to a tenant's folder is never write access to what
+// the platform applies.
+func TestTenantFoldersAreApartFromThePlatforms(t *testing.T) {
+	for _, problem := range apart(filepath.Join(repoRoot(t), "examples")) {
+		t.Error(problem)
+	}
+}
+
+// TestTenantFoldersRuleFails: the rule above refuses the layout it was made
+// against (stop 57's examples), where a tenant's folder held its onboarding
+// beside its claims.
+func TestTenantFoldersRuleFails(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("clusters/management/tenants.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: tenant-team-a, namespace: flux-system}\nspec: {path: ./tenants/team-a}\n")
+	write("tenants/team-a/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [access.yaml, gitops.yaml]\n")
+	write("tenants/team-a/access.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: cobaltcore-tenant, namespace: team-a}\n")
+	write("tenants/team-a/gitops.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: openstack-clusters, namespace: team-a}\nspec: {path: ./tenants/team-a/openstack-clusters}\n")
+	write("tenants/team-a/openstack-clusters/team-a-prod.yaml", "apiVersion: crossplane.c5c3.io/v1alpha1\nkind: OpenStackCluster\nmetadata: {name: team-a-prod, namespace: team-a}\n")
+	write("tenants/team-a/openstack-clusters/role.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: mine}\n")
+	got := apart(dir)
+	for _, want := range []string{
+		"tenant Kustomization team-a/openstack-clusters applies tenants/team-a/openstack-clusters, inside platform Kustomization flux-system/tenant-team-a's tenants/team-a",
+		"tenants/team-a/openstack-clusters/role.yaml: ClusterRole in tenant Kustomization team-a/openstack-clusters's path: a tenant's path holds only claims",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("the rule does not say %q; it says %q", want, got)
+		}
+	}
+}
+
+// apart returns what breaks the rule in the GitOps tree at dir.
+func apart(dir string) []string {
+	var platform, tenant []fluxKustomization
+	var problems []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		docs, err := yamlDocs(p)
+		if err != nil {
+			return err
+		}
+		for _, doc := range docs {
+			var k fluxKustomization
+			if err := yaml.Unmarshal(doc, &k); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if k.Kind != "Kustomization" || !strings.HasPrefix(k.APIVersion, "kustomize.toolkit.fluxcd.io/") {
+				continue
+			}
+			k.Spec.Path = path.Clean(strings.TrimPrefix(k.Spec.Path, "./"))
+			if k.Metadata.Namespace == fluxNamespace {
+				platform = append(platform, k)
+			} else {
+				tenant = append(tenant, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return []string{err.Error()}
+	}
+	within := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+	for _, tk := range tenant {
+		name := tk.Metadata.Namespace + "/" + tk.Metadata.Name
+		for _, pk := range platform {
+			pname := pk.Metadata.Namespace + "/" + pk.Metadata.Name
+			switch {
+			case within(tk.Spec.Path, pk.Spec.Path):
+				problems = append(problems, fmt.Sprintf("tenant Kustomization %s applies %s, inside platform Kustomization %s's %s", name, tk.Spec.Path, pname, pk.Spec.Path))
+			case within(pk.Spec.Path, tk.Spec.Path):
+				problems = append(problems, fmt.Sprintf("platform Kustomization %s applies %s, inside tenant Kustomization %s's %s", pname, pk.Spec.Path, name, tk.Spec.Path))
+			}
+			for _, r := range resources(dir, pk.Spec.Path) {
+				if within(r, tk.Spec.Path) {
+					problems = append(problems, fmt.Sprintf("platform Kustomization %s applies %s, in tenant Kustomization %s's %s", pname, r, name, tk.Spec.Path))
+				}
+			}
+		}
+		problems = append(problems, onlyClaims(dir, tk.Spec.Path, name)...)
+	}
+	if len(tenant) == 0 {
+		problems = append(problems, "no tenant Kustomization found: the rule checks nothing")
+	}
+	return problems
+}
+
+// resources are the paths (relative to dir) a kustomization.yaml in
+// kdir lists, followed into the directories it lists.
+func resources(dir, kdir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, kdir, "kustomization.yaml")) //nolint:gosec // the repository's own file
+	if err != nil {
+		return nil
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	if yaml.Unmarshal(b, &k) != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range k.Resources {
+		p := path.Clean(path.Join(kdir, r))
+		out = append(out, p)
+		if st, err := os.Stat(filepath.Join(dir, p)); err == nil && st.IsDir() {
+			out = append(out, resources(dir, p)...)
+		}
+	}
+	return out
+}
+
+// onlyClaims returns a problem for each object in a tenant's path that is
+// not a claim (an OpenStackCluster of either group).
+func onlyClaims(dir, tpath, name string) []string {
+	var problems []string
+	_ = filepath.WalkDir(filepath.Join(dir, tpath), func(p string, d os.DirEntry, err error) error { //nolint:errcheck // a missing path is reported below
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p) //nolint:errcheck // p is below dir
+		docs, err := yamlDocs(p)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
+			return nil
+		}
+		for _, doc := range docs {
+			var o struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+			}
+			if err := yaml.Unmarshal(doc, &o); err != nil || o.Kind != "OpenStackCluster" ||
+				(!strings.HasPrefix(o.APIVersion, "crossplane.c5c3.io/") && !strings.HasPrefix(o.APIVersion, "c5c3.io/")) {
+				problems = append(problems, fmt.Sprintf("%s: %s in tenant Kustomization %s's path: a tenant's path holds only claims", rel, cmp.Or(o.Kind, "a file that is no object"), name))
+			}
+		}
+		return nil
+	})
+	if _, err := os.Stat(filepath.Join(dir, tpath)); err != nil {
+		problems = append(problems, fmt.Sprintf("tenant Kustomization %s's path %s: %v", name, tpath, err))
+	}
+	return problems
+}
+
+// yamlDocs splits a YAML file into its non-empty documents.
+func yamlDocs(p string) ([][]byte, error) {
+	b, err := os.ReadFile(p) //nolint:gosec // the repository's own file
+	if err != nil {
+		return nil, err
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if len(bytes.TrimSpace(doc)) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+}
