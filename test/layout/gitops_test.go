@@ -1,12 +1,8 @@
 package layout
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,22 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/c5c3/consumer-plane/tools/render"
 )
 
 // fluxKustomization is what the rule reads of a Flux Kustomization.
-type fluxKustomization struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-	} `json:"metadata"`
-	Spec struct {
-		Path string `json:"path"`
-	} `json:"spec"`
-}
+type fluxKustomization struct{ namespace, name, path string }
 
 // fluxNamespace is where the platform's Kustomizations live (they apply as
 // Flux's own, cluster-admin identity); a Kustomization in any other
@@ -89,20 +77,17 @@ func apart(dir string) []string {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
 			return err
 		}
-		docs, err := yamlDocs(p)
+		objs, err := render.ReadObjects(p)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", p, err)
 		}
-		for _, doc := range docs {
-			var k fluxKustomization
-			if err := yaml.Unmarshal(doc, &k); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			if k.Kind != "Kustomization" || !strings.HasPrefix(k.APIVersion, "kustomize.toolkit.fluxcd.io/") {
+		for _, o := range objs {
+			if o.GetKind() != "Kustomization" || !strings.HasPrefix(o.GetAPIVersion(), "kustomize.toolkit.fluxcd.io/") {
 				continue
 			}
-			k.Spec.Path = path.Clean(strings.TrimPrefix(k.Spec.Path, "./"))
-			if k.Metadata.Namespace == fluxNamespace {
+			kpath, _, _ := unstructured.NestedString(o.Object, "spec", "path")
+			k := fluxKustomization{namespace: o.GetNamespace(), name: o.GetName(), path: path.Clean(strings.TrimPrefix(kpath, "./"))}
+			if k.namespace == fluxNamespace {
 				platform = append(platform, k)
 			} else {
 				tenant = append(tenant, k)
@@ -115,22 +100,22 @@ func apart(dir string) []string {
 	}
 	within := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 	for _, tk := range tenant {
-		name := tk.Metadata.Namespace + "/" + tk.Metadata.Name
+		name := tk.namespace + "/" + tk.name
 		for _, pk := range platform {
-			pname := pk.Metadata.Namespace + "/" + pk.Metadata.Name
+			pname := pk.namespace + "/" + pk.name
 			switch {
-			case within(tk.Spec.Path, pk.Spec.Path):
-				problems = append(problems, fmt.Sprintf("tenant Kustomization %s applies %s, inside platform Kustomization %s's %s", name, tk.Spec.Path, pname, pk.Spec.Path))
-			case within(pk.Spec.Path, tk.Spec.Path):
-				problems = append(problems, fmt.Sprintf("platform Kustomization %s applies %s, inside tenant Kustomization %s's %s", pname, pk.Spec.Path, name, tk.Spec.Path))
+			case within(tk.path, pk.path):
+				problems = append(problems, fmt.Sprintf("tenant Kustomization %s applies %s, inside platform Kustomization %s's %s", name, tk.path, pname, pk.path))
+			case within(pk.path, tk.path):
+				problems = append(problems, fmt.Sprintf("platform Kustomization %s applies %s, inside tenant Kustomization %s's %s", pname, pk.path, name, tk.path))
 			}
-			for _, r := range resources(dir, pk.Spec.Path) {
-				if within(r, tk.Spec.Path) {
-					problems = append(problems, fmt.Sprintf("platform Kustomization %s applies %s, in tenant Kustomization %s's %s", pname, r, name, tk.Spec.Path))
+			for _, r := range resources(dir, pk.path) {
+				if within(r, tk.path) {
+					problems = append(problems, fmt.Sprintf("platform Kustomization %s applies %s, in tenant Kustomization %s's %s", pname, r, name, tk.path))
 				}
 			}
 		}
-		problems = append(problems, onlyClaims(dir, tk.Spec.Path, name)...)
+		problems = append(problems, onlyClaims(dir, tk.path, name)...)
 	}
 	if len(tenant) == 0 {
 		problems = append(problems, "no tenant Kustomization found: the rule checks nothing")
@@ -171,19 +156,15 @@ func onlyClaims(dir, tpath, name string) []string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p) //nolint:errcheck // p is below dir
-		docs, err := yamlDocs(p)
+		objs, err := render.ReadObjects(p)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
 			return nil
 		}
-		for _, doc := range docs {
-			var o struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-			}
-			if err := yaml.Unmarshal(doc, &o); err != nil || o.Kind != "OpenStackCluster" ||
-				(!strings.HasPrefix(o.APIVersion, "crossplane.c5c3.io/") && !strings.HasPrefix(o.APIVersion, "c5c3.io/")) {
-				problems = append(problems, fmt.Sprintf("%s: %s in tenant Kustomization %s's path: a tenant's path holds only claims", rel, cmp.Or(o.Kind, "a file that is no object"), name))
+		for _, o := range objs {
+			if o.GetKind() != "OpenStackCluster" ||
+				(!strings.HasPrefix(o.GetAPIVersion(), "crossplane.c5c3.io/") && !strings.HasPrefix(o.GetAPIVersion(), "c5c3.io/")) {
+				problems = append(problems, fmt.Sprintf("%s: %s in tenant Kustomization %s's path: a tenant's path holds only claims", rel, cmp.Or(o.GetKind(), "a file that is no object"), name))
 			}
 		}
 		return nil
@@ -192,26 +173,4 @@ func onlyClaims(dir, tpath, name string) []string {
 		problems = append(problems, fmt.Sprintf("tenant Kustomization %s's path %s: %v", name, tpath, err))
 	}
 	return problems
-}
-
-// yamlDocs splits a YAML file into its non-empty documents.
-func yamlDocs(p string) ([][]byte, error) {
-	b, err := os.ReadFile(p) //nolint:gosec // the repository's own file
-	if err != nil {
-		return nil, err
-	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
-	var docs [][]byte
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if len(bytes.TrimSpace(doc)) > 0 {
-			docs = append(docs, doc)
-		}
-	}
 }
