@@ -294,16 +294,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 		bad := access("cloud-c-hv-pool-a", "openstack-cloud-c")
 		bad.Spec.ForProvider.NodeSelector = map[string]v1alpha1.LabelValue{"c5c3.io.node-restriction.kubernetes.io/cloud') || true || ('": "cloud-c"}
 		must(t, kube.Create(ctx, bad))
-		until(t, "Synced False naming spec.forProvider.nodeSelector", func() error {
-			got := &v1alpha1.ClusterAccess{}
-			if err := kube.Get(ctx, client.ObjectKeyFromObject(bad), got); err != nil {
-				return err
-			}
-			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "spec.forProvider.nodeSelector: key") {
-				return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
-			}
-			return nil
-		})
+		syncedFalse(t, kube, bad, "Synced False naming spec.forProvider.nodeSelector", "spec.forProvider.nodeSelector: key")
 		if err := kube.Get(ctx, client.ObjectKey{Namespace: "openstack-cloud-c", Name: "c5c3-control-plane"}, &corev1.ServiceAccount{}); !kerrors.IsNotFound(err) {
 			t.Errorf("the refused access made its ServiceAccount: %v", err)
 		}
@@ -315,16 +306,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 		must(t, kube.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "c5c3-control-plane", Namespace: "openstack-cloud-b"}}))
 		other := access("cloud-b-hv-pool-a", "openstack-cloud-b")
 		must(t, kube.Create(ctx, other))
-		until(t, "the ClusterAccess refused, naming the label", func() error {
-			got := &v1alpha1.ClusterAccess{}
-			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), got); err != nil {
-				return err
-			}
-			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "is not this ClusterAccess's") {
-				return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
-			}
-			return nil
-		})
+		syncedFalse(t, kube, other, "the ClusterAccess refused, naming the label", "is not this ClusterAccess's")
 		must(t, kube.Delete(ctx, other))
 		until(t, "the refused ClusterAccess deleted, the foreign ServiceAccount kept", func() error {
 			if err := kube.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.ClusterAccess{}); !kerrors.IsNotFound(err) {
@@ -350,16 +332,7 @@ func TestClusterAccessIntegration(t *testing.T) {
 		kc.Data["kubeconfig"] = kubetest.Kubeconfig(t, away)
 		must(t, kube.Update(ctx, kc))
 		must(t, kube.Delete(ctx, fa))
-		until(t, "Synced False: it cannot revoke the access", func() error {
-			got := &v1alpha1.ClusterAccess{}
-			if err := kube.Get(ctx, client.ObjectKeyFromObject(fa), got); err != nil {
-				return err
-			}
-			if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "cannot revoke the access") {
-				return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
-			}
-			return nil
-		})
+		syncedFalse(t, kube, fa, "Synced False: it cannot revoke the access", "cannot revoke the access")
 		time.Sleep(3 * time.Second)
 		if err := kube.Get(ctx, client.ObjectKeyFromObject(fa), &v1alpha1.ClusterAccess{}); err != nil {
 			t.Fatalf("the access went without revoking: %v", err)
@@ -410,6 +383,22 @@ func TestClusterAccessIntegration(t *testing.T) {
 		if err := kube.Get(ctx, client.ObjectKey{Name: "openstack-cloud-a"}, &corev1.Namespace{}); err != nil {
 			t.Errorf("the namespace went with the access: %v", err)
 		}
+	})
+}
+
+// syncedFalse waits until the access says Synced False, its message
+// containing want.
+func syncedFalse(t *testing.T, kube client.Client, ca *v1alpha1.ClusterAccess, what, want string) {
+	t.Helper()
+	until(t, what, func() error {
+		got := &v1alpha1.ClusterAccess{}
+		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(ca), got); err != nil {
+			return err
+		}
+		if c := got.GetCondition(xpv2.TypeSynced); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, want) {
+			return fmt.Errorf("Synced %s: %s", c.Status, c.Message)
+		}
+		return nil
 	})
 }
 
