@@ -45,7 +45,7 @@ func main() {
 		sessionCache   = flag.Int("openstack-session-cache", openstack.DefaultSessions, "OpenStack credentials (per region) whose authenticated session and token are kept; past it, polls of the least recently used authenticate again.")
 		callsPerCred   = flag.Int("openstack-max-calls-per-credential", openstack.DefaultCallsPerSession, "OpenStack requests one credential may have under way at once; a request that waits longer than --openstack-call-wait fails and is retried, so a cloud whose endpoint hangs holds at most this many reconcile workers (0: no limit).")
 		callWait       = flag.Duration("openstack-call-wait", openstack.DefaultCallWait, "How long an OpenStack request waits for one of its credential's requests under way to end.")
-		watchedCluster = flag.Int("watched-clusters", watch.DefaultClusters, "Clusters of each kind (metal clusters, hypervisor pool clusters) whose objects are watched; past it, the least recently used watch stops.")
+		watchedCluster = flag.Int("watched-clusters", watch.DefaultClusters, "Clusters of each kind (metal clusters, hypervisor pool clusters, the pool clusters whose nodes a NodeLabel labels) whose objects are watched; past it, the least recently used watch stops.")
 		credentialsFor = flag.Duration("credentials-cache", providerconfig.DefaultSecretsFor, "How long a ProviderConfig's credentials Secret, once read, answers the reconciles that follow: a rotated credential is used at most this much later (0: read it on every connect).")
 		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections and IronCore Server watches unused for this long are closed.")
 	)
