@@ -69,19 +69,28 @@ func (c tenantCloud) claim() ref {
 // composite is the cloud's XOpenStackCluster, named once the claim is bound.
 func (c tenantCloud) composite(t *testing.T) *consumerv1alpha1.XOpenStackCluster {
 	t.Helper()
-	cl, err := get[cloudClaim](t.Context(), c.claim())
+	x, err := c.compositeOf(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// compositeOf is the cloud's composite, or why it cannot be read.
+func (c tenantCloud) compositeOf(ctx context.Context) (*consumerv1alpha1.XOpenStackCluster, error) {
+	cl, err := get[cloudClaim](ctx, c.claim())
 	if err != nil || cl.Spec.ResourceRef == nil {
-		t.Fatalf("%s names no composite (%v)", c, err)
+		return nil, fmt.Errorf("%s names no composite (%v)", c, err)
 	}
 	gvr := xOpenStackClusters
 	if c.docs {
 		gvr = docsGroup(gvr)
 	}
-	x, err := get[consumerv1alpha1.XOpenStackCluster](t.Context(), ref{gvr: gvr, name: cl.Spec.ResourceRef.Name})
+	x, err := get[consumerv1alpha1.XOpenStackCluster](ctx, ref{gvr: gvr, name: cl.Spec.ResourceRef.Name})
 	if err != nil {
-		t.Fatalf("%s's composite: %v", c, err)
+		return nil, fmt.Errorf("%s's composite: %w", c, err)
 	}
-	return x
+	return x, nil
 }
 
 // docsGroup is a resource of the group the C5C3 docs claim clouds in.
