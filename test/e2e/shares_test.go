@@ -240,22 +240,25 @@ func notTheTenants(t *testing.T) {
 			}
 		})
 	}
-	// A namespace's clouds are bounded: team-b's ResourceQuota allows 3
-	// claims of each group (examples/infrastructure/tenants/team-b/namespace.yaml), and it
-	// holds 3.
-	t.Run("team-b, holding 3 clouds, is refused a fourth", func(t *testing.T) {
-		l, err := plane.dyn.Resource(openStackClusters).Namespace("team-b").List(t.Context(), metav1.ListOptions{})
-		if err != nil || len(l.Items) != 3 {
-			t.Fatalf("team-b holds %d clouds (%v), want 3", len(l.Items), err)
-		}
-		err = tenantApplies(t, "team-b", openStackClusters, "e2e-one-too-many", map[string]any{
-			"compositionSelector": staging, "region": "eu-de-1", "size": "small",
-			"hypervisorClusters": []any{"hv-pool-a"}, "storageClusters": []any{"st-pool-a"},
+	// A namespace's clouds are bounded across both groups the claim is
+	// served in: team-b's ResourceQuota allows 3 in crossplane.c5c3.io and
+	// none in c5c3.io (examples/infrastructure/tenants/team-b/namespace.yaml),
+	// and it holds 3.
+	l, err := plane.dyn.Resource(openStackClusters).Namespace("team-b").List(t.Context(), metav1.ListOptions{})
+	if err != nil || len(l.Items) != 3 {
+		t.Fatalf("team-b holds %d clouds (%v), want 3", len(l.Items), err)
+	}
+	for _, gvr := range []schema.GroupVersionResource{openStackClusters, docsGroup(openStackClusters)} {
+		t.Run("team-b, holding 3 clouds, is refused a fourth in "+gvr.Group, func(t *testing.T) {
+			err := tenantApplies(t, "team-b", gvr, "e2e-one-too-many", map[string]any{
+				"compositionSelector": staging, "region": "eu-de-1", "size": "small",
+				"hypervisorClusters": []any{"hv-pool-a"}, "storageClusters": []any{"st-pool-a"},
+			})
+			if err == nil || !strings.Contains(err.Error(), "exceeded quota: cobaltcore-clouds") {
+				t.Errorf("got %v, want exceeded quota: cobaltcore-clouds", err)
+			}
 		})
-		if err == nil || !strings.Contains(err.Error(), "exceeded quota: cobaltcore-clouds") {
-			t.Errorf("got %v, want exceeded quota: cobaltcore-clouds", err)
-		}
-	})
+	}
 	deleteClaims(t, onFin, us)
 }
 
