@@ -25,6 +25,7 @@ import (
 	"github.com/crossplane/function-sdk-go/resource"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
@@ -59,6 +60,9 @@ type storageState struct {
 	// the control-plane cluster.
 	ready   bool
 	waiting []string
+	// kept says which filesystem or object store the claim switched off
+	// stays, and why.
+	kept []string
 }
 
 // composeStorage composes the tenant's Ceph pools and client in a storage
@@ -233,6 +237,13 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 		if up {
 			res.status.Filesystem.Status, res.status.Filesystem.MDSActive = v1alpha1.CephPoolReady, 1
 		}
+	} else if spec := switchedOff(observed, resource.Name("ceph-"+st+"-filesystem"), retain, "preserveFilesystemOnDelete", "preservePoolsOnDelete"); spec != nil {
+		name, up := rook("filesystem", "cephfs", "CephFilesystem", spec)
+		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
+		if up {
+			res.status.Filesystem.Status, res.status.Filesystem.MDSActive = v1alpha1.CephPoolReady, 1
+		}
+		res.kept = append(res.kept, keptNotice("CephFilesystem", name, st, "spec.storage.ceph.filesystem", "files", retain))
 	}
 	if s.ObjectStore.Enabled {
 		name, up := rook("object-store", "rgw", "CephObjectStore", map[string]any{
@@ -245,8 +256,51 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 		if up {
 			res.status.ObjectStore.Status = v1alpha1.CephPoolReady
 		}
+	} else if spec := switchedOff(observed, resource.Name("ceph-"+st+"-object-store"), retain, "preservePoolsOnDelete"); spec != nil {
+		name, up := rook("object-store", "rgw", "CephObjectStore", spec)
+		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
+		if up {
+			res.status.ObjectStore.Status = v1alpha1.CephPoolReady
+		}
+		res.kept = append(res.kept, keptNotice("CephObjectStore", name, st, "spec.storage.ceph.objectStore", "objects", retain))
 	}
 	return res, nil
+}
+
+// switchedOff is the spec to compose for a filesystem or object store
+// (composed resource key) the claim switched off, or nil when it goes now.
+// It is the tenant's files or objects: under Retain it stays as it is, its
+// preserve flags set, so that deleting it later (the cloud deleted) keeps
+// its pools too. Under Delete it goes, once Rook has been told to delete
+// its pools with it: a spec still preserving them is composed once more
+// with the flags unset.
+func switchedOff(observed map[resource.Name]resource.ObservedComposed, key resource.Name, retain bool, preserve ...string) map[string]any {
+	o, ok := observed[key]
+	if !ok {
+		return nil
+	}
+	spec, found, err := unstructured.NestedMap(o.Resource.Object, "spec", "forProvider", "manifest", "spec")
+	if err != nil || !found {
+		return nil
+	}
+	preserved := false
+	for _, f := range preserve {
+		preserved = preserved || spec[f] == true
+		spec[f] = retain
+	}
+	if !retain && !preserved {
+		return nil
+	}
+	return spec
+}
+
+// keptNotice is the claim's line for a filesystem or object store kept
+// after the claim switched it off, or deleted with its pools.
+func keptNotice(kind, name, st, field, what string, retain bool) string {
+	if !retain {
+		return fmt.Sprintf("%s %s in %s, off in %s, is being deleted with its pools and the tenant's %s (spec.dataPolicy Delete)", kind, name, st, field, what)
+	}
+	return fmt.Sprintf("%s %s in %s stays though %s is off: it holds the tenant's %s (spec.dataPolicy Retain); switch it on again to use it, or ask the platform team to let the %s go (spec.dataPolicy: Delete)", kind, name, st, field, what, what)
 }
 
 // addManaged composes a managed resource and returns its state: Creating

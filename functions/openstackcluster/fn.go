@@ -408,15 +408,18 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 	storageOK, storageMsg := false, "waiting for the pools"
 	if len(p.storage) > 0 {
 		storageOK = true
-		var waiting []string
+		var waiting, kept []string
 		for _, s := range p.storage {
 			storageOK = storageOK && s.ready
 			waiting = append(waiting, s.waiting...)
+			kept = append(kept, s.kept...)
 		}
 		storageMsg = fmt.Sprintf("the tenant's Ceph pools and CephX client are ready in %d storage pool(s)", len(p.storage))
 		if !storageOK {
 			storageMsg = strings.Join(waiting, "; ")
 		}
+		// What the claim switched off and the cloud keeps is said either way.
+		storageMsg = strings.Join(append([]string{storageMsg}, kept...), "; ")
 	}
 	cond(conditionStorageReady, storageOK, "Waiting", storageMsg)
 

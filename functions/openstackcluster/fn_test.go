@@ -2238,3 +2238,86 @@ func TestStretchedStoragePool(t *testing.T) {
 		t.Errorf("status.cephResources[0].volumePool.placement = %v", got)
 	}
 }
+
+// TestSwitchedOffFilesystemAndObjectStoreKeepTheData: a claim that switches
+// its filesystem or object store off does not delete the tenant's files or
+// objects under dataPolicy Retain: the Rook object stays as it was (its
+// pools preserved) and the claim says so; under the platform's Delete it
+// goes, Rook told first to delete its pools with it (#52 §6).
+func TestSwitchedOffFilesystemAndObjectStoreKeepTheData(t *testing.T) {
+	on := func(s map[string]any) {
+		get(s, "storage", "ceph").(map[string]any)["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 2, "metadataPoolReplication": 3}
+		get(s, "storage", "ceph").(map[string]any)["objectStore"] = map[string]any{"enabled": true, "dataPoolReplication": 3}
+	}
+	off := func(s map[string]any) {
+		get(s, "storage", "ceph").(map[string]any)["filesystem"] = map[string]any{"enabled": false}
+		get(s, "storage", "ceph").(map[string]any)["objectStore"] = map[string]any{"enabled": false}
+	}
+	keys := []string{"ceph-st-pool-a-filesystem", "ceph-st-pool-a-object-store"}
+	// observedOn is the world with both composed as on returns them.
+	observedOn := func(t *testing.T, policy string) world {
+		t.Helper()
+		w := allReady()
+		policyOf := func(s map[string]any) { s["dataPolicy"] = policy }
+		rsp := run(t, w.request(teamA(on, policyOf)))
+		mustNotFail(t, rsp)
+		for _, k := range keys {
+			o := desired(t, rsp, k)
+			o["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}}}
+			b, _ := json.Marshal(o)
+			w.observed[k] = string(b)
+		}
+		return w
+	}
+
+	t.Run("Retain: both stay as they were, and the claim says why", func(t *testing.T) {
+		w := observedOn(t, "Retain")
+		rsp := run(t, w.request(teamA(off)))
+		mustNotFail(t, rsp)
+		fs, os := manifestOf(desired(t, rsp, keys[0])), manifestOf(desired(t, rsp, keys[1]))
+		if get(fs, "spec", "dataPools", 0, "replicated", "size") != float64(2) || get(fs, "spec", "preservePoolsOnDelete") != true || get(fs, "spec", "preserveFilesystemOnDelete") != true {
+			t.Errorf("the kept CephFilesystem's spec changed: %v", get(fs, "spec"))
+		}
+		if get(os, "spec", "preservePoolsOnDelete") != true {
+			t.Errorf("the kept CephObjectStore does not preserve its pools: %v", get(os, "spec"))
+		}
+		msg := condition(rsp, "StorageReady").GetMessage()
+		for _, want := range []string{
+			"CephFilesystem team-a-prod-7xk2p-cephfs in st-pool-a stays though spec.storage.ceph.filesystem is off: it holds the tenant's files (spec.dataPolicy Retain)",
+			"CephObjectStore team-a-prod-7xk2p-rgw in st-pool-a stays though spec.storage.ceph.objectStore is off: it holds the tenant's objects (spec.dataPolicy Retain)",
+		} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("StorageReady says %q, not %q", msg, want)
+			}
+		}
+		if get(status(rsp), "cephResources", 0, "filesystem", "name") != "team-a-prod-7xk2p-cephfs" {
+			t.Errorf("status.cephResources[0].filesystem = %v, want the kept filesystem", get(status(rsp), "cephResources", 0, "filesystem"))
+		}
+	})
+
+	t.Run("Delete: told to delete their pools, then gone", func(t *testing.T) {
+		w := observedOn(t, "Retain")
+		deleteData := func(s map[string]any) { s["dataPolicy"] = "Delete" }
+		rsp := run(t, w.request(teamA(off, deleteData)))
+		mustNotFail(t, rsp)
+		for _, k := range keys {
+			for _, f := range []string{"preserveFilesystemOnDelete", "preservePoolsOnDelete"} {
+				if got := get(manifestOf(desired(t, rsp, k)), "spec", f); got == true {
+					t.Errorf("%s spec.%s is still true: Rook would keep the pools when it goes", k, f)
+				}
+			}
+		}
+		if msg := condition(rsp, "StorageReady").GetMessage(); !strings.Contains(msg, "is being deleted with its pools and the tenant's files (spec.dataPolicy Delete)") {
+			t.Errorf("StorageReady says %q", msg)
+		}
+		// Once Rook has the flags unset, the objects go.
+		w2 := observedOn(t, "Delete")
+		rsp = run(t, w2.request(teamA(off, deleteData)))
+		mustNotFail(t, rsp)
+		for _, k := range keys {
+			if _, ok := rsp.GetDesired().GetResources()[k]; ok {
+				t.Errorf("%s is still composed under Delete once its pools are not preserved", k)
+			}
+		}
+	})
+}

@@ -53,9 +53,23 @@ func dataHoldsStoragePool(t *testing.T) {
 		}
 		return err
 	})
-	tenantPatches(t, c, map[string]any{"storageClusters": []any{"st-pool-a"}})
+	// In the same edit the tenant switches its object store off: under
+	// dataPolicy Retain it stays, with the tenant's objects (#52 §6).
+	tenantPatches(t, c, map[string]any{"storageClusters": []any{"st-pool-a"}, "storage": map[string]any{"ceph": map[string]any{"objectStore": map[string]any{"enabled": false}}}})
 	eventually(t, 60*time.Second, "st-pool-b removed from the claim: the tenant reads on its claim that st-pool-b stays, "+vol+" holding the image",
 		c.claim(), conditionIs("PoolsReady", "", "storage pool st-pool-b, removed from spec.storageClusters, stays the cloud's: Ceph pool "+vol+" holds 1 RBD image(s)"))
+	rgw := x + "-rgw" // a cloud's Rook objects are named after its composite
+	eventually(t, 60*time.Second, "its object store switched off in the same edit: the tenant reads on its claim that CephObjectStore "+rgw+" stays, holding its objects (dataPolicy Retain)",
+		c.claim(), conditionIs("StorageReady", "", "CephObjectStore "+rgw+" in st-pool-a stays though spec.storage.ceph.objectStore is off: it holds the tenant's objects (spec.dataPolicy Retain)"))
+	t.Run("... and CephObjectStore "+rgw+" is still in st-pool-a's cluster, preserving its pools", func(t *testing.T) {
+		o, err := shootCluster(t, "st-pool-a").dyn.Resource(cephObjectStores).Namespace("rook-ceph").Get(t.Context(), rgw, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the CephObjectStore went: %v", err)
+		}
+		if keep, _, _ := unstructured.NestedBool(o.Object, "spec", "preservePoolsOnDelete"); !keep {
+			t.Errorf("its spec.preservePoolsOnDelete is false: Rook would delete the tenant's objects with it")
+		}
+	})
 	t.Run("... and status.consumedPools lists st-pool-b as held", func(t *testing.T) {
 		cl := tenantReads(t, c.namespace, c.name)
 		var removing string
@@ -92,7 +106,7 @@ func dataHoldsStoragePool(t *testing.T) {
 		}
 		return err
 	})
-	tenantPatches(t, c, map[string]any{"storageClusters": []any{"st-pool-a", "st-pool-b"}})
+	tenantPatches(t, c, map[string]any{"storageClusters": []any{"st-pool-a", "st-pool-b"}, "storage": map[string]any{"ceph": map[string]any{"objectStore": map[string]any{"enabled": true}}}})
 	eventually(t, 300*time.Second, "st-pool-b back in the claim: its Pool resource "+vol+" is Ready again", ref{gvr: cephPools, name: vol}, isReady)
 	eventually(t, 300*time.Second, "internal-prod is Ready again", c.claim(), isReady)
 }

@@ -36,8 +36,10 @@ import (
 var (
 	hypervisors = schema.GroupVersionResource{Group: "kvm.cloud.sap", Version: "v1", Resource: "hypervisors"}
 	cephClients = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephclients"}
-	deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-	usages      = schema.GroupVersionResource{Group: "protection.crossplane.io", Version: "v1beta1", Resource: "clusterusages"}
+	// cephObjectStores are a cloud's object stores in a storage pool.
+	cephObjectStores = schema.GroupVersionResource{Group: "ceph.rook.io", Version: "v1", Resource: "cephobjectstores"}
+	deployments      = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	usages           = schema.GroupVersionResource{Group: "protection.crossplane.io", Version: "v1beta1", Resource: "clusterusages"}
 )
 
 // storageClaim is a StorageCluster claim as the suite reads it.
