@@ -8,7 +8,8 @@ import (
 // SecretSource is the Secret of the management cluster whose keys are
 // copied.
 type SecretSource struct {
-	// Namespace of the Secret.
+	// Namespace of the Secret: one the provider copies from (its flag
+	// --secret-copy-source-namespaces, default crossplane-system).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Namespace string `json:"namespace"`
@@ -107,10 +108,12 @@ type SecretCopyStatus struct {
 // of the management cluster: the way a connection secret (a CephX key, a
 // kubeconfig) reaches the cluster that uses it without its value ever being
 // written into a Crossplane object, an annotation or a status. The remote
-// Secret is applied server-side (no last-applied annotation) and carries
-// the copy's name in a label; a Secret of that name the copy did not write
-// is refused, not taken over. Deleting the SecretCopy deletes the remote
-// Secret.
+// Secret is written with a plain create or update (no last-applied
+// annotation) and carries the copy's name in a label; a Secret of that name
+// the copy did not write is refused, not taken over. Deleting the
+// SecretCopy deletes the remote Secret. The source must be in a namespace
+// the provider copies from (its flag --secret-copy-source-namespaces) and
+// read by no ProviderConfig.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,categories={crossplane,managed,cobaltcore}

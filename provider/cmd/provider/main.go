@@ -8,6 +8,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -31,6 +32,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 )
@@ -48,6 +50,7 @@ func main() {
 		watchedCluster = flag.Int("watched-clusters", watch.DefaultClusters, "Clusters of each kind (metal clusters, hypervisor pool clusters, the pool clusters whose nodes a NodeLabel labels) whose objects are watched; past it, the least recently used watch stops.")
 		credentialsFor = flag.Duration("credentials-cache", providerconfig.DefaultSecretsFor, "How long a ProviderConfig's credentials Secret, once read, answers the reconciles that follow: a rotated credential is used at most this much later (0: read it on every connect).")
 		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections and IronCore Server watches unused for this long are closed.")
+		copySources    = flag.String("secret-copy-source-namespaces", strings.Join(secretcopy.DefaultSourceNamespaces, ","), "Namespaces of the management cluster whose Secrets a SecretCopy may copy to another cluster, comma-separated: those the Compositions' secretNamespace and accessSecretNamespace name. A Secret a ProviderConfig reads is never copied, wherever it is.")
 	)
 	var metricsFlags securemetrics.Flags
 	metricsFlags.Bind(flag.CommandLine, ":8080")
@@ -93,12 +96,24 @@ func main() {
 		IronCore: ironcore.NewClusters(*watchedCluster, *connIdle), KVM: kvm.NewClusters(*watchedCluster, *connIdle),
 		Nodes:                remotekube.NewNodes(*watchedCluster, *connIdle),
 		Remote:               remotekube.NewClients(clientgoscheme.Scheme, *watchedCluster, *connIdle),
+		SecretCopySources:    namespaces(*copySources),
 		ReconcilesPerService: *maxReconcile, CredentialsFor: *credentialsFor}
 	if !ceph.Built {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}
 	exitOn(log, register.All(mgr, o, deps), "cannot set up the controllers")
 	exitOn(log, mgr.Start(ctrl.SetupSignalHandler()), "cannot run the manager")
+}
+
+// namespaces are the names of a comma-separated flag, blanks dropped.
+func namespaces(flag string) []string {
+	var out []string
+	for _, n := range strings.Split(flag, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func exitOn(log logging.Logger, err error, msg string) {

@@ -93,6 +93,9 @@ type Deps struct {
 	// Remote keeps a client per remote cluster SecretCopies write to; nil
 	// is a new set of remotekube.DefaultClients.
 	Remote *remotekube.Clients
+	// SecretCopySources are the namespaces of the management cluster
+	// SecretCopies may read from; nil is secretcopy.DefaultSourceNamespaces.
+	SecretCopySources []string
 
 	// ReconcilesPerService gives each service the provider manages a
 	// reconcile rate limit of its own (this many a second): Keystone,
@@ -151,7 +154,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		shootkubeconfig.Setup(mgr, garden, d.Gardens),
 		serverinventory.Setup(mgr, metal, d.IronCore),
 		hypervisorinventory.Setup(mgr, kvm, d.KVM),
-		secretcopy.Setup(mgr, kvm, remote),
+		secretcopy.Setup(mgr, kvm, remote, d.SecretCopySources),
 		nodelabel.Setup(mgr, kvm, remote, nodes),
 		clusteraccess.Setup(mgr, kvm, remote),
 		logicalswitch.Setup(mgr, ovn, ovnPC),

@@ -11,13 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/kubernetestest"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
@@ -130,6 +133,39 @@ func TestSecretCopyIntegration(t *testing.T) {
 		}
 	})
 
+	// The provider reads every ProviderConfig's Secret: the admin
+	// kubeconfigs of the garden and the pool clusters, Ceph's admin keys. A
+	// SecretCopy must not carry one out of the management cluster, nor read
+	// a namespace the platform did not name.
+	for _, c := range []struct {
+		what, source, namespace, says string
+	}{
+		{"a source in a namespace the provider does not copy from is refused, naming its flag", foreign.Name, "remote",
+			`spec.forProvider.source.namespace "remote" is not a namespace the provider copies Secrets from: mgmt (its flag --secret-copy-source-namespaces)`},
+		{"a ProviderConfig's Secret is refused, naming the ProviderConfig", "control-plane-kubeconfig", "mgmt",
+			"spec.forProvider.source mgmt/control-plane-kubeconfig is read by ProviderConfig.kubernetes.provider.c5c3.io control-plane: a ProviderConfig's Secret never leaves the management cluster"},
+	} {
+		t.Run(c.what, func(t *testing.T) {
+			target := "refused-" + c.source
+			refused := secretCopy("copies-"+c.source, target, c.source)
+			refused.Spec.ForProvider.Source.Namespace = c.namespace
+			refused.Spec.ForProvider.Keys = []v1alpha1.KeyCopy{{From: "key"}}
+			if c.source == "control-plane-kubeconfig" {
+				refused.Spec.ForProvider.Keys = []v1alpha1.KeyCopy{{From: "kubeconfig"}}
+			}
+			if err := kube.Create(ctx, refused); err != nil {
+				t.Fatal(err)
+			}
+			waitSynced(ctx, t, kube, refused.Name, c.says)
+			if err := kube.Get(ctx, client.ObjectKey{Namespace: "remote", Name: target}, &corev1.Secret{}); !kerrors.IsNotFound(err) {
+				t.Errorf("the refused copy wrote Secret remote/%s: %v", target, err)
+			}
+			if err := kube.Delete(ctx, refused); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+
 	t.Run("a key the source does not hold is waited for, by name", func(t *testing.T) {
 		waiting := secretCopy("waits-for-a-key", "waiting", source.Name)
 		waiting.Spec.ForProvider.Keys = append(waiting.Spec.ForProvider.Keys, v1alpha1.KeyCopy{From: "not-there-yet"})
@@ -181,9 +217,13 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
+// start runs the controller copying from namespace mgmt only, where the
+// ProviderConfig's kubeconfig is too.
 func start(t *testing.T) client.Client {
 	t.Helper()
-	return kubernetestest.Start(t, Setup)
+	return kubernetestest.Start(t, func(mgr ctrl.Manager, o controller.Options, c *remotekube.Clients) error {
+		return Setup(mgr, o, c, []string{"mgmt"})
+	})
 }
 
 func until(t *testing.T, what string, check func() error) {

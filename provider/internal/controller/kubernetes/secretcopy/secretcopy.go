@@ -36,13 +36,18 @@ const LabelCopiedBy = "kubernetes.provider.c5c3.io/secret-copy"
 
 // Setup adds the SecretCopy controller. Sources are read past the manager's
 // cache: the provider does not keep every Secret of the management cluster
-// in memory for the few it copies.
-func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) error {
+// in memory for the few it copies. A source outside namespaces (nil:
+// DefaultSourceNamespaces) or read by a ProviderConfig is refused.
+func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients, namespaces []string) error {
 	local := mgr.GetAPIReader()
+	allowed, err := newSources(context.Background(), mgr, namespaces)
+	if err != nil {
+		return err
+	}
 	c := providerconfig.Connector[*v1alpha1.SecretCopy, remotekube.Remote]{
 		Client: kubernetes.Remote(mgr, clients),
 		External: func(remote remotekube.Remote) managed.TypedExternalClient[*v1alpha1.SecretCopy] {
-			return &external{remote: remote.Client, local: local}
+			return &external{remote: remote.Client, local: local, sources: allowed}
 		},
 	}
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.SecretCopyKind), &v1alpha1.SecretCopyList{},
@@ -50,8 +55,9 @@ func Setup(mgr ctrl.Manager, o controller.Options, clients *remotekube.Clients) 
 }
 
 type external struct {
-	remote client.Client
-	local  client.Reader
+	remote  client.Client
+	local   client.Reader
+	sources *sources
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }
@@ -144,6 +150,9 @@ func (e *external) Delete(ctx context.Context, mg *v1alpha1.SecretCopy) (managed
 // data is what the remote Secret must hold, and the source's version. The
 // errors name keys and Secrets, never a value.
 func (e *external) data(ctx context.Context, p *v1alpha1.SecretCopyParameters) (map[string][]byte, string, error) {
+	if err := e.sources.refuse(ctx, p.Source); err != nil {
+		return nil, "", err
+	}
 	src := &corev1.Secret{}
 	if err := e.local.Get(ctx, client.ObjectKey{Namespace: p.Source.Namespace, Name: p.Source.Name}, src); err != nil {
 		if kerrors.IsNotFound(err) {
