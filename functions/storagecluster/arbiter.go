@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
@@ -112,12 +113,10 @@ var arbiterRole = []rbacv1.PolicyRule{
 // privilege escalation, no host namespaces or ports, no added capabilities,
 // no unconfined seccomp or AppArmor profile, custom SELinux, proc mount or
 // sysctls, no node of its own choosing, only the volume types a monitor
-// uses, and from its node only a monitor's data directory,
-// /var/lib/rook/mon-<id>/data). Pod Security cannot say it: its baseline
-// level already forbids that hostPath. Whoever holds the operator's
-// kubeconfig may create Deployments there, and no more than these pods. The
-// path is matched whole: a prefix would let one pod plant a symlink that
-// another mounts.
+// uses, and from its node only its pool's monitor data: monitorDataRule).
+// Pod Security cannot say it: its baseline level already forbids that
+// hostPath. Whoever holds the operator's kubeconfig may create Deployments
+// there, and no more than these pods.
 var arbiterPodRules = []admissionv1.Validation{
 	{Expression: "!(has(object.spec.hostNetwork) && object.spec.hostNetwork) && !(has(object.spec.hostPID) && object.spec.hostPID) && !(has(object.spec.hostIPC) && object.spec.hostIPC)",
 		Message: "the arbiter's monitor uses no host network, PID or IPC namespace"},
@@ -133,8 +132,30 @@ var arbiterPodRules = []admissionv1.Validation{
 		Message: "the arbiter's monitor names no node (spec.nodeName): the scheduler places it"},
 	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, has(v.hostPath) || has(v.configMap) || has(v.secret) || has(v.emptyDir) || has(v.projected) || has(v.downwardAPI))",
 		Message: "the arbiter's monitor mounts only hostPath (its data), configMap, secret, emptyDir, projected and downwardAPI volumes"},
-	{Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath) || v.hostPath.path.matches('^/var/lib/rook/mon-[a-z0-9]+/data$'))",
-		Message: "the arbiter's monitor mounts from its node only a monitor's data directory, /var/lib/rook/mon-<id>/data"},
+}
+
+// monIDPrefix is the prefix of the ID of the pool's external monitor
+// (RemoteArbiter spec.monIdPrefix): the external-arbiter-operator names the
+// monitor prefix plus one letter and keeps its data on its node in
+// /var/lib/rook/mon-<id>/data. Every arbiter cluster's control-plane nodes
+// may run the monitors of several pools; with the pool's own prefix each
+// has a directory of its own, which the pool's namespace policy pins
+// (monitorDataRule). Pool names are DNS labels of at most 40 characters, so
+// the ID is one of at most 42, as the operator requires.
+func monIDPrefix(pool v1alpha1.PoolName) string { return string(pool) + "-" }
+
+// monitorDataRule lets a pod mount from its node only the data directory
+// of the pool's monitor: the ID is the pool's prefix and one letter, so one
+// pool's arbiter identity cannot mount another pool's monitor (its mon.
+// key) even on the same node. The path is matched whole: a prefix would let
+// one pod plant a symlink that another mounts. (A pool name is lower-case
+// letters, digits and dashes: nothing in it means more to a regular
+// expression or a CEL string.)
+func monitorDataRule(prefix string) admissionv1.Validation {
+	return admissionv1.Validation{
+		Expression: "!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath) || v.hostPath.path.matches('^/var/lib/rook/mon-" + prefix + "[a-z]/data$'))",
+		Message:    "the arbiter's monitor mounts from its node only its own pool's monitor data directory, /var/lib/rook/mon-" + prefix + "<letter>/data",
+	}
 }
 
 // arbiterSecretRule refuses a Secret of type
@@ -148,12 +169,13 @@ var arbiterSecretRule = admissionv1.Validation{
 }
 
 // arbiterPolicy is the admission policy of the monitor's namespace: pods
-// as arbiterPodRules say, Secrets as arbiterSecretRule does.
-func arbiterPolicy(monitorNamespace string) admissionv1.ValidatingAdmissionPolicySpec {
+// as arbiterPodRules and monitorDataRule say, Secrets as arbiterSecretRule
+// does.
+func arbiterPolicy(monitorNamespace, monIDPrefix string) admissionv1.ValidatingAdmissionPolicySpec {
 	// Each rule holds for the other kind first: CEL's || is true when
 	// either side is, without reading the other (a Secret has no spec).
-	validations := make([]admissionv1.Validation, 0, len(arbiterPodRules)+1)
-	for _, r := range arbiterPodRules {
+	validations := make([]admissionv1.Validation, 0, len(arbiterPodRules)+2)
+	for _, r := range append(slices.Clone(arbiterPodRules), monitorDataRule(monIDPrefix)) {
 		r.Expression = "object.kind != 'Pod' || (" + r.Expression + ")"
 		validations = append(validations, r)
 	}
@@ -177,13 +199,13 @@ func arbiterPolicy(monitorNamespace string) admissionv1.ValidatingAdmissionPolic
 // arbiterAccess are the manifests of the monitor's namespace in the arbiter
 // cluster, of what may run there and of the operator's identity there, by
 // composed resource name.
-func arbiterAccess(monitorNamespace string) map[resource.Name]runtime.Object {
+func arbiterAccess(monitorNamespace, monIDPrefix string) map[resource.Name]runtime.Object {
 	meta := metav1.ObjectMeta{Name: arbiterServiceAccount, Namespace: monitorNamespace}
 	policy := metav1.ObjectMeta{Name: "cobaltcore-" + monitorNamespace}
 	return map[resource.Name]runtime.Object{
 		resourceArbiterPodPolicy: &admissionv1.ValidatingAdmissionPolicy{
 			TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"}, ObjectMeta: policy,
-			Spec: arbiterPolicy(monitorNamespace),
+			Spec: arbiterPolicy(monitorNamespace, monIDPrefix),
 		},
 		resourceArbiterPodPolicyBinding: &admissionv1.ValidatingAdmissionPolicyBinding{
 			TypeMeta: metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"}, ObjectMeta: policy,
@@ -225,7 +247,7 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 	pc := a.ProviderConfigName()
 	arbiterPC := pool.Access{Kind: pool.KindControlPlane, Name: s.ArbiterCluster}.ProviderConfigName()
 	monitorNamespace := "ceph-arbiter-" + string(s.Name)
-	for n, o := range arbiterAccess(monitorNamespace) {
+	for n, o := range arbiterAccess(monitorNamespace, monIDPrefix(s.Name)) {
 		u, err := function.Composed(o)
 		if err != nil {
 			return false, "", err
@@ -300,6 +322,7 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 		Spec: arbiterv1alpha1.RemoteArbiterSpec{
 			CephCluster:   arbiterv1alpha1.NamespacedReference{Namespace: rookNamespace, Name: string(s.Name)},
 			RemoteCluster: arbiterv1alpha1.RemoteClusterConfiguration{Name: s.ArbiterCluster},
+			MonIDPrefix:   monIDPrefix(s.Name),
 		},
 	})
 	if err != nil {

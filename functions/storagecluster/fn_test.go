@@ -581,6 +581,13 @@ func TestStretchedPool(t *testing.T) {
 		if sel := fntest.Map(policy, "spec", "matchConstraints", "namespaceSelector", "matchLabels"); sel["kubernetes.io/metadata.name"] != "ceph-arbiter-st-pool-a" {
 			t.Errorf("the arbiter's pod policy selects namespaces %v, want ceph-arbiter-st-pool-a", sel)
 		}
+		var pinned bool
+		for _, v := range fntest.Map(policy, "spec")["validations"].([]any) {
+			pinned = pinned || strings.Contains(v.(map[string]any)["expression"].(string), "'^/var/lib/rook/mon-st-pool-a-[a-z]/data$'")
+		}
+		if !pinned {
+			t.Error("the arbiter's pod policy does not pin hostPaths to st-pool-a's monitor data, /var/lib/rook/mon-st-pool-a-<letter>/data")
+		}
 		if b := manifest(res["arbiter-pod-policy-binding"].GetResource().AsMap()); fntest.Map(b, "spec")["policyName"] != fntest.Map(policy, "metadata")["name"] {
 			t.Errorf("the binding binds %v, not the arbiter's pod policy %v", fntest.Map(b, "spec")["policyName"], fntest.Map(policy, "metadata")["name"])
 		}
@@ -630,7 +637,9 @@ func TestStretchedPool(t *testing.T) {
 			t.Errorf("the CephCluster's annotation c5c3.io/arbiter-cluster = %v, want the arbiter's cluster cp-eu-de-3", a)
 		}
 		ra := manifest(res["arbiter"].GetResource().AsMap())
-		want := map[string]any{"cephCluster": map[string]any{"namespace": "rook-ceph", "name": "st-pool-a"}, "remoteCluster": map[string]any{"name": "cp-eu-de-3"}}
+		// The monitor's ID is the pool's: its data directory on a node
+		// of the arbiter cluster is no other pool's.
+		want := map[string]any{"cephCluster": map[string]any{"namespace": "rook-ceph", "name": "st-pool-a"}, "remoteCluster": map[string]any{"name": "cp-eu-de-3"}, "monIdPrefix": "st-pool-a-"}
 		if diff := cmp.Diff(want, ra["spec"]); diff != "" {
 			t.Errorf("RemoteArbiter spec (-want +got):\n%s", diff)
 		}

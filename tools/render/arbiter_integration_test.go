@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,28 +155,35 @@ func arbiterDoesOnlyItsJob(t *testing.T, rendered []byte, arbiterPC string) {
 		}
 	}
 
-	monitorRunsOnlyAsItself(ctx, t, namespace)
+	// The pool's RemoteArbiter (composed once the token exists, so not in
+	// this render; functions/storagecluster's tests check its spec) names
+	// the monitor <pool>-<letter>: the operator's ID prefix is the pool's.
+	monitorRunsOnlyAsItself(ctx, t, namespace, strings.TrimPrefix(namespace, "ceph-arbiter-")+"-")
 }
 
 // monitorRunsOnlyAsItself checks, with the cluster's own admission, what a
 // pod in the monitor's namespace may be, whoever creates it (the Deployment
 // controller, for the arbiter's Deployments): what the external-arbiter-
-// operator makes of Rook's monitor is admitted; a privileged pod, one on the
-// host's network or one mounting the host's root is Forbidden. Dry runs, as
-// an admin, so that only the namespace's policy can refuse them.
-func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace string) {
+// operator makes of Rook's monitor is admitted (its data in
+// /var/lib/rook/mon-<monIDPrefix>a/data); a privileged pod, one on the
+// host's network, one mounting the host's root or another pool's monitor
+// data is Forbidden. Dry runs, as an admin, so that only the namespace's
+// policy can refuse them.
+func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace, monIDPrefix string) {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(kubetest.Config(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	monID := monIDPrefix + "a"
+	data := "/var/lib/rook/mon-" + monID + "/data"
 	monitor := func(edit func(*corev1.PodSpec)) *corev1.Pod {
 		spec := corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "mon", Image: "quay.io/ceph/ceph:v19.2.3",
 				SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"NET_RAW"}}},
-				VolumeMounts:    []corev1.VolumeMount{{Name: "ceph-daemon-data", MountPath: "/var/lib/ceph/mon/ceph-a"}}}},
-			Volumes: []corev1.Volume{{Name: "ceph-daemon-data", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/rook/mon-a/data"}}}},
+				VolumeMounts:    []corev1.VolumeMount{{Name: "ceph-daemon-data", MountPath: "/var/lib/ceph/mon/ceph-" + monID}}}},
+			Volumes: []corev1.Volume{{Name: "ceph-daemon-data", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: data}}}},
 		}
 		if edit != nil {
 			edit(&spec)
@@ -207,9 +215,25 @@ func monitorRunsOnlyAsItself(ctx context.Context, t *testing.T, namespace string
 		"on the host's network":       func(s *corev1.PodSpec) { s.HostNetwork = true },
 		"in the host's PID namespace": func(s *corev1.PodSpec) { s.HostPID = true },
 		"mounting the host's root":    func(s *corev1.PodSpec) { s.Volumes[0].HostPath.Path = "/" },
-		"mounting beyond its data":    func(s *corev1.PodSpec) { s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-a/../../../../etc" },
+		"mounting beyond its data": func(s *corev1.PodSpec) {
+			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-" + monID + "/../../../../etc"
+		},
 		"mounting below a monitor's data, where a symlink may wait": func(s *corev1.PodSpec) {
-			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-a/data/escape"
+			s.Volumes[0].HostPath.Path = data + "/escape"
+		},
+		// Every stretched pool's arbiter may run on the same control-plane
+		// node: another pool's monitor data holds that pool's mon. key.
+		"mounting another pool's monitor data": func(s *corev1.PodSpec) {
+			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-st-pool-other-a/data"
+		},
+		"mounting a monitor's data under the operator's default prefix": func(s *corev1.PodSpec) {
+			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-ext-a/data"
+		},
+		"mounting a Rook monitor's data (no prefix)": func(s *corev1.PodSpec) {
+			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-a/data"
+		},
+		"mounting the data of its prefix with a longer suffix (another pool's prefix)": func(s *corev1.PodSpec) {
+			s.Volumes[0].HostPath.Path = "/var/lib/rook/mon-" + monIDPrefix + "x-a/data"
 		},
 		"on a host port": func(s *corev1.PodSpec) {
 			s.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 3300, HostPort: 3300}}

@@ -46,7 +46,13 @@ func (s *standin) arbiters(ctx context.Context, c *cluster) error {
 		if err == nil {
 			err = placeMonitor(ctx, remote, ns, o.GetName())
 		}
-		setState(o, err, "arbiter-"+o.GetName())
+		// The operator names the monitor its prefix and the first free
+		// letter (webhook default prefix ext-).
+		prefix, _, _ := unstructured.NestedString(o.Object, "spec", "monIdPrefix")
+		if prefix == "" {
+			prefix = "ext-"
+		}
+		setState(o, err, prefix+"a")
 		return nil
 	})
 }
