@@ -16,11 +16,11 @@ import (
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 )
 
-// A cloud's credentials Secret and everything that uses it are deleted at
-// once, the Secret first (as when a composite goes: its admin clouds.yaml is
-// itself composed). The Secret must stay until the Project has deleted its
-// Keystone project and the QuotaSet is gone, then go; nothing may leak or
-// hang.
+// A cloud's credentials Secret and everything that uses it are deleted,
+// the Secret first (as when a composite goes: its admin clouds.yaml is
+// itself composed). The Secret must stay, and serve its users, until the
+// Project has deleted its Keystone project and the QuotaSet is gone, then
+// go; nothing may leak or hang.
 func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	h := withOpenStack(t)
 	ctx := context.Background()
@@ -49,8 +49,33 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 		return len(s.Finalizers) == 1, "finalizers: " + strings.Join(s.Finalizers, ",")
 	})
 
-	// All at once, the Secret first, the project before its quotas.
-	for _, o := range []client.Object{secret, pc, p, q} {
+	// The Secret first, alone: while its ProviderConfig has users it is
+	// held (deleted, still there), and the users go on with it: a change
+	// of the Project still reaches Keystone.
+	if err := h.kube.Delete(ctx, secret); err != nil {
+		t.Fatalf("delete %s: %v", secret.GetName(), err)
+	}
+	held := &corev1.Secret{}
+	if err := h.kube.Get(ctx, client.ObjectKeyFromObject(secret), held); err != nil || held.DeletionTimestamp == nil {
+		t.Fatalf("the credentials Secret of a ProviderConfig with users is not held once deleted (it must stay until they are gone): %v", err)
+	}
+	if err := h.kube.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.ForProvider.Description = "changed after its credentials Secret was deleted"
+	if err := h.kube.Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a change of the Project reaches Keystone while its credentials Secret is held", func() (bool, string) {
+		kp, err := clientsOf(h).keystone.GetProject(ctx, id)
+		if err != nil {
+			return false, err.Error()
+		}
+		return kp.Description == p.Spec.ForProvider.Description, "description " + kp.Description
+	})
+
+	// Then the rest at once, the project before its quotas.
+	for _, o := range []client.Object{pc, p, q} {
 		if err := h.kube.Delete(ctx, o); err != nil {
 			t.Fatalf("delete %s: %v", o.GetName(), err)
 		}
@@ -64,7 +89,6 @@ func TestIntegrationCredentialsOutliveTheirUsers(t *testing.T) {
 	// may have gone through without the Secret: the guard shows itself in
 	// the Secret, still there (deleted, held by its finalizer) as long as
 	// the ProviderConfig has users.
-	held := &corev1.Secret{}
 	if err := h.kube.Get(ctx, client.ObjectKeyFromObject(secret), held); err != nil || held.DeletionTimestamp == nil {
 		t.Fatalf("the credentials Secret of a ProviderConfig in use is not held (deleted before its users): %v", err)
 	}
