@@ -97,9 +97,9 @@
 #      cloud's instance stays the cloud's, and the claim says why; once the
 #      instance stops, the pool leaves the cloud;
 #  9f. a stretched storage pool says where its data is (2 replicas in each
-#      of its zones) and a cloud's Ceph pools there ask for the stretch rule
-#      with size 4 and min_size 2 (refused by the single-OSD local Ceph,
-#      saying why);
+#      of its zones); its local Ceph, laid out as Rook lays out a stretched
+#      cluster, runs in Ceph's stretch mode, and a cloud's Ceph pools there
+#      are made with size 4 and min_size 2 by the stretch rule;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #

@@ -87,7 +87,8 @@ type landscape struct {
 // the platform's Kustomizations do (clusters/management/tenants.yaml), and
 // checks that the tenant's own Kustomization applies, adds and prunes the
 // tenant's claims as the tenant, and that a tenant commit reaching beyond the
-// tenant's namespace or role is refused, saying why, with nothing created.
+// tenant's namespace or role is refused, saying why, with nothing created,
+// and that a tenant's last claim removed deletes its last cloud.
 // kustomize-controller's lockdown flags each have a case that fails without
 // them: a remote base in the tenant's kustomization.yaml
 // (--no-remote-bases), a Kustomization the platform put in the tenant's
@@ -258,6 +259,35 @@ func TestTenantGitOpsIntegration(t *testing.T) {
 		})
 		l.exists(ctx, claimGVK, "team-a/team-a-prod")
 		l.exists(ctx, claimGVK, "team-b/team-b-staging")
+	})
+
+	// Git drops an empty folder, and a Kustomization whose path is gone
+	// fails instead of pruning: the tenant's folder keeps a README.md
+	// (examples/README.md), so its last claim removed is its last cloud
+	// deleted (#53 §6).
+	t.Run("a tenant deletes its last cloud through Git", func(t *testing.T) {
+		l.t = t
+		entries, err := os.ReadDir(filepath.Join(l.work, "tenants/team-b/openstack-clusters"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var claims []string
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".yaml") {
+				claims = append(claims, e.Name())
+			}
+		}
+		if len(claims) != 1 {
+			t.Fatalf("team-b's folder holds claims %v, want its one", claims)
+		}
+		l.remove("tenants/team-b/openstack-clusters/" + claims[0])
+		l.ready(ctx, "team-b", l.commit("team-b removes its last cloud"), "")
+		kubetest.Until(t, "team-b-staging is pruned", 30*time.Second, func() error {
+			if err := l.get(ctx, claimGVK, "team-b/team-b-staging"); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
+			}
+			return nil
+		})
 	})
 }
 

@@ -148,11 +148,13 @@ func resources(dir, kdir string) []string {
 }
 
 // onlyClaims returns a problem for each object in a tenant's path that is
-// not a claim (an OpenStackCluster of either group).
+// not a claim (an OpenStackCluster of either group). Files
+// kustomize-controller does not apply (a README.md that keeps the folder
+// in Git) hold no objects.
 func onlyClaims(dir, tpath, name string) []string {
 	var problems []string
 	_ = filepath.WalkDir(filepath.Join(dir, tpath), func(p string, d os.DirEntry, err error) error { //nolint:errcheck // a missing path is reported below
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || !slices.Contains([]string{".yaml", ".yml", ".json"}, filepath.Ext(p)) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p) //nolint:errcheck // p is below dir
