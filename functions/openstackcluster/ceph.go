@@ -223,46 +223,49 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 	// the provider keeps an RBD pool. Only the platform's Delete lets
 	// Rook delete them with it.
 	retain := dataPolicy(c.xr) == cephv1alpha1.DataPolicyRetain
+	var fs, rgw map[string]any
 	if s.Filesystem.Enabled {
 		data := rookPool(s.Filesystem.DataPoolReplication)
 		data["name"] = "data0"
-		name, up := rook("filesystem", "cephfs", "CephFilesystem", map[string]any{
+		fs = map[string]any{
 			"metadataPool":               rookPool(s.Filesystem.MetadataPoolReplication),
 			"dataPools":                  []any{data},
 			"metadataServer":             map[string]any{"activeCount": int64(1), "activeStandby": true},
 			"preserveFilesystemOnDelete": retain,
 			"preservePoolsOnDelete":      retain,
-		})
+		}
+	} else {
+		fs = switchedOff(observed, resource.Name("ceph-"+st+"-filesystem"), retain, "preserveFilesystemOnDelete", "preservePoolsOnDelete")
+	}
+	if fs != nil {
+		name, up := rook("filesystem", "cephfs", "CephFilesystem", fs)
 		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
 		if up {
 			res.status.Filesystem.Status, res.status.Filesystem.MDSActive = v1alpha1.CephPoolReady, 1
 		}
-	} else if spec := switchedOff(observed, resource.Name("ceph-"+st+"-filesystem"), retain, "preserveFilesystemOnDelete", "preservePoolsOnDelete"); spec != nil {
-		name, up := rook("filesystem", "cephfs", "CephFilesystem", spec)
-		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
-		if up {
-			res.status.Filesystem.Status, res.status.Filesystem.MDSActive = v1alpha1.CephPoolReady, 1
+		if !s.Filesystem.Enabled {
+			res.kept = append(res.kept, keptNotice("CephFilesystem", name, st, "spec.storage.ceph.filesystem", "files", retain))
 		}
-		res.kept = append(res.kept, keptNotice("CephFilesystem", name, st, "spec.storage.ceph.filesystem", "files", retain))
 	}
 	if s.ObjectStore.Enabled {
-		name, up := rook("object-store", "rgw", "CephObjectStore", map[string]any{
+		rgw = map[string]any{
 			"metadataPool":          rookPool(3),
 			"dataPool":              rookPool(s.ObjectStore.DataPoolReplication),
 			"gateway":               map[string]any{"port": int64(80), "instances": int64(2)},
 			"preservePoolsOnDelete": retain,
-		})
+		}
+	} else {
+		rgw = switchedOff(observed, resource.Name("ceph-"+st+"-object-store"), retain, "preservePoolsOnDelete")
+	}
+	if rgw != nil {
+		name, up := rook("object-store", "rgw", "CephObjectStore", rgw)
 		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
 		if up {
 			res.status.ObjectStore.Status = v1alpha1.CephPoolReady
 		}
-	} else if spec := switchedOff(observed, resource.Name("ceph-"+st+"-object-store"), retain, "preservePoolsOnDelete"); spec != nil {
-		name, up := rook("object-store", "rgw", "CephObjectStore", spec)
-		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
-		if up {
-			res.status.ObjectStore.Status = v1alpha1.CephPoolReady
+		if !s.ObjectStore.Enabled {
+			res.kept = append(res.kept, keptNotice("CephObjectStore", name, st, "spec.storage.ceph.objectStore", "objects", retain))
 		}
-		res.kept = append(res.kept, keptNotice("CephObjectStore", name, st, "spec.storage.ceph.objectStore", "objects", retain))
 	}
 	return res, nil
 }
