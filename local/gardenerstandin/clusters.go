@@ -39,7 +39,7 @@ type Clusters struct {
 	MaxNodes int
 
 	dir        string
-	crds       []string
+	crds       []CRDs
 	namespaces []string
 	etcd       *envtest.Etcd
 	// Starting a kube-apiserver takes seconds of CPU: start few at once.
@@ -74,11 +74,39 @@ type Cluster struct {
 	UID string
 }
 
+// CRDs is a directory of CRDs the clusters of one kind of Shoot get: those
+// whose c5c3.io/pool-kind label is Kind (the operators of a storage pool
+// are not in a hypervisor pool), or every Shoot's when Kind is empty.
+type CRDs struct {
+	Kind string
+	Dir  string
+}
+
+// ParseCRDs reads [KIND=]DIR.
+func ParseCRDs(v string) CRDs {
+	if kind, dir, ok := strings.Cut(v, "="); ok {
+		return CRDs{Kind: kind, Dir: dir}
+	}
+	return CRDs{Dir: v}
+}
+
+// dirs are the CRD directories a Shoot of kind gets. A Shoot without a
+// kind gets all of them, as every Shoot did before kinds.
+func (c *Clusters) dirs(kind string) []string {
+	var out []string
+	for _, d := range c.crds {
+		if d.Kind == "" || kind == "" || d.Kind == kind {
+			out = append(out, d.Dir)
+		}
+	}
+	return out
+}
+
 // NewClusters starts the shared etcd. Each Shoot cluster's admin kubeconfig
 // is also written to dir as <namespace>.<shoot>.kubeconfig, for the
 // stand-ins of what runs inside Shoots. crds are directories of CRDs and
 // namespaces the names of namespaces every Shoot cluster gets.
-func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
+func NewClusters(dir string, crds []CRDs, namespaces []string) (*Clusters, error) {
 	etcd := &envtest.Etcd{}
 	if err := etcd.Start(); err != nil {
 		return nil, fmt.Errorf("cannot start the Shoot clusters' etcd: %w", err)
@@ -89,17 +117,12 @@ func NewClusters(dir string, crds, namespaces []string) (*Clusters, error) {
 
 // Ensure starts the Shoot's cluster unless it runs or is starting. It
 // returns the cluster and whether it serves, and the error that stopped its
-// start. uid keeps a recreated Shoot from seeing its predecessor's objects:
-// a cluster that serves is always the Shoot with that uid's.
-//
-// w is the Shoot's first worker pool: the cluster gets its Nodes
-// (Worker.Nodes), as gardenlet's machine controller would register them.
-//
-// plugins are the admission plugins the Shoot enables
-// (AdmissionPlugins): its kube-apiserver runs them, beside what a Shoot's
-// always runs. A change of them after the start is not applied (gardenlet
-// would roll the kube-apiserver).
-func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker, plugins []string) (Cluster, bool, error) {
+// start. The Shoot's UID keeps a recreated Shoot from seeing its
+// predecessor's objects: a cluster that serves is always the Shoot with
+// that UID's. A change of s after the start is not applied (gardenlet
+// would roll the kube-apiserver; a kind does not change).
+func (c *Clusters) Ensure(namespace, shoot string, s Spec) (Cluster, bool, error) {
+	uid := s.UID
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := Key(namespace, shoot)
@@ -121,7 +144,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker, plugins []stri
 	c.running[k] = sc
 	go func() {
 		c.starting <- struct{}{}
-		info, plane, err := c.start(k, uid, w.Nodes(k, c.MaxNodes), plugins...)
+		info, plane, err := c.start(k, uid, c.dirs(s.Kind), s.Worker.Nodes(k, c.MaxNodes), s.Plugins...)
 		<-c.starting
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -134,7 +157,7 @@ func (c *Clusters) Ensure(namespace, shoot, uid string, w Worker, plugins []stri
 	return Cluster{}, false, nil
 }
 
-func (c *Clusters) start(k, uid string, nodes []corev1.Node, plugins ...string) (Cluster, *envtest.ControlPlane, error) {
+func (c *Clusters) start(k, uid string, crds []string, nodes []corev1.Node, plugins ...string) (Cluster, *envtest.ControlPlane, error) {
 	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
 	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
 	// shoots/adminkubeconfig with it.
@@ -169,7 +192,7 @@ func (c *Clusters) start(k, uid string, nodes []corev1.Node, plugins ...string) 
 	if err := api.Start(); err != nil {
 		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
 	}
-	kc, err := c.prepare(plane, nodes)
+	kc, err := c.prepare(plane, crds, nodes)
 	if err != nil {
 		_ = api.Stop() //nolint:errcheck // the start failed anyway
 		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
@@ -183,10 +206,11 @@ func (c *Clusters) start(k, uid string, nodes []corev1.Node, plugins ...string) 
 
 // prepare makes the admin user and installs what every Shoot has: the
 // bindings gardenlet deploys for the groups of Gardener's admin
-// kubeconfigs, and the CRDs and namespaces of the landscape's operators.
+// kubeconfigs, the namespaces of the landscape's operators, and the CRDs of
+// those of its kind.
 // A Shoot's data outlives a failed start (its etcd prefix is the Shoot's
 // UID), so every step takes what an earlier attempt left as done.
-func (c *Clusters) prepare(plane *envtest.ControlPlane, nodes []corev1.Node) ([]byte, error) {
+func (c *Clusters) prepare(plane *envtest.ControlPlane, crds []string, nodes []corev1.Node) ([]byte, error) {
 	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, err
@@ -198,10 +222,10 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane, nodes []corev1.Node) ([]
 	if err := bindGardenerGroups(u.Config()); err != nil {
 		return nil, err
 	}
-	if len(c.crds) > 0 {
+	if len(crds) > 0 {
 		// envtest waits 10 s for the CRDs to be served; a dozen Shoots
 		// starting at once on two cores took longer.
-		opts := envtest.CRDInstallOptions{Paths: c.crds, ErrorIfPathMissing: true, MaxTime: 2 * time.Minute}
+		opts := envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true, MaxTime: 2 * time.Minute}
 		if _, err := envtest.InstallCRDs(u.Config(), opts); err != nil {
 			return nil, err
 		}

@@ -29,7 +29,9 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	c, err := NewClusters(t.TempDir(), nil, []string{"rook-ceph"})
+	// Every Shoot gets the hypervisor operator's CRDs here, only a
+	// control-plane cluster the c5c3 ControlPlane's.
+	c, err := NewClusters(t.TempDir(), []CRDs{ParseCRDs("../../cluster/crds/hypervisor-operator"), ParseCRDs("control-plane=../../cluster/crds/c5c3")}, []string{"rook-ceph"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +40,14 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	w := Worker{Labels: map[string]string{"c5c3.io/pool": "hv-pool-a"}, Zones: []string{"eu-de-1a", "eu-de-1b"}, Machines: 50}
 	nodes := w.Nodes(k, 3)
 
-	_, first, err := c.start(k, uid, nodes)
+	_, first, err := c.start(k, uid, c.dirs("hypervisor"), nodes)
 	if err != nil {
 		t.Fatalf("first start: %v", err)
 	}
 	if err := first.APIServer.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	info, second, err := c.start(k, uid, nodes, "DenyServiceExternalIPs")
+	info, second, err := c.start(k, uid, c.dirs("hypervisor"), nodes, "DenyServiceExternalIPs")
 	if err != nil {
 		t.Fatalf("a start on the data of an earlier one: %v", err)
 	}
@@ -78,6 +80,19 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Get(context.Background(), gardenerAdminGroups[0], metav1.GetOptions{}); err != nil {
 		t.Error(err)
+	}
+
+	// The CRDs of its kind, and not another kind's.
+	groups, err := cs.Discovery().ServerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, g := range groups.Groups {
+		served[g.Name] = true
+	}
+	if !served["kvm.cloud.sap"] || served["c5c3.io"] {
+		t.Errorf("a hypervisor pool's cluster serves kvm.cloud.sap: %t and c5c3.io: %t, want the first only", served["kvm.cloud.sap"], served["c5c3.io"])
 	}
 
 	// It admits as a Shoot does: the Shoot's own plugins (a Service with

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
 // Worker is what a Shoot's worker pool says of its machines.
@@ -17,6 +19,27 @@ type Worker struct {
 	Zones []string
 	// Machines the pool has at least (spec.provider.workers[].minimum).
 	Machines int
+}
+
+// Spec is what of a Shoot its cluster is started with.
+type Spec struct {
+	// UID of the Shoot.
+	UID string
+	// Kind is the pool kind of the Shoot (its c5c3.io/pool-kind label):
+	// which operators' CRDs its cluster gets.
+	Kind string
+	// Worker is its first worker pool: the cluster gets its Nodes
+	// (Worker.Nodes), as gardenlet's machine controller would register
+	// them.
+	Worker Worker
+	// Plugins are the admission plugins it enables (AdmissionPlugins): its
+	// kube-apiserver runs them, beside what a Shoot's always runs.
+	Plugins []string
+}
+
+// SpecOf reads a Shoot's Spec.
+func SpecOf(shoot *unstructured.Unstructured) Spec {
+	return Spec{UID: string(shoot.GetUID()), Kind: shoot.GetLabels()[gardener.LabelPoolKind], Worker: FirstWorker(shoot), Plugins: AdmissionPlugins(shoot)}
 }
 
 // FirstWorker reads the first worker pool of a Shoot; a Shoot without one

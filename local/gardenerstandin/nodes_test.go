@@ -1,10 +1,13 @@
 package gardenerstandin
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
 func TestFirstWorkerNodes(t *testing.T) {
@@ -40,5 +43,26 @@ func TestFirstWorkerNodes(t *testing.T) {
 	// Each node has its own labels: a zone set on one is not on another.
 	if n := w.Nodes("k", 2); n[0].Labels[corev1.LabelTopologyZone] == n[1].Labels[corev1.LabelTopologyZone] {
 		t.Errorf("nodes share their labels map: %v %v", n[0].Labels, n[1].Labels)
+	}
+}
+
+// TestCRDsOfAKind: a Shoot gets the CRD directories of its pool kind and
+// those every Shoot gets; a Shoot the pool functions did not label gets all.
+func TestCRDsOfAKind(t *testing.T) {
+	c := &Clusters{crds: []CRDs{ParseCRDs("storage=rook"), ParseCRDs("control-plane=c5c3"), ParseCRDs("agents")}}
+	for kind, want := range map[string][]string{
+		"storage":    {"rook", "agents"},
+		"hypervisor": {"agents"},
+		"":           {"rook", "c5c3", "agents"},
+	} {
+		if got := c.dirs(kind); !slices.Equal(got, want) {
+			t.Errorf("dirs(%q) = %v, want %v", kind, got, want)
+		}
+	}
+	shoot := &unstructured.Unstructured{}
+	shoot.SetLabels(map[string]string{gardener.LabelPoolKind: "storage"})
+	shoot.SetUID("u-1")
+	if s := SpecOf(shoot); s.Kind != "storage" || s.UID != "u-1" {
+		t.Errorf("SpecOf = %+v, want kind storage, uid u-1", s)
 	}
 }

@@ -66,7 +66,7 @@ func TestIntegrationShootKubeconfig(t *testing.T) {
 	t.Cleanup(clusters.Stop)
 	var cluster gardenerstandin.Cluster
 	kubetest.Until(t, "the Shoot's cluster serves", 60*time.Second, func() error {
-		c, serves, err := clusters.Ensure(shoot.GetNamespace(), shoot.GetName(), string(shoot.GetUID()), gardenerstandin.Worker{}, gardenerstandin.AdmissionPlugins(shoot))
+		c, serves, err := clusters.Ensure(shoot.GetNamespace(), shoot.GetName(), gardenerstandin.Spec{UID: string(shoot.GetUID()), Plugins: gardenerstandin.AdmissionPlugins(shoot)})
 		if err != nil {
 			return err
 		}

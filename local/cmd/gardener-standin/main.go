@@ -3,7 +3,8 @@
 // gardenlet's part for the pool functions' Shoots — and nothing more:
 //
 //   - every Shoot gets a cluster of its own: a local kube-apiserver (on one
-//     etcd shared by all Shoots) with the CRDs of -shoot-crds and the
+//     etcd shared by all Shoots) with the CRDs of -shoot-crds (of its pool
+//     kind: a hypervisor pool runs no Rook) and the
 //     namespaces of -shoot-namespaces, which the landscape's Shoots would
 //     have, trusting a client CA of its own;
 //   - once that cluster serves, and not before -delay, it publishes in the
@@ -24,7 +25,7 @@
 // or a second worker pool, reconciliation of changes (a Shoot scaled keeps
 // its nodes), hibernation or deletion flows.
 //
-// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds DIR]... [-shoot-namespaces a,b] [-shoot-nodes 3]
+// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds [KIND=]DIR]... [-shoot-namespaces a,b] [-shoot-nodes 3]
 package main
 
 import (
@@ -45,10 +46,13 @@ import (
 	"github.com/c5c3/consumer-plane/local/gardenerstandin"
 )
 
-type list []string
+type crdDirs []gardenerstandin.CRDs
 
-func (l *list) String() string     { return strings.Join(*l, ",") }
-func (l *list) Set(v string) error { *l = append(*l, v); return nil }
+func (l *crdDirs) String() string { return fmt.Sprint(*l) }
+func (l *crdDirs) Set(v string) error {
+	*l = append(*l, gardenerstandin.ParseCRDs(v))
+	return nil
+}
 
 func main() {
 	// Its own flag set: controller-runtime (through envtest) registers
@@ -56,8 +60,8 @@ func main() {
 	flag := flag.NewFlagSet("gardener-standin", flag.ExitOnError)
 	kubeconfig := flag.String("kubeconfig", "", "the garden cluster, whose Gardener API holds the Shoots")
 	dir := flag.String("shoot-clusters", "", "directory the Shoot clusters' admin kubeconfigs are written to, as <namespace>.<shoot>.kubeconfig")
-	var crds list
-	flag.Var(&crds, "shoot-crds", "a directory of CRDs every Shoot cluster has (repeatable)")
+	var crds crdDirs
+	flag.Var(&crds, "shoot-crds", "[KIND=]DIR: a directory of CRDs every Shoot cluster has, or those of Shoots whose c5c3.io/pool-kind label is KIND (repeatable)")
 	namespaces := flag.String("shoot-namespaces", "", "comma-separated namespaces every Shoot cluster has")
 	address := flag.String("shoot-address", "", "the address the Shoots' kube-apiservers listen on and advertise (default 127.0.0.1; a local node's address to reach them from its pods)")
 	nodes := flag.Int("shoot-nodes", 3, "at most this many Nodes per Shoot cluster (its first worker pool's first machines)")
@@ -77,7 +81,7 @@ func main() {
 	}
 }
 
-func run(kubeconfig, dir, address string, crds, namespaces []string, maxNodes int, delay time.Duration) error {
+func run(kubeconfig, dir, address string, crds []gardenerstandin.CRDs, namespaces []string, maxNodes int, delay time.Duration) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -124,7 +128,7 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenersta
 			continue
 		}
 		keep[gardenerstandin.Key(s.GetNamespace(), s.GetName())] = true
-		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), string(s.GetUID()), gardenerstandin.FirstWorker(s), gardenerstandin.AdmissionPlugins(s))
+		c, serves, err := clusters.Ensure(s.GetNamespace(), s.GetName(), gardenerstandin.SpecOf(s))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "gardener-standin: %v (retrying)\n", err)
 		}

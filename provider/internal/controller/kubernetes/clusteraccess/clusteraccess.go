@@ -141,6 +141,17 @@ var hostPaths = []string{
 // an object name, which a ClusterRole's may not be.
 func policyName(mg *v1alpha1.ClusterAccess) string { return "c5c3-cluster-access." + mg.GetName() }
 
+// matchRule matches operations on a resource of a group, in every version
+// and scope. It says the scope the API server would default ("*"): a rule
+// read back differs from one without it, and observe would find the policy
+// drifted at every poll, setting it again and issuing a new token each time.
+func matchRule(ops []admissionv1.OperationType, group, resource string) admissionv1.NamedRuleWithOperations {
+	return admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
+		Operations: ops,
+		Rule:       admissionv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: []string{resource}, Scope: ptr.To(admissionv1.AllScopes)},
+	}}
+}
+
 // policy is the admission policy of the access's namespace, whoever makes
 // what it matches. Every access's: no Secret of type
 // kubernetes.io/service-account-token, a token of its ServiceAccount that
@@ -158,22 +169,14 @@ func policy(mg *v1alpha1.ClusterAccess) (*admissionv1.ValidatingAdmissionPolicy,
 		Message:    fmt.Sprintf("namespace %s holds no Secret of type kubernetes.io/service-account-token: a token of its ServiceAccount outliving the access (spec.forProvider.tokenLifetime) is not given", p.Namespace),
 		Reason:     ptr.To(metav1.StatusReasonForbidden),
 	}}
-	rules := []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-		Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"secrets"}},
-	}}}
+	createOrUpdate := []admissionv1.OperationType{admissionv1.Create, admissionv1.Update}
+	rules := []admissionv1.NamedRuleWithOperations{matchRule(createOrUpdate, "", "secrets")}
 	var variables []admissionv1.Variable
 	if p.Workloads {
 		validations = append(validations, placement(p)...)
 		rules = append(rules,
-			admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
-				Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-				Rule:       admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"*"}, Resources: []string{"daemonsets"}},
-			}},
-			admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
-				Operations: []admissionv1.OperationType{admissionv1.Create},
-				Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}},
-			}},
+			matchRule(createOrUpdate, "apps", "daemonsets"),
+			matchRule([]admissionv1.OperationType{admissionv1.Create}, "", "pods"),
 		)
 		// A Secret has no spec: its validations never read the variable
 		// (a placement rule holds for it first, see placement).

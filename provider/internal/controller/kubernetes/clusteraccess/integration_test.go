@@ -180,6 +180,24 @@ func TestClusterAccessIntegration(t *testing.T) {
 			t.Errorf("the control plane may not %s: got %v, want Forbidden", what, err)
 		}
 	}
+	t.Run("a steady access issues no new token: what the API server defaults is no drift", func(t *testing.T) {
+		// Every poll that finds a drift sets the objects again and issues a
+		// token, which rewrites the connection secret, its copies and wakes
+		// the cloud: in the demo every cloud's access did so at each poll,
+		// because the policy's rules came back with scope "*".
+		read := func() (*metav1.Time, string) {
+			got := &v1alpha1.ClusterAccess{}
+			must(t, kube.Get(ctx, client.ObjectKeyFromObject(ca), got))
+			s := &corev1.Secret{}
+			must(t, kube.Get(ctx, client.ObjectKey{Namespace: "mgmt", Name: ca.Name}, s))
+			return got.Status.AtProvider.ExpiresAt, s.ResourceVersion
+		}
+		exp, rv := read()
+		time.Sleep(4 * 2 * time.Second) // four polls
+		if exp2, rv2 := read(); !exp2.Equal(exp) || rv2 != rv {
+			t.Errorf("over four polls the token was issued again: expiresAt %v then %v, connection secret version %s then %s", exp, exp2, rv, rv2)
+		}
+	})
 	t.Run("its workloads run on its nodes only, whoever makes them", func(t *testing.T) {
 		// The placement policy: RBAC lets the cloud run DaemonSets, but not
 		// say where; the policy does, for the cloud and for the DaemonSet
