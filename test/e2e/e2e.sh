@@ -159,14 +159,18 @@ servers() { # STATE LABELS(json) NAME...: Servers of 32 cores and 512 GiB in STA
 docs_claim() { awk -v n="$1" 'BEGIN {d = 1} /^---$/ {d++; next} d == n' tools/xrd/testdata/c5c3-docs-claims.yaml; }
 
 # The sections moved to Go (test/e2e, docs/development.md maps each check):
-# its test binary builds while G and 0 run; go_sections RUN-REGEX runs the
+# its test binary is $E2E_TEST, else built while G and 0 run; go_sections RUN-REGEX runs the
 # tests matching it, prints their checks, and counts each failed subtest.
 # Their lines are kept in _output/e2e-go.log, as go test -json in
 # _output/e2e-go.json (each subtest's seconds).
-E2E_TEST=$RUN/bin/e2e.test GO_LOG=${SECTIONS%/*}/e2e-go.log
+# make e2e builds it before the plane starts (E2E_TEST, make e2e-bin).
+GO_LOG=${SECTIONS%/*}/e2e-go.log
 : >"$GO_LOG"; : >"${GO_LOG%.log}.json"
-(nice -n 5 go test -c -tags e2e -o "$E2E_TEST" ./test/e2e) >"$RUN/e2e-build.log" 2>&1 &
-e2e_build=$!
+if [ -z "${E2E_TEST:-}" ]; then
+  E2E_TEST=$RUN/bin/e2e.test
+  (nice -n 5 go test -c -tags e2e -o "$E2E_TEST" ./test/e2e) >"$RUN/e2e-build.log" 2>&1 &
+  e2e_build=$!
+fi
 go_sections() {
   if [ -n "${e2e_build:-}" ]; then wait "$e2e_build" || { fail "building test/e2e: $(tail -5 "$RUN/e2e-build.log")"; return 1; }; e2e_build=; fi
   local out; out=$(mktemp)
