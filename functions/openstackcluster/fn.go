@@ -342,7 +342,9 @@ func serving(c *cloud) bool {
 }
 
 func (p *progress) phaseOf(c *cloud) v1alpha1.OpenStackClusterPhase {
-	all := p.controlPlaneReady && p.access.ready && p.adminReady && p.cloud != nil && p.cloud.ready
+	// Ready means serving: every service the claim enabled answers in the
+	// cloud's catalog (or its objects exist from when it did).
+	all := p.controlPlaneReady && p.access.ready && p.adminReady && p.cloud != nil && p.cloud.ready && len(p.cloud.unserved) == 0
 	for _, s := range p.storage {
 		all = all && s.ready
 	}
@@ -470,9 +472,13 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 		default:
 			var what []string
 			for _, s := range p.cloud.unserved {
-				what = append(what, fmt.Sprintf("%s (%s)", s, strings.Join(catalogTypes[s], " or ")))
+				why := "not up yet"
+				if slices.Contains(p.unsupportedServices, s) {
+					why = "the c5c3 ControlPlane cannot deploy it (status.unsupportedServices)"
+				}
+				what = append(what, fmt.Sprintf("%s (%s: %s)", s, strings.Join(catalogTypes[s], " or "), why))
 			}
-			servedMsg = fmt.Sprintf("the cloud's service catalog has no endpoint for %s: their objects (aggregates, volume types, quotas) are not composed, and the cloud is Ready without them; they are composed once the control plane serves them",
+			servedMsg = fmt.Sprintf("the cloud's service catalog has no endpoint for %s: the cloud is not Ready until it serves every service the claim enables; their objects (aggregates, volume types, quotas) are composed once it does. A cloud meant to run without them disables them in spec.services",
 				strings.Join(what, ", "))
 		}
 		reason := "Waiting"

@@ -1066,11 +1066,12 @@ func TestUnreadableCompositeIsSkipped(t *testing.T) {
 }
 
 // TestCatalog: a service's objects are composed only when the cloud's
-// catalog serves it. The c5c3 ControlPlane deploys no Nova or Cinder yet: a
-// cloud whose catalog has only Keystone and Neutron gets no aggregates,
-// volume types or their quotas, says so, and is Ready without them; a
-// cloud whose objects exist keeps them; before the provider has read the
-// catalog the cloud waits for it.
+// catalog serves it, and Ready means serving. The c5c3 ControlPlane deploys
+// no Nova or Cinder yet: a cloud whose catalog has only Keystone and
+// Neutron gets no aggregates, volume types or their quotas and is not
+// Ready, saying which services are missing and why; one that enables no
+// compute is Ready on that catalog; a cloud whose objects exist keeps them;
+// before the provider has read the catalog the cloud waits for it.
 func TestCatalog(t *testing.T) {
 	// Every stage ready but the services' objects.
 	ready := func() world {
@@ -1094,16 +1095,31 @@ func TestCatalog(t *testing.T) {
 		if !slices.Contains(resourceNames(rsp), "network-quota") {
 			t.Error("no network quota, though the catalog serves network")
 		}
-		if got := get(status(rsp), "phase"); got != "Ready" {
-			t.Errorf("phase = %v, want Ready: the cloud must not wait on objects its APIs cannot have", got)
+		if got := get(status(rsp), "phase"); got != "Provisioning" || rsp.GetDesired().GetComposite().GetReady() != fnv1.Ready_READY_FALSE {
+			t.Errorf("phase = %v, ready %v; want Provisioning and not ready: Ready means every enabled service answers", got, rsp.GetDesired().GetComposite().GetReady())
 		}
 		if diff := cmp.Diff([]any{"nova", "cinder"}, get(status(rsp), "unservedServices")); diff != "" {
 			t.Errorf("status.unservedServices (-want +got):\n%s", diff)
 		}
 		c := condition(rsp, conditionServicesServed)
-		want := "the cloud's service catalog has no endpoint for nova (compute), cinder (block-storage or volumev3): their objects (aggregates, volume types, quotas) are not composed, and the cloud is Ready without them; they are composed once the control plane serves them"
+		want := "the cloud's service catalog has no endpoint for nova (compute: the c5c3 ControlPlane cannot deploy it (status.unsupportedServices)), cinder (block-storage or volumev3: the c5c3 ControlPlane cannot deploy it (status.unsupportedServices)): the cloud is not Ready until it serves every service the claim enables; their objects (aggregates, volume types, quotas) are composed once it does. A cloud meant to run without them disables them in spec.services"
 		if c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "NotInCatalog" || c.GetMessage() != want {
 			t.Errorf("ServicesServed = %v %s: %q", c.GetStatus(), c.GetReason(), c.GetMessage())
+		}
+	})
+
+	t.Run("a cloud that enables no compute is Ready on a catalog without it", func(t *testing.T) {
+		w := ready()
+		w.catalogRead("identity", "network", "image")
+		rsp := run(t, w.request(teamA(func(s map[string]any) {
+			s["services"] = map[string]any{"nova": false, "cinder": false, "neutron": true}
+		})))
+		mustNotFail(t, rsp)
+		if got := get(status(rsp), "phase"); got != "Ready" {
+			t.Errorf("phase = %v, want Ready: it serves what it enables", got)
+		}
+		if c := condition(rsp, conditionServicesServed); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE {
+			t.Errorf("ServicesServed = %v: %s", c.GetStatus(), c.GetMessage())
 		}
 	})
 

@@ -180,8 +180,8 @@ func composeCloud(c *cloud, allocated map[string]int32, hosts map[string][]strin
 	svc := c.xr.Spec.Services
 	// A service's objects are composed once the catalog serves it, and
 	// kept once they exist (what a function stops desiring, Crossplane
-	// deletes). A service the catalog does not serve is not waited on: the
-	// cloud is Ready without it, and says so (see unserved).
+	// deletes). A service the catalog does not serve keeps the cloud from
+	// Ready, which says why (see unserved).
 	compose := func(service string, enabled bool, existing resource.Name) bool {
 		if !enabled {
 			return false

@@ -4,11 +4,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,16 +27,31 @@ var (
 // cloudWithoutCompute (4b): a cloud in us-east-1, whose catalog has no
 // Nova, Cinder or Neutron (the operator stand-in registers them in
 // eu-de-1 only, as an operator that deploys compute would), applied by
-// e2e.sh before this suite runs, composes only what its catalog serves, is
-// Ready without the rest, and says so on the claim, read as the tenant;
-// deleted, it is gone before section 5 deletes the pool it consumes.
+// e2e.sh before this suite runs, composes only what its catalog serves, and
+// is not Ready: Ready means every service it enables answers. The claim
+// says which are missing and why, read as the tenant; deleted, it is gone
+// before section 5 deletes the pool it consumes.
 func cloudWithoutCompute(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	claim := ref{gvr: openStackClusters, namespace: "team-c", name: "team-c-us"}
-	if !eventually(t, 600*time.Second, "team-c-us (us-east-1, no compute in its catalog) is Ready", claim, isReady) {
+	if !eventually(t, 600*time.Second, "team-c-us (us-east-1, no compute in its catalog) has every stage done but its services: CloudReady, and ServicesServed says what its catalog lacks", claim,
+		func(c *conditioned) (bool, string) {
+			cloud, served := c.condition("CloudReady"), c.condition("ServicesServed")
+			return cloud.Status == corev1.ConditionTrue && served.Reason == "NotInCatalog",
+				fmt.Sprintf("CloudReady %s %q; ServicesServed %s %q", cloud.Status, cloud.Message, served.Reason, served.Message)
+		}) {
 		return
 	}
+	t.Run("... and it is not Ready: a tenant waiting for Ready does not get a cloud without compute", func(t *testing.T) {
+		c, err := get[conditioned](t.Context(), claim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := c.condition("Ready"); r.Status == corev1.ConditionTrue {
+			t.Errorf("team-c-us is Ready without the nova, cinder and neutron it enables: %q", r.Message)
+		}
+	})
 	c, err := get[cloudClaim](ctx, claim)
 	if err != nil || c.Spec.ResourceRef == nil {
 		t.Fatalf("team-c-us names no composite (%v)", err)
@@ -80,7 +97,7 @@ func cloudWithoutCompute(t *testing.T) {
 	t.Run("the tenant reads on the claim what its cloud does not serve", func(t *testing.T) {
 		c := tenantReads(t, "team-c", "team-c-us")
 		served := c.Status.GetCondition("ServicesServed")
-		if !slices.Equal(c.Status.UnservedServices, []string{"nova", "cinder", "neutron"}) || served.Reason != "NotInCatalog" || !strings.Contains(served.Message, "no endpoint for nova") {
+		if !slices.Equal(c.Status.UnservedServices, []string{"nova", "cinder", "neutron"}) || served.Reason != "NotInCatalog" || !strings.Contains(served.Message, "no endpoint for nova (compute: the c5c3 ControlPlane cannot deploy it") {
 			t.Errorf("ServicesServed on team-c-us: %v %s: %q", c.Status.UnservedServices, served.Reason, served.Message)
 		}
 		t.Logf("%s: %s", served.Reason, served.Message)

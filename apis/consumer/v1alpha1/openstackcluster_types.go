@@ -592,7 +592,7 @@ type OpenStackClusterStatus struct {
 	UnsupportedServices []string `json:"unsupportedServices,omitempty"`
 	// UnservedServices are enabled services (nova, cinder, neutron) the
 	// cloud's Keystone catalog has no endpoint for: their objects are not
-	// composed, and the cloud is Ready without them.
+	// composed, and the cloud is not Ready until the catalog serves them.
 	// +optional
 	UnservedServices []string `json:"unservedServices,omitempty"`
 	// UnsupportedSettings are spec fields the ControlPlane cannot carry yet
