@@ -203,11 +203,17 @@ fetched() {
   return 1
 }
 # tenant_at TENANT REV STATUS [TEXT]: the tenant's Kustomization tried REV and
-# its Ready is STATUS, its message containing TEXT.
+# its Ready is STATUS, its message containing TEXT. Until it has tried REV it
+# is asked (every 5 s) to apply now, as `flux reconcile kustomization` does:
+# after a failed apply it would wait out its retryInterval (a minute) before
+# it looked at the next commit.
 tenant_at() {
   fetched "$1" "$2" || return 1
-  [ "$(ks "$1/openstack-clusters" '{.status.lastAttemptedRevision}')" = "$2" ] &&
-    [ "$(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].status}')" = "$3" ] || return 1
+  if [ "$(ks "$1/openstack-clusters" '{.status.lastAttemptedRevision}')" != "$2" ]; then
+    [ $(( $(date +%s) % 5 )) = 0 ] && $K -n "$1" annotate --overwrite $FLUX_KS openstack-clusters reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
+    return 1
+  fi
+  [ "$(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].status}')" = "$3" ] || return 1
   case $(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].message}') in *"${4:-}"*) return 0 ;; esac
   return 1
 }
