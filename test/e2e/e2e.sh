@@ -195,11 +195,17 @@ gitops() { git -C "$RUN/gitops" -c user.name=e2e -c user.email=e2e@cobaltcore.in
 gitops_commit() { # MESSAGE: commit and push everything; prints the revision as Flux names it
   gitops add -A && gitops commit -qm "$1" && gitops push -q origin main && echo "main@sha1:$(gitops rev-parse HEAD)"; }
 ks() { $K -n "${1%/*}" get $FLUX_KS "${1#*/}" -o jsonpath="$2"; }
+# reconcile_now NS RESOURCE NAME: asks a Flux object to reconcile now, as
+# `flux reconcile` does, at most every 5 s while a wait polls.
+reconcile_now() {
+  [ $(( $(date +%s) % 5 )) = 0 ] || return 0
+  $K -n "$1" annotate --overwrite "$2" "$3" reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
+}
 # fetched NS REV: the tenant's GitRepository has fetched REV; until then it
 # is asked (every 5 s) to fetch now, as `flux reconcile source git` does.
 fetched() {
   [ "$($K -n "$1" get $FLUX_GIT gitops -o jsonpath='{.status.artifact.revision}')" = "$2" ] && return 0
-  [ $(( $(date +%s) % 5 )) = 0 ] && $K -n "$1" annotate --overwrite $FLUX_GIT gitops reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
+  reconcile_now "$1" $FLUX_GIT gitops
   return 1
 }
 # tenant_at TENANT REV STATUS [TEXT]: the tenant's Kustomization tried REV and
@@ -210,7 +216,7 @@ fetched() {
 tenant_at() {
   fetched "$1" "$2" || return 1
   if [ "$(ks "$1/openstack-clusters" '{.status.lastAttemptedRevision}')" != "$2" ]; then
-    [ $(( $(date +%s) % 5 )) = 0 ] && $K -n "$1" annotate --overwrite $FLUX_KS openstack-clusters reconcile.fluxcd.io/requestedAt="$(date +%s%N)" >/dev/null
+    reconcile_now "$1" $FLUX_KS openstack-clusters
     return 1
   fi
   [ "$(ks "$1/openstack-clusters" '{.status.conditions[?(@.type=="Ready")].status}')" = "$3" ] || return 1
