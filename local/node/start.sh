@@ -23,7 +23,12 @@ bridge() {
   # address (pods reach the API server and the node there).
   sysctl -qw net.ipv4.ip_forward=1
   ip link show cni0 >/dev/null 2>&1 || ip link add cni0 type bridge
-  ip addr show dev cni0 | grep -q "inet $NODE_IP/" || ip addr add "$NODE_IP/${POD_CIDR#*/}" dev cni0
+  # Not "ip addr show | grep -q": under pipefail, grep leaving at the first
+  # match can fail ip with SIGPIPE, and the address already there is added
+  # again ("Address already assigned": a cold CI run's node failed so).
+  local addrs
+  addrs=$(ip -4 -o addr show dev cni0)
+  [[ $addrs == *"inet $NODE_IP/"* ]] || ip addr add "$NODE_IP/${POD_CIDR#*/}" dev cni0
   ip link set cni0 up
 }
 bridge

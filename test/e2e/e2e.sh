@@ -235,7 +235,7 @@ section "0. the C5C3 docs' dedicated pool and the storage its cloud names (provi
 # workers), and 3b and 6 wait for them. The Servers come first, so that
 # the pools' first look finds them: one apply and one status patch for all.
 OS_RUN=${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}
-(OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 60 openstack --os-cloud admin volume service list -f value -c Host 2>/dev/null | grep -q '@ceph-st-pool-encrypted$') &
+(OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 60 openstack --os-cloud admin volume service list -f value -c Host 2>/dev/null | grep '@ceph-st-pool-encrypted$' >/dev/null) &
 encrypted_backend=$!
 docs_servers=() ; for i in $(seq -w 1 20); do docs_servers+=("docs-rack-1-$i"); done
 servers Available '{"c5c3.io/machine-pool":"ironcore-dedicated-rack-1","c5c3.io/dedicated-pool":"hv-pool-compliance"}' "${docs_servers[@]}"
@@ -368,8 +368,8 @@ pkg_of() { case $1 in provider) echo provider=cobaltcore-provider-cobaltcore ;;
   provider-kubernetes) echo provider=crossplane-contrib-provider-kubernetes ;; *) echo "function=cobaltcore-$1" ;; esac; }
 pod_logs() {
   local pod
-  pod=$($K -n crossplane-system get pods -l "pkg.crossplane.io/$(pkg_of "$1")" --field-selector=status.phase=Running -o name | head -1)
-  [ -n "$pod" ] && $K -n crossplane-system logs "$pod" --all-containers "${@:2}"
+  pod=$($K -n crossplane-system get pods -l "pkg.crossplane.io/$(pkg_of "$1")" --field-selector=status.phase=Running -o jsonpath='{.items[0].metadata.name}' 2>/dev/null)
+  [ -n "$pod" ] && $K -n crossplane-system logs "pod/$pod" --all-containers "${@:2}"
 }
 is_error='ERROR\|"level":"error"'
 core_errors() { grep -c "$is_error" "$RUN/crossplane.log" || true; }

@@ -77,7 +77,7 @@ declare -A input=(
   [storagecluster]=shootsettings [openstackcluster]=cloudsettings
 )
 for dir in controlplanecluster hypervisorcluster storagecluster openstackcluster; do
-  name=$(sed -n 's/^  name: //p' "functions/$dir/package/crossplane.yaml" | head -1)
+  name=$(sed -n 's/^  name: //p;T;q' "functions/$dir/package/crossplane.yaml")
   image "$name" "./functions/$dir" /function 9443/tcp
   root="$work/$name" && mkdir -p "$root"
   cp "functions/$dir/package/crossplane.yaml" "package/input/input.crossplane.c5c3.io_${input[$dir]}.yaml" "$root/"
