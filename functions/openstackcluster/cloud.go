@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/crossplane/function-sdk-go/resource"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
@@ -35,7 +38,9 @@ type cloud struct {
 	tenant, claim string
 	// size after the Composition's cap.
 	size v1alpha1.Size
-	// controlPlaneCluster the cloud's control plane runs in.
+	// controlPlaneCluster the cloud's control plane runs in: the one its
+	// spec names, else the one it was placed in, else the only one of its
+	// region (see placed and landscapeOf); empty until one is known.
 	controlPlaneCluster string
 	// credentials is where the tenant's clouds.yaml goes: the claim's
 	// connection secret (see credentialsOf).
@@ -68,10 +73,23 @@ func newCloud(xr *v1alpha1.XOpenStackCluster, in *input.CloudSettings) (*cloud, 
 	}
 	c.size = size
 	c.controlPlaneCluster = string(xr.Spec.ControlPlaneCluster)
-	if c.controlPlaneCluster == "" {
-		c.controlPlaneCluster = "cp-" + string(xr.Spec.Region)
-	}
 	return c, nil
+}
+
+// placed keeps a cloud that names no control-plane cluster in the one it
+// was placed in: the one its usage protects, composed as soon as the cloud
+// was admitted to it. The cloud stays there whatever control-plane
+// clusters its region gains later; moving it is the spec's to say.
+func (c *cloud) placed(observed map[resource.Name]resource.ObservedComposed) {
+	if c.controlPlaneCluster != "" {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(observed)) {
+		if cp, ok := strings.CutPrefix(string(name), string(usageName(usedControlPlane, ""))); ok {
+			c.controlPlaneCluster = cp
+			return
+		}
+	}
 }
 
 // namespace of the cloud in the control-plane cluster.

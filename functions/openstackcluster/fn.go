@@ -97,6 +97,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		response.Fatal(rsp, errors.Wrap(err, "cannot get observed composed resources"))
 		return rsp, nil
 	}
+	c.placed(observed)
 	leaving := leavingOf(xr, observed)
 	reqs := require(rsp, c, leaving)
 	requireClaim(rsp, c)

@@ -521,13 +521,14 @@ func TestFirstCallRequiresWhatTheCloudConsumes(t *testing.T) {
 	}
 	ns := "team-a"
 	want := map[string]*fnv1.ResourceSelector{
-		"hypervisor/hv-pool-a":               byClaim("XHypervisorCluster", "hv-pool-a"),
-		"hypervisor/hv-pool-a/composite":     byName("XHypervisorCluster", "hv-pool-a"),
-		"storage/st-pool-a":                  byClaim("XStorageCluster", "st-pool-a"),
-		"storage/st-pool-a/composite":        byName("XStorageCluster", "st-pool-a"),
-		"control-plane/cp-eu-de-1":           byClaim("XControlPlaneCluster", "cp-eu-de-1"),
-		"control-plane/cp-eu-de-1/composite": byName("XControlPlaneCluster", "cp-eu-de-1"),
-		requiredClaim:                        {ApiVersion: gv, Kind: "OpenStackCluster", Match: &fnv1.ResourceSelector_MatchName{MatchName: "team-a-prod-7xk2p"}, Namespace: &ns},
+		"hypervisor/hv-pool-a":           byClaim("XHypervisorCluster", "hv-pool-a"),
+		"hypervisor/hv-pool-a/composite": byName("XHypervisorCluster", "hv-pool-a"),
+		"storage/st-pool-a":              byClaim("XStorageCluster", "st-pool-a"),
+		"storage/st-pool-a/composite":    byName("XStorageCluster", "st-pool-a"),
+		// Every control-plane cluster, until the cloud is placed in one
+		// (TestControlPlaneOfTheRegion).
+		"control-plane/*": {ApiVersion: gv, Kind: "XControlPlaneCluster", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}},
+		requiredClaim:     {ApiVersion: gv, Kind: "OpenStackCluster", Match: &fnv1.ResourceSelector_MatchName{MatchName: "team-a-prod-7xk2p"}, Namespace: &ns},
 	}
 	for field, got := range map[string]map[string]*fnv1.ResourceSelector{
 		"resources": rsp.GetRequirements().GetResources(), "extra_resources": rsp.GetRequirements().GetExtraResources()} { //nolint:staticcheck // 1.x
@@ -1001,6 +1002,117 @@ func TestMissingPoolWaits(t *testing.T) {
 	}
 }
 
+// TestControlPlaneOfTheRegion: a cloud that names no control-plane cluster
+// is placed in the only one of its region, whatever its name (the C5C3
+// docs' eu-de-1-control-plane), and stays there once placed, whatever its
+// region gains; a region with none makes it wait, one with several
+// refuses it, naming them (#53 §1).
+func TestControlPlaneOfTheRegion(t *testing.T) {
+	docsCP := func(w *world) {
+		w.cp = []string{cpCluster("eu-de-1-control-plane", "eu-de-1", "Ready"), cpCluster("cp-us-east-1", "us-east-1", "Ready")}
+	}
+	placedIn := func(cp string) func(w *world) {
+		return func(w *world) { w.observed["usage-control-plane-"+cp] = usageObserved(nil) }
+	}
+	deleting := func(cp string) string {
+		return fntest.Edit(cp, func(m map[string]any) { fntest.Map(m, "metadata")["deletionTimestamp"] = "2026-11-20T00:00:00Z" })
+	}
+	cases := map[string]struct {
+		mutate []func(w *world)
+		// in: the cluster the cloud is composed into; else waiting or
+		// refused says what the claim says.
+		in, waiting, refused string
+	}{
+		"the docs' eu-de-1-control-plane, the only one of the region": {
+			mutate: []func(w *world){docsCP},
+			in:     "eu-de-1-control-plane",
+		},
+		"placed, it stays though its region gains a second": {
+			mutate: []func(w *world){placedIn("cp-eu-de-1"), (*world).namespaceReady, func(w *world) {
+				w.cp = append(w.cp, cpCluster("eu-de-1-control-plane", "eu-de-1", "Ready"))
+			}},
+			in: "cp-eu-de-1",
+		},
+		"placed in one that is gone, it waits for it and moves nowhere": {
+			mutate:  []func(w *world){placedIn("cp-eu-de-1-old"), (*world).namespaceReady},
+			waiting: "waiting: control-plane cluster cp-eu-de-1-old does not exist",
+			in:      "cp-eu-de-1-old",
+		},
+		"one of two being deleted: the other": {
+			mutate: []func(w *world){func(w *world) {
+				w.cp = append(w.cp, deleting(cpCluster("eu-de-1-control-plane", "eu-de-1", "Ready")))
+			}},
+			in: "cp-eu-de-1",
+		},
+		"none in the region: it waits": {
+			mutate:  []func(w *world){func(w *world) { w.cp = []string{cpCluster("cp-us-east-1", "us-east-1", "Ready")} }},
+			waiting: "waiting: a control-plane cluster in region eu-de-1 (or the one spec.controlPlaneCluster names) does not exist",
+		},
+		"two in the region and none named: refused, naming them": {
+			mutate: []func(w *world){func(w *world) {
+				w.cp = append(w.cp, cpCluster("eu-de-1-control-plane", "eu-de-1", "Ready"))
+			}},
+			refused: "spec.controlPlaneCluster: region eu-de-1 has 2 control-plane clusters (cp-eu-de-1, eu-de-1-control-plane) and the cloud names none: name one of them",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w := eu()
+			for _, m := range tc.mutate {
+				m(&w)
+			}
+			rsp := run(t, w.request(teamA()))
+			mustNotFail(t, rsp)
+			switch {
+			case tc.refused != "":
+				if got := refusal(t, rsp); got != tc.refused {
+					t.Errorf("refusal on the claim:\n got %q\nwant %q", got, tc.refused)
+				}
+				if n := resourceNames(rsp); len(n) != 0 {
+					t.Errorf("composed %v although refused", n)
+				}
+			case tc.waiting != "":
+				if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetMessage() != tc.waiting {
+					t.Errorf("PoolsReady = %v: %q, want False: %q", c.GetStatus(), c.GetMessage(), tc.waiting)
+				}
+				for _, n := range resourceNames(rsp) {
+					// What a placed cloud has stays where it is; nothing
+					// new goes anywhere.
+					if n == "namespace" && tc.in != "" {
+						if got := get(desired(t, rsp, n), "spec", "providerConfigRef", "name"); got != "controlplane-"+tc.in {
+							t.Errorf("the cloud's namespace moved to ProviderConfig %v, want it kept in controlplane-%s", got, tc.in)
+						}
+						continue
+					}
+					if strings.HasPrefix(n, "usage-control-plane-") || n == "namespace" {
+						t.Errorf("composed %s while no control-plane cluster is known", n)
+					}
+				}
+			default:
+				if got := get(desired(t, rsp, "namespace"), "spec", "providerConfigRef", "name"); got != "controlplane-"+tc.in {
+					t.Errorf("the cloud's namespace is placed through ProviderConfig %v, want controlplane-%s", got, tc.in)
+				}
+				if got := get(desired(t, rsp, "usage-control-plane-"+tc.in), "spec", "of", "resourceRef", "name"); got != tc.in+"-x1" {
+					t.Errorf("the usage protects composite %v, want %s-x1", got, tc.in)
+				}
+				if got := get(status(rsp), "consumedPools", "controlPlaneCluster"); got != tc.in {
+					t.Errorf("status.consumedPools.controlPlaneCluster = %v, want %s", got, tc.in)
+				}
+			}
+		})
+	}
+
+	// Once placed, the cloud requires its cluster by name, no longer the
+	// list of them all.
+	w := eu()
+	placedIn("cp-eu-de-1")(&w)
+	first := run(t, fntest.WithInput(fntest.Request(teamA(), w.observed), w.input))
+	got := slices.Sorted(maps.Keys(first.GetRequirements().GetResources()))
+	if !slices.Contains(got, "control-plane/cp-eu-de-1") || slices.Contains(got, "control-plane/*") {
+		t.Errorf("a placed cloud requires %v, want control-plane/cp-eu-de-1 by name and not control-plane/*", got)
+	}
+}
+
 // TestUsagesProtectWhatTheCloudConsumes: a ClusterUsage per consumed
 // composite, used by the cloud's composite (so it is released only once the
 // cloud is gone) with the cloud named as its tenant knows it; none for a
@@ -1441,9 +1553,11 @@ func TestDefaultShares(t *testing.T) {
 	})
 }
 
-// allReady is a world where every stage of team-a's cloud is observed ready.
+// allReady is a world where every stage of team-a's cloud is observed ready,
+// placed in cp-eu-de-1 (its usage of it observed).
 func allReady() world {
 	w := eu()
+	w.observed["usage-control-plane-cp-eu-de-1"] = usageObserved(nil)
 	w.namespaceReady()
 	w.storageReady()
 	w.keyCopied()

@@ -23,12 +23,19 @@ import (
 // crossplane.io/claim-name label Crossplane sets, so nobody else can claim
 // it; a pool's claim is named as its spec.name, which the pool functions
 // enforce) or, for one created as a composite, by the composite's own name.
-// Both are required, each by name, so the function never lists a kind.
+// Both are required, each by name. The one list is of the control-plane
+// clusters, for a cloud that names none and is in none yet: it takes the
+// only one of its region (a landscape has one or two per region), and once
+// placed, it requires that one by name like the others.
 
 // Requirement keys: the kind of cluster (hypervisor, storage, control-plane),
 // then its name.
 func keyPool(u used, name string) string          { return u.short + "/" + name }
 func keyPoolComposite(u used, name string) string { return u.short + "/" + name + "/composite" }
+
+// keyControlPlanes requires every control-plane cluster (a name is a DNS
+// label, so it never meets this key).
+var keyControlPlanes = usedControlPlane.short + "/*"
 
 // requiredClaim is the cloud's claim, for the name of its connection secret.
 const requiredClaim = "claim"
@@ -84,7 +91,12 @@ func require(rsp *fnv1.RunFunctionResponse, c *cloud, leaving leavingPools) requ
 	for _, name := range slices.Concat(c.xr.Spec.StorageClusters, leaving.storage) {
 		cluster(usedStoragePool, string(name))
 	}
-	cluster(usedControlPlane, c.controlPlaneCluster)
+	if c.controlPlaneCluster != "" {
+		cluster(usedControlPlane, c.controlPlaneCluster)
+	} else {
+		function.RequireLabelled(rsp, keyControlPlanes, gv, usedControlPlane.kind, map[string]string{})
+		r.keys = append(r.keys, keyControlPlanes)
+	}
 	return r
 }
 
@@ -94,13 +106,17 @@ type landscape struct {
 	hypervisorPools map[v1alpha1.PoolName]*v1alpha1.XHypervisorCluster
 	storagePools    map[v1alpha1.PoolName]*v1alpha1.XStorageCluster
 	controlPlane    *v1alpha1.XControlPlaneCluster
+	// inRegion names the control-plane clusters of the cloud's region,
+	// oldest first, when the cloud names none and is in none yet.
+	inRegion []string
 	// skipped are objects that could not be decoded: another composite's
 	// mistake must not stop this cloud, so they are left out and reported.
 	skipped []string
 }
 
 // landscapeOf decodes the required resources; ok is false until Crossplane
-// has supplied all of them.
+// has supplied all of them. A cloud that names no control-plane cluster
+// and is in none yet is placed in the only one of its region.
 func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements, leaving leavingPools) (l *landscape, ok bool) {
 	for _, key := range r.keys {
 		if !function.Supplied(req, key) {
@@ -119,11 +135,54 @@ func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements, leaving
 		l.storagePools[name] = named(req, usedStoragePool, string(name), &l.skipped,
 			func(p *v1alpha1.XStorageCluster) bool { return p.Spec.Name == name })
 	}
+	if c.controlPlaneCluster == "" {
+		var in []*v1alpha1.XControlPlaneCluster
+		in, l.inRegion = ofRegion(req, c.xr.Spec.Region, &l.skipped)
+		if len(in) == 1 {
+			// The only one of its region: the cloud is placed there (see
+			// cloud.placed).
+			c.controlPlaneCluster, l.controlPlane = l.inRegion[0], in[0]
+		}
+		return l, true
+	}
 	l.controlPlane = named(req, usedControlPlane, c.controlPlaneCluster, &l.skipped,
 		func(cp *v1alpha1.XControlPlaneCluster) bool {
 			return function.ClusterName(cp.GetLabels(), cp.GetName()) == c.controlPlaneCluster
 		})
 	return l, true
+}
+
+// ofRegion returns the control-plane clusters of a region, oldest first,
+// and their names as clouds name them (function.ClusterName). Of two
+// composites of one name (claims of it in two namespaces) only the oldest
+// counts, as in named; one being deleted is left out: a cloud is never
+// placed in a cluster on its way out.
+func ofRegion(req *fnv1.RunFunctionRequest, region v1alpha1.Region, skipped *[]string) ([]*v1alpha1.XControlPlaneCluster, []string) {
+	var all []*v1alpha1.XControlPlaneCluster
+	for _, r := range function.RequiredItems(req, keyControlPlanes) {
+		cp := &v1alpha1.XControlPlaneCluster{}
+		f := r.GetResource().GetFields()
+		what := f["kind"].GetStringValue() + " " + f["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
+		if err := function.FromStruct(r.GetResource(), what, cp); err != nil {
+			*skipped = append(*skipped, fmt.Sprintf("%s (%v)", what, err))
+			continue
+		}
+		if cp.Spec.Region == region && cp.GetDeletionTimestamp() == nil {
+			all = append(all, cp)
+		}
+	}
+	slices.SortFunc(all, func(a, b *v1alpha1.XControlPlaneCluster) int {
+		ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+		return cmp.Or(ta.Time.Compare(tb.Time), cmp.Compare(a.GetName(), b.GetName()))
+	})
+	var in []*v1alpha1.XControlPlaneCluster
+	var names []string
+	for _, cp := range all {
+		if n := function.ClusterName(cp.GetLabels(), cp.GetName()); !slices.Contains(names, n) {
+			in, names = append(in, cp), append(names, n)
+		}
+	}
+	return in, names
 }
 
 // named returns the composite the cloud calls name: of those Crossplane

@@ -232,6 +232,10 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 	}
 	cp := l.controlPlane
 	switch {
+	case c.controlPlaneCluster == "" && len(l.inRegion) > 1:
+		return nil, fmt.Errorf("spec.controlPlaneCluster: region %s has %d control-plane clusters (%s) and the cloud names none: name one of them", region, len(l.inRegion), strings.Join(l.inRegion, ", "))
+	case c.controlPlaneCluster == "":
+		p.missing = append(p.missing, fmt.Sprintf("a control-plane cluster in region %s (or the one spec.controlPlaneCluster names)", region))
 	case cp == nil:
 		p.missing = append(p.missing, "control-plane cluster "+c.controlPlaneCluster)
 	case cp.Spec.Region != region:
@@ -349,6 +353,9 @@ func (p *plan) message() string {
 // nodes allocated to this cloud (recorded here, they never move).
 func (p *plan) consumed() *v1alpha1.ConsumedPools {
 	cp := &v1alpha1.ConsumedPools{}
+	if p.controlPlane != nil {
+		cp.ControlPlaneCluster = p.controlPlaneName
+	}
 	for _, h := range p.hypervisor {
 		c := v1alpha1.ConsumedHypervisorPool{Name: h.name, Status: "NotFound"}
 		if h.pool != nil {

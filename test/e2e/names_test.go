@@ -92,11 +92,6 @@ spec: {region: eu-de-1, kubernetesVersion: "1.34", workers: 3, maxWorkers: 3, ma
 			}
 		})
 	}
-	if err := plane.dyn.Resource(controlPlaneClusters).Namespace("infrastructure").Delete(ctx, "eu-de-1-control-plane", metav1.DeleteOptions{}); err != nil {
-		t.Errorf("cannot delete eu-de-1-control-plane: %v", err)
-	}
-	cpShoot := derivedShootName("eu-de-1-control-plane")
-	eventuallyGone(t, 120*time.Second, "deleting eu-de-1-control-plane deletes its Shoot "+cpShoot, ref{gvr: shoots, namespace: "garden-c5c3", name: cpShoot})
 	compliance := ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-compliance"}
 	t.Run(`hv-pool-compliance is dedicated by its label dedicated: "true", as the docs write it (status.dedicated)`, func(t *testing.T) {
 		if c, err := get[namedClaim](t.Context(), compliance); err != nil || !c.Status.Dedicated {
@@ -122,6 +117,37 @@ spec: {region: eu-de-1, kubernetesVersion: "1.34", workers: 3, maxWorkers: 3, ma
 		[]byte(`{"spec":{"allowedTenants":["tenant-finance"]}}`), metav1.PatchOptions{}); err != nil {
 		t.Errorf("cannot name tenant-finance on hv-pool-compliance: %v", err)
 	}
+
+	// The docs' finance-prod names no control-plane cluster: it takes the
+	// one of its region, whatever its name, and while eu-de-1 has two it
+	// is refused, naming them; a cloud already placed stays (#53 §1).
+	eventually(t, 120*time.Second, "finance-prod, naming no control-plane cluster while eu-de-1 has two, is refused naming them", docsCloud,
+		conditionIs("PoolsReady", "Refused", "spec.controlPlaneCluster: region eu-de-1 has 2 control-plane clusters (cp-eu-de-1, eu-de-1-control-plane) and the cloud names none: name one of them"))
+	teamAProd := ref{gvr: openStackClusters, namespace: "team-a", name: "team-a-prod"}
+	eventually(t, 120*time.Second, "team-a-prod, placed in cp-eu-de-1 before eu-de-1 had two, stays there Ready (status.consumedPools.controlPlaneCluster)", teamAProd,
+		func(c *cloudClaim) (bool, string) {
+			in := ""
+			if c.Status.ConsumedPools != nil {
+				in = c.Status.ConsumedPools.ControlPlaneCluster
+			}
+			pools, ready := c.Status.GetCondition("PoolsReady"), c.Status.GetCondition("Ready")
+			return in == "cp-eu-de-1" && pools.Status == corev1.ConditionTrue && ready.Status == corev1.ConditionTrue,
+				fmt.Sprintf("in %q, PoolsReady %s %q, Ready %s", in, pools.Status, pools.Message, ready.Status)
+		})
+
+	if err := plane.dyn.Resource(controlPlaneClusters).Namespace("infrastructure").Delete(ctx, "eu-de-1-control-plane", metav1.DeleteOptions{}); err != nil {
+		t.Errorf("cannot delete eu-de-1-control-plane: %v", err)
+	}
+	cpShoot := derivedShootName("eu-de-1-control-plane")
+	eventuallyGone(t, 120*time.Second, "deleting eu-de-1-control-plane deletes its Shoot "+cpShoot, ref{gvr: shoots, namespace: "garden-c5c3", name: cpShoot})
+	eventually(t, 180*time.Second, "with eu-de-1-control-plane gone, finance-prod is placed in cp-eu-de-1, the only control-plane cluster of eu-de-1", docsCloud,
+		func(c *cloudClaim) (bool, string) {
+			in := ""
+			if c.Status.ConsumedPools != nil {
+				in = c.Status.ConsumedPools.ControlPlaneCluster
+			}
+			return in == "cp-eu-de-1", fmt.Sprintf("status.consumedPools.controlPlaneCluster %q, PoolsReady %q", in, c.Status.GetCondition("PoolsReady").Message)
+		})
 
 	// Lists of pools are sets: a pool named twice is refused at admission,
 	// on the tenant's own apply, naming the entry.

@@ -232,6 +232,22 @@ func TestRenderObservedIntegration(t *testing.T) {
 			name: "openstackcluster-docs-customer-b-staging-pools-ready", claim: "tools/render/testdata/claims/customer-b-staging.yaml", required: landscape,
 			wantOutput: "apiVersion: c5c3.io/v1alpha1 kind: XOpenStackCluster resourceRef: name: customer-b-staging",
 		},
+		// The docs' customer-a-prod names no control-plane cluster, in a
+		// landscape whose only one in eu-de-1 is the docs'
+		// eu-de-1-control-plane: it is placed there (#53 §1), its usage
+		// protecting that composite (its pools have not given it nodes
+		// yet, so nothing else is composed).
+		{
+			name: "openstackcluster-docs-customer-a-prod-docs-control-plane", claim: "tools/render/testdata/claims/customer-a-prod.yaml", required: "landscape-docs-control-plane.yaml",
+			check: func(t *testing.T, rendered []byte) {
+				flat := strings.Join(strings.Fields(string(rendered)), " ")
+				for _, want := range []string{"kind: XControlPlaneCluster resourceRef: name: eu-de-1-control-plane-x7k2p", "consumedPools: controlPlaneCluster: eu-de-1-control-plane"} {
+					if !strings.Contains(flat, want) {
+						t.Errorf("rendered output does not say %q", want)
+					}
+				}
+			},
+		},
 		// Refused: nothing composed, phase Refused, and the reason in a
 		// condition and an event for the claim (the golden file has them).
 		{

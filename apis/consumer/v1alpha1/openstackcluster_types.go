@@ -348,7 +348,10 @@ type OpenStackClusterParameters struct {
 	StorageClusters []PoolName `json:"storageClusters"`
 
 	// ControlPlaneCluster names the ControlPlaneCluster (its claim) that hosts
-	// the cloud's control plane; "cp-<region>" when empty.
+	// the cloud's control plane. When empty, the cloud is placed in the only
+	// control-plane cluster of its region, whatever its name, and stays
+	// there (status.consumedPools.controlPlaneCluster); a region with
+	// several refuses a cloud that names none.
 	// +optional
 	ControlPlaneCluster ClusterName `json:"controlPlaneCluster,omitempty"`
 
@@ -471,6 +474,11 @@ type ConsumedStoragePool struct {
 
 // ConsumedPools of the cloud.
 type ConsumedPools struct {
+	// ControlPlaneCluster the cloud's control plane runs in: the one
+	// spec.controlPlaneCluster names, else the one of the cloud's region
+	// it was placed in (it stays there).
+	// +optional
+	ControlPlaneCluster string `json:"controlPlaneCluster,omitempty"`
 	// +optional
 	Hypervisor []ConsumedHypervisorPool `json:"hypervisor,omitempty"`
 	// +optional
