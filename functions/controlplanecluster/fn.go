@@ -40,7 +40,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		if err != nil {
 			return pool.Spec{}, err
 		}
-		return pool.Spec{Cluster: cluster(name, &xr.Spec), Kind: pool.KindControlPlane}, validate(&xr.Spec)
+		return pool.Spec{Cluster: cluster(name, &xr.Spec), Kind: pool.KindControlPlane, MachineField: "spec.machineType"}, validate(&xr.Spec)
 	})
 	if err != nil {
 		response.Fatal(rsp, err)

@@ -39,7 +39,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		if err := l.DefaultZones(&xr.Spec.Zones, xr.Status.Zones, xr.Spec.Region); err != nil {
 			return pool.Spec{}, err
 		}
-		return pool.Spec{Cluster: cluster(&xr.Spec), Kind: pool.KindHypervisor, Inventory: true}, validate(&xr.Spec)
+		return pool.Spec{Cluster: cluster(&xr.Spec), Kind: pool.KindHypervisor, Inventory: true, MachineField: "spec.ironcore.machineClass"}, validate(&xr.Spec)
 	})
 	if err != nil {
 		response.Fatal(rsp, err)

@@ -60,7 +60,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 				return pool.Spec{}, err
 			}
 		}
-		return pool.Spec{Kind: pool.KindStorage, Inventory: true, Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
+		return pool.Spec{Kind: pool.KindStorage, Inventory: true, MachineField: "spec.ironcore.machineClass", Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
 			Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
 			Minimum: s.Workers, Maximum: s.MaxWorkers,
 		})}, validate(s)

@@ -991,3 +991,78 @@ func jsonOf(t *testing.T, j string) any {
 	}
 	return v
 }
+
+// TestMachineTypeOfTheCloudProfile: a pool's machine class (the XRD's
+// default baremetal-storage included) must be a usable machine type of the
+// landscape's CloudProfile; else no Shoot is made, and the claim says which
+// field is at fault and which types there are (#53 §2). A Shoot that exists
+// is kept whatever the CloudProfile says later.
+func TestMachineTypeOfTheCloudProfile(t *testing.T) {
+	profile := func(types ...string) string {
+		mts := []string{`{"name": "baremetal-old", "cpu": "8", "gpu": "0", "memory": "64Gi", "usable": false}`}
+		for _, n := range types {
+			mts = append(mts, `{"name": "`+n+`", "cpu": "64", "gpu": "0", "memory": "512Gi"}`)
+		}
+		return `{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": {"name": "ironcore-metal"},
+		  "spec": {"type": "ironcore-metal", "machineTypes": [` + strings.Join(mts, ", ") + `],
+		  "regions": [{"name": "eu-de-1", "zones": [{"name": "eu-de-1a"}, {"name": "eu-de-1b"}, {"name": "eu-de-1c"}]}]}}`
+	}
+	inventory := fntest.ObservedInventory("storage-st-pool-a", counted)
+	cases := map[string]struct {
+		observed map[string]string
+		profile  string
+		// refused is ShootReady's message; empty: the Shoot is composed.
+		refused string
+	}{
+		"the default baremetal-storage, not offered": {
+			observed: map[string]string{"inventory": inventory},
+			profile:  profile("baremetal-storage-nvme", "baremetal-kvm", "baremetal-storage-hdd"),
+			refused:  `the Shoot is not created: spec.ironcore.machineClass: machine type "baremetal-storage" is not offered by CloudProfile ironcore-metal: name one of baremetal-kvm, baremetal-storage-hdd, baremetal-storage-nvme`,
+		},
+		"offered but not usable": {
+			observed: map[string]string{"inventory": inventory},
+			profile:  strings.Replace(profile("baremetal-kvm"), "baremetal-old", "baremetal-storage", 1),
+			refused:  `the Shoot is not created: spec.ironcore.machineClass: machine type "baremetal-storage" is not offered by CloudProfile ironcore-metal: name one of baremetal-kvm`,
+		},
+		"offered": {
+			observed: map[string]string{"inventory": inventory},
+			profile:  profile("baremetal-storage", "baremetal-kvm"),
+		},
+		"a Shoot that exists stays": {
+			observed: map[string]string{"inventory": inventory, "shoot": fntest.ShootReady("st-pool-a")},
+			profile:  profile("baremetal-kvm"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			req := fntest.WithRequired(fntest.Request(xr, tc.observed), "cloud-profile", false, tc.profile)
+			rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shootReady *fnv1.Condition
+			for _, c := range rsp.GetConditions() {
+				if c.GetType() == "ShootReady" {
+					shootReady = c
+				}
+			}
+			_, composed := rsp.GetDesired().GetResources()["shoot"]
+			phase := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["phase"].GetStringValue()
+			if tc.refused == "" {
+				if !composed || shootReady.GetReason() == "Refused" {
+					t.Errorf("the Shoot composed: %v; ShootReady %s %q", composed, shootReady.GetReason(), shootReady.GetMessage())
+				}
+				return
+			}
+			if composed {
+				t.Error("a Shoot of a machine type the CloudProfile does not offer was composed")
+			}
+			if shootReady.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || shootReady.GetReason() != "Refused" || shootReady.GetMessage() != tc.refused || shootReady.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+				t.Errorf("ShootReady = %v %s %q (target %v), want False Refused on the claim:\n%q", shootReady.GetStatus(), shootReady.GetReason(), shootReady.GetMessage(), shootReady.GetTarget(), tc.refused)
+			}
+			if phase != "Failed" {
+				t.Errorf("phase %q, want Failed", phase)
+			}
+		})
+	}
+}

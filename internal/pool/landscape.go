@@ -2,6 +2,8 @@ package pool
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/crossplane/function-sdk-go/errors"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
@@ -10,6 +12,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/function"
+	"github.com/c5c3/consumer-plane/internal/gardener"
 )
 
 // RequirementCloudProfile is the landscape's Gardener CloudProfile (the
@@ -74,6 +77,33 @@ func (l Landscape) CloudProfile() *gardencorev1beta1.CloudProfileSpec { return l
 // messages.
 func (l Landscape) CloudProfileName() string {
 	return l.settings.CloudProfile.Kind + " " + l.settings.CloudProfile.Name
+}
+
+// Unoffered says why the workers' machine type is not one the CloudProfile
+// offers (a usable entry of its machineTypes), naming field and the machine
+// types there are; "" when it is offered, or while the CloudProfile is not
+// known (the zones wait for it, and Gardener checks the Shoot itself).
+func (l Landscape) Unoffered(workers []gardener.Worker, field string) string {
+	if l.profile == nil || field == "" {
+		return ""
+	}
+	var offered []string
+	for _, mt := range l.profile.MachineTypes {
+		if mt.Usable == nil || *mt.Usable {
+			offered = append(offered, mt.Name)
+		}
+	}
+	for _, w := range workers {
+		if slices.Contains(offered, w.MachineType) {
+			continue
+		}
+		if len(offered) == 0 {
+			return fmt.Sprintf("%s: %s offers no machine type; the platform adds them to its spec.machineTypes", field, l.CloudProfileName())
+		}
+		slices.Sort(offered)
+		return fmt.Sprintf("%s: machine type %q is not offered by %s: name one of %s", field, w.MachineType, l.CloudProfileName(), strings.Join(offered, ", "))
+	}
+	return ""
 }
 
 // DefaultZones fills in the zones of a cluster whose spec names none: the

@@ -118,6 +118,10 @@ type State struct {
 	Withheld bool
 	// Refusal is Gardener's refusal of the Shoot, while it holds.
 	Refusal *v1alpha1.ShootRefusal
+	// Refused is set when the function itself refuses to make the Shoot:
+	// its machine type is not one the CloudProfile offers (see
+	// Landscape.Unoffered).
+	Refused bool
 	// Zones the cluster's nodes are spread over (status.zones).
 	Zones []string
 }
@@ -201,7 +205,7 @@ func (s State) SetConditions(rsp *fnv1.RunFunctionResponse) {
 	switch {
 	case s.Shoot.Ready:
 		response.ConditionTrue(rsp, ConditionShootReady, "Available").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
-	case s.Refusal != nil:
+	case s.Refusal != nil, s.Refused:
 		response.ConditionFalse(rsp, ConditionShootReady, ReasonRefused).WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
 	case s.Shoot.Failed:
 		response.ConditionFalse(rsp, ConditionShootReady, "Failed").WithMessage(s.Shoot.Message).TargetCompositeAndClaim()
@@ -292,7 +296,7 @@ func (s State) Status() map[string]any {
 // Ready once it can be reached, Provisioning until then.
 func (s State) Phase() string {
 	switch {
-	case s.Shoot.Failed, s.Refusal != nil:
+	case s.Shoot.Failed, s.Refusal != nil, s.Refused:
 		return "Failed"
 	case s.Ready():
 		return "Ready"
@@ -321,6 +325,10 @@ type Spec struct {
 	// ServerInventory is composed and must be able to provide its (single)
 	// worker pool before its Shoot is created.
 	Inventory bool
+	// MachineField is the claim's field that names the workers' machine
+	// type (spec.ironcore.machineClass, spec.machineType), for the message
+	// when the CloudProfile does not offer it.
+	MachineField string
 }
 
 // Run is the part every cluster function shares: it decodes the observed
@@ -392,9 +400,18 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 			response.Warning(rsp, errors.New(refusedMessage(refused))).WithReason(ReasonRefused).TargetCompositeAndClaim()
 		}
 	}
+	unoffered := ""
+	if !exists {
+		unoffered = land.Unoffered(s.Cluster.Workers, s.MachineField)
+	}
 	switch {
 	case refused != nil:
 		st = State{Shoot: gardener.Readiness{Message: refusedMessage(refused)}, Refusal: refused, AccessMessage: "waiting for the Shoot", Withheld: true}
+	case unoffered != "":
+		// Refused before a Shoot is made, naming the claim's field: Gardener
+		// would refuse it naming the Shoot's. A Shoot that exists is left as
+		// it is, whatever the CloudProfile says later.
+		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created: " + unoffered}, AccessMessage: "waiting for the Shoot", Withheld: true, Refused: true}
 	case inv != nil && inv.Blocks() && !exists:
 		st = State{Shoot: gardener.Readiness{Message: "the Shoot is not created yet: " + inv.Message}, AccessMessage: "waiting for the Shoot", Withheld: true}
 	default:

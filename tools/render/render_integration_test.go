@@ -232,6 +232,13 @@ func TestRenderObservedIntegration(t *testing.T) {
 			name: "openstackcluster-docs-customer-b-staging-pools-ready", claim: "tools/render/testdata/claims/customer-b-staging.yaml", required: landscape,
 			wantOutput: "apiVersion: c5c3.io/v1alpha1 kind: XOpenStackCluster resourceRef: name: customer-b-staging",
 		},
+		// A storage pool without an ironcore section gets the XRD's default
+		// machine class, baremetal-storage, which the CloudProfile does not
+		// offer: no Shoot, and the claim names the field and what there is.
+		{
+			name: "storagecluster-default-machine-class", claim: "tools/render/testdata/claims/st-pool-default-machine.yaml", required: cloudProfile,
+			wantOutput: `spec.ironcore.machineClass: machine type "baremetal-storage" is not offered by CloudProfile`,
+		},
 		// The docs' customer-a-prod names no control-plane cluster, in a
 		// landscape whose only one in eu-de-1 is the docs'
 		// eu-de-1-control-plane: it is placed there (#53 §1), its usage

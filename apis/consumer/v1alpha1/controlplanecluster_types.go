@@ -33,6 +33,8 @@ type ControlPlaneClusterParameters struct {
 	MaxWorkers int32 `json:"maxWorkers,omitempty"`
 
 	// MachineType of the workers: a machine type of the Gardener CloudProfile.
+	// One it does not offer makes no Shoot; the claim's ShootReady says so
+	// and names those it offers.
 	// +kubebuilder:default=baremetal-control-plane
 	// +optional
 	MachineType MachineClass `json:"machineType,omitempty"`

@@ -41,7 +41,9 @@ type HypervisorMachines struct {
 	// (c5c3.io/machine-pool). When omitted, the pool's name.
 	// +optional
 	MachinePool MachinePoolLabel `json:"machinePool,omitempty"`
-	// MachineClass of the pool's servers.
+	// MachineClass of the pool's servers: a machine type of the landscape's
+	// CloudProfile. One it does not offer makes no Shoot; the claim's
+	// ShootReady says so and names those it offers.
 	// +kubebuilder:default=baremetal-kvm
 	// +optional
 	MachineClass MachineClass `json:"machineClass,omitempty"`
