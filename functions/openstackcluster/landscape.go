@@ -158,23 +158,10 @@ func landscapeOf(req *fnv1.RunFunctionRequest, c *cloud, r requirements, leaving
 // counts, as in named; one being deleted is left out: a cloud is never
 // placed in a cluster on its way out.
 func ofRegion(req *fnv1.RunFunctionRequest, region v1alpha1.Region, skipped *[]string) ([]*v1alpha1.XControlPlaneCluster, []string) {
-	var all []*v1alpha1.XControlPlaneCluster
-	for _, r := range function.RequiredItems(req, keyControlPlanes) {
-		cp := &v1alpha1.XControlPlaneCluster{}
-		f := r.GetResource().GetFields()
-		what := f["kind"].GetStringValue() + " " + f["metadata"].GetStructValue().GetFields()["name"].GetStringValue()
-		if err := function.FromStruct(r.GetResource(), what, cp); err != nil {
-			*skipped = append(*skipped, fmt.Sprintf("%s (%v)", what, err))
-			continue
-		}
-		if cp.Spec.Region == region && cp.GetDeletionTimestamp() == nil {
-			all = append(all, cp)
-		}
-	}
-	slices.SortFunc(all, func(a, b *v1alpha1.XControlPlaneCluster) int {
-		ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-		return cmp.Or(ta.Time.Compare(tb.Time), cmp.Compare(a.GetName(), b.GetName()))
+	all := slices.DeleteFunc(decoded[v1alpha1.XControlPlaneCluster](req, []string{keyControlPlanes}, skipped), func(cp *v1alpha1.XControlPlaneCluster) bool {
+		return cp.Spec.Region != region || cp.GetDeletionTimestamp() != nil
 	})
+	slices.SortFunc(all, oldestFirst)
 	var in []*v1alpha1.XControlPlaneCluster
 	var names []string
 	for _, cp := range all {
@@ -185,17 +172,19 @@ func ofRegion(req *fnv1.RunFunctionRequest, region v1alpha1.Region, skipped *[]s
 	return in, names
 }
 
-// named returns the composite the cloud calls name: of those Crossplane
-// supplied by claim name and by composite name that is() accepts, the oldest
-// (a second pool of a name is refused by its own function; the first keeps
-// serving its clouds).
-func named[T any, P interface {
+// composite is what named, ofRegion and oldestFirst read of a composite.
+type composite[T any] interface {
 	*T
 	GetName() string
 	GetCreationTimestamp() metav1.Time
-}](req *fnv1.RunFunctionRequest, u used, name string, skipped *[]string, is func(P) bool) P {
-	var found []P
-	for _, key := range []string{keyPool(u, name), keyPoolComposite(u, name)} {
+}
+
+// decoded returns the composites Crossplane supplied for the requirement
+// keys, each once; one that cannot be decoded is left out and named in
+// skipped: another composite's mistake must not stop this cloud.
+func decoded[T any, P composite[T]](req *fnv1.RunFunctionRequest, keys []string, skipped *[]string) []P {
+	var out []P
+	for _, key := range keys {
 		for _, r := range function.RequiredItems(req, key) {
 			o := P(new(T))
 			f := r.GetResource().GetFields()
@@ -204,18 +193,33 @@ func named[T any, P interface {
 				*skipped = append(*skipped, fmt.Sprintf("%s (%v)", what, err))
 				continue
 			}
-			if is(o) && !slices.ContainsFunc(found, func(f P) bool { return f.GetName() == o.GetName() }) {
-				found = append(found, o)
+			if !slices.ContainsFunc(out, func(f P) bool { return f.GetName() == o.GetName() }) {
+				out = append(out, o)
 			}
 		}
 	}
+	return out
+}
+
+// oldestFirst orders composites by creation, then by name.
+func oldestFirst[P interface {
+	GetName() string
+	GetCreationTimestamp() metav1.Time
+}](a, b P) int {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	return cmp.Or(ta.Time.Compare(tb.Time), cmp.Compare(a.GetName(), b.GetName()))
+}
+
+// named returns the composite the cloud calls name: of those Crossplane
+// supplied by claim name and by composite name that is() accepts, the oldest
+// (a second pool of a name is refused by its own function; the first keeps
+// serving its clouds).
+func named[T any, P composite[T]](req *fnv1.RunFunctionRequest, u used, name string, skipped *[]string, is func(P) bool) P {
+	found := slices.DeleteFunc(decoded[T, P](req, []string{keyPool(u, name), keyPoolComposite(u, name)}, skipped), func(o P) bool { return !is(o) })
 	if len(found) == 0 {
 		return nil
 	}
-	return slices.MinFunc(found, func(a, b P) int {
-		ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-		return cmp.Or(ta.Time.Compare(tb.Time), cmp.Compare(a.GetName(), b.GetName()))
-	})
+	return slices.MinFunc(found, oldestFirst)
 }
 
 // claimOf names a composite for people: its claim's namespace/name, or its
