@@ -8,18 +8,30 @@ export GOTOOLCHAIN := local
 # demo's commands): without -trimpath the go command keys each package of the
 # module by its directory, so a fresh clone elsewhere (as CI makes) would
 # compile and vet the whole project again instead of hitting the build cache.
-export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
+# GO_TAGS make cgo and static builds compile the same packages: the pure-Go
+# DNS resolver and user lookup (netgo, osusergo) are what a CGO_ENABLED=0
+# build has anyway, so the static functions and OVS agent (CGO off) share
+# every package with the tests and the cgo provider and agents instead of
+# compiling the whole dependency graph a second time (cold, several minutes).
+# A command line's -tags replaces GOFLAGS' own, so every -tags below starts
+# with them; test/layout fails on one that does not.
+export GO_TAGS := netgo,osusergo
+export GOFLAGS := $(strip $(filter-out -trimpath -tags=%,$(GOFLAGS)) -trimpath -tags=$(GO_TAGS))
 
 # Where the pinned real binaries live (built by `make tools`, cached outside
 # the repository by version): KUBEBUILDER_ASSETS, CROSSPLANE, CROSSPLANE_CORE…
 TOOLS_ENV := $(shell tools/upstream/build.sh --env)
 $(foreach v,$(TOOLS_ENV),$(eval export $(v)))
 
+# started prints when a phase of make test began, so that a CI log shows
+# each phase's share of it (docs/development.md's cost table).
+started = @printf '=== [%s] make %s\n' "$$(date +%T)" $@
+
 GO_PACKAGES := ./...
 # The provider's Ceph support is cgo (librados, Ceph Pacific on Debian 12):
 # built and tested with these tags; `go build ./...` without them works and
 # leaves it out.
-CEPH_TAGS := ceph,pacific
+CEPH_TAGS := $(GO_TAGS),ceph,pacific
 # The node agents are a Go module of their own (agents/go.mod: the hypervisor
 # operator's API pins a newer Kubernetes). Their libvirt and Ceph code is cgo
 # behind these tags (libvirt-dev, librados-dev: `make agents-deps`).
@@ -50,6 +62,7 @@ help: ## List the targets.
 
 .PHONY: generate
 generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider CRDs, external schemas).
+	$(started)
 	go tool controller-gen object paths=./apis/...
 	@# Managed-resource, ProviderConfig and usage accessors crossplane-runtime
 	@# needs, by Crossplane's own generator (crossplane-tools' angryjet, pinned
@@ -128,10 +141,11 @@ build: agents-deps ## Build every binary into bin/ (functions, the provider, the
 
 .PHONY: lint
 lint: agents-deps ## gofmt, go vet (with the cgo tags: agents-deps installs their headers), the shell scripts' syntax, and the layout checks (no shipped binary links local/, tools/ or test/; every documentation link resolves; README ≤ 200 lines; every target depends on what installs the commands it runs).
+	$(started)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet $(GO_PACKAGES)
 	go vet -tags $(CEPH_TAGS) ./provider/...
-	go vet -tags e2e ./test/e2e/
+	go vet -tags $(GO_TAGS),e2e ./test/e2e/
 	cd agents && go vet ./... && go vet -tags '$(AGENT_TAGS)' ./...
 	@for f in $$(git ls-files '*.sh' .ci/run); do bash -n "$$f"; done
 	go test -count=1 ./test/layout/
@@ -151,11 +165,13 @@ test: tools-test agents-deps check-generate lint test-unit test-integration ## T
 
 .PHONY: test-unit
 test-unit: agents-deps ## Unit tests only (no external services), built with the cgo tags the integration tests and the binaries use, so that all of them share one build.
+	$(started)
 	go test -short -count=1 -tags $(CEPH_TAGS) $(GO_PACKAGES)
 	cd agents && go test -short -count=1 -tags '$(AGENT_TAGS)' ./...
 
 .PHONY: test-integration
 test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests), Ceph, libvirtd and ovsdb-server, and of the built packages.
+	$(started)
 	tools/test/integration.sh $(CEPH_TAGS) $(GO_PACKAGES)
 	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -count=1 -timeout 15m -run 'Integration' ./...
 
@@ -213,6 +229,7 @@ openstack-down: ## Stop the local OpenStack (by the PIDs start.sh recorded).
 
 .PHONY: xpkg
 xpkg: tools-test agents-deps ceph-deps ## Build every package offline into _output/xpkg: the four functions and the provider (runtime images embedded, no Docker), provider-kubernetes from its pinned module, and the Configuration; and the node agents' images into _output/images.
+	$(started)
 	tools/packaging/build.sh $(VERSION)
 
 .PHONY: demo
@@ -235,7 +252,7 @@ e2e: tools xpkg demo-deps openstack-up ceph-up e2e-bin ## Start the local manage
 
 .PHONY: e2e-bin
 e2e-bin: ## Build the end-to-end checks' test binary (test/e2e) into _output/e2e.test.
-	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
+	go test -c -tags $(GO_TAGS),e2e -o $(E2E_TEST) ./test/e2e
 
 .PHONY: render
 render: tools-test ## Render every example claim through the functions with the real CLI and validate the output offline.

@@ -69,7 +69,14 @@ eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
 K=$KUBECTL
 start=$(date +%s)
 say() { printf '[demo %4ss] %s\n' $(( $(date +%s) - start )) "$*"; }
-die() { say "FAILED: $*"; echo "logs: $RUN/*.log; stop with local/demo/down.sh" >&2; exit 1; }
+# A start still running in the background finishes first, so that
+# down.sh finds every PID it wrote.
+die() {
+  say "FAILED: $*"
+  [ -n "${stretched:-}" ] && wait "$stretched" 2>/dev/null
+  echo "logs: $RUN/*.log; stop with local/demo/down.sh" >&2
+  exit 1
+}
 
 # wait_for SECONDS WHAT COMMAND...: retry until COMMAND succeeds.
 wait_for() {
@@ -90,11 +97,29 @@ command -v docker-registry >/dev/null || die "no docker-registry (the local OCI 
 NODE_DIR=$RUN/node local/node/stop.sh
 rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs" "$RUN/runtime"
 
+# st-pool-s, the stretched storage pool, gets a Ceph of its own, laid out
+# as Rook lays out a pool cluster over eu-de-1a and eu-de-1b: a monitor on a
+# node of each zone, two nodes of nvme OSDs in each, and a third monitor on
+# a node of cp-eu-de-1 standing in for the arbiter's. The provider's
+# StretchMode finds each monitor's zone by its node, as in a landscape, and
+# sets Ceph's stretch mode there; the clouds' pools on st-pool-s are made
+# there, with 2 replicas in each zone. Its data is in memory; down.sh stops
+# it. It needs nothing of the plane, so it starts now, beside it (it took
+# ~25 s of the stand-ins' start); the stand-ins wait for it.
+CEPH_STRETCHED_RUN=$RUN/ceph-stretched
+(
+  COBALTCORE_CEPH_RUN=$CEPH_STRETCHED_RUN CEPH_MON_PORT=3401 CEPH_MON_V1_PORT=6901 CEPH_DEVICE_CLASS=nvme OSD_BYTES=268435456 \
+    CEPH_MONS="a=st-pool-s-eu-de-1a-0 b=st-pool-s-eu-de-1b-0 arbiter=cp-eu-de-1-0" \
+    CEPH_OSD_HOSTS="eu-de-1a/st-pool-s-eu-de-1a-0 eu-de-1a/st-pool-s-eu-de-1a-1 eu-de-1b/st-pool-s-eu-de-1b-0 eu-de-1b/st-pool-s-eu-de-1b-1" \
+    local/ceph/start.sh >"$RUN/ceph-stretched.log" 2>&1
+) &
+stretched=$!
+
 say "building the local binaries (the plane and the stand-ins; the packages run from their images)"
 # One go build for all of them: it compiles their packages in parallel and
 # links each binary once (-trimpath, as make sets it, shares the build cache
 # with make test).
-GOFLAGS="${GOFLAGS:-} -trimpath" go build -o "$RUN/bin/" ./local/cmd/... ./tools/cmd/imgbuild
+GOFLAGS="${GOFLAGS:-} -trimpath" go build -tags "${GO_TAGS:-netgo,osusergo}" -o "$RUN/bin/" ./local/cmd/... ./tools/cmd/imgbuild
 
 # bg NAME COMMAND...: start a process, its log in RUN/NAME.log, its PID in RUN/NAME.pid.
 bg() { local n=$1; shift; "$@" >"$RUN/$n.log" 2>&1 & echo $! >"$RUN/$n.pid"; }
@@ -381,18 +406,10 @@ done
 for e in $(timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth ls 2>/dev/null | grep -E "$demo_names"); do
   timeout 30 ceph -c "$CEPH_RUN/ceph.conf" --connect-timeout 10 auth del "$e" >/dev/null 2>&1
 done
-# st-pool-s, the stretched storage pool, gets a Ceph of its own, laid out
-# as Rook lays out a pool cluster over eu-de-1a and eu-de-1b: a monitor on a
-# node of each zone, two nodes of nvme OSDs in each, and a third monitor on
-# a node of cp-eu-de-1 standing in for the arbiter's. The provider's
-# StretchMode finds each monitor's zone by its node, as in a landscape, and
-# sets Ceph's stretch mode there; the clouds' pools on st-pool-s are made
-# there, with 2 replicas in each zone. Its data is in memory; down.sh stops it.
-CEPH_STRETCHED_RUN=$RUN/ceph-stretched
-COBALTCORE_CEPH_RUN=$CEPH_STRETCHED_RUN CEPH_MON_PORT=3401 CEPH_MON_V1_PORT=6901 CEPH_DEVICE_CLASS=nvme OSD_BYTES=268435456 \
-  CEPH_MONS="a=st-pool-s-eu-de-1a-0 b=st-pool-s-eu-de-1b-0 arbiter=cp-eu-de-1-0" \
-  CEPH_OSD_HOSTS="eu-de-1a/st-pool-s-eu-de-1a-0 eu-de-1a/st-pool-s-eu-de-1a-1 eu-de-1b/st-pool-s-eu-de-1b-0 eu-de-1b/st-pool-s-eu-de-1b-1" \
-  local/ceph/start.sh >"$RUN/ceph-stretched.log" 2>&1 || die "the stretched pool's local Ceph did not start: $(tail -5 "$RUN/ceph-stretched.log")"
+# The stretched pool's own Ceph, started at the beginning.
+rc=0 && wait "$stretched" || rc=$?
+stretched=
+[ "$rc" -eq 0 ] || die "the stretched pool's local Ceph did not start: $(tail -5 "$RUN/ceph-stretched.log")"
 mkdir -p "$RUN/shoots"
 # The stand-ins run at a lower CPU priority (nice 10, inherited by the
 # Shoots' kube-apiservers and the node agents they start): in a landscape

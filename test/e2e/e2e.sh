@@ -168,7 +168,7 @@ GO_LOG=${SECTIONS%/*}/e2e-go.log
 : >"$GO_LOG"; : >"${GO_LOG%.log}.json"
 if [ -z "${E2E_TEST:-}" ]; then
   E2E_TEST=$RUN/bin/e2e.test
-  (nice -n 5 go test -c -tags e2e -o "$E2E_TEST" ./test/e2e) >"$RUN/e2e-build.log" 2>&1 &
+  (nice -n 5 go test -c -tags "${GO_TAGS:-netgo,osusergo},e2e" -o "$E2E_TEST" ./test/e2e) >"$RUN/e2e-build.log" 2>&1 &
   e2e_build=$!
 fi
 go_sections() {

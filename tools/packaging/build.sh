@@ -58,16 +58,21 @@ if [ "$(head -1 "$stamp" 2>/dev/null)" = "$want" ] && tail -n +2 "$stamp" | sha2
 fi
 rm -f "$stamp"
 
+# The build tags every go command of the Makefile uses (GO_TAGS there): with
+# them the static and the cgo builds compile the same packages, so these
+# binaries reuse what make test compiled instead of compiling it again.
+tags=${GO_TAGS:-netgo,osusergo}
+
 work=_output/package-build
 rm -rf "$work" && mkdir -p "$work/bin" "$OUT"
-go build -o "$work/imgbuild" ./tools/cmd/imgbuild
+go build -tags "$tags" -o "$work/imgbuild" ./tools/cmd/imgbuild
 
 # image NAME MAINPKG ENTRYPOINT PORTS: a static binary and its image tarball.
 # The pool functions place the node agents tagged with the version they were
 # built as (internal/agentbundle.Version), so a release places its own agents.
 [ -s "$CA_BUNDLE" ] || { echo "no CA bundle at $CA_BUNDLE: apt-get install ca-certificates, or set CA_BUNDLE" >&2; exit 1; }
 image() {
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/c5c3/consumer-plane/internal/agentbundle.Version=$VERSION" -o "$work/bin/$1" "$2"
+  CGO_ENABLED=0 go build -tags "$tags" -trimpath -ldflags "-s -w -X github.com/c5c3/consumer-plane/internal/agentbundle.Version=$VERSION" -o "$work/bin/$1" "$2"
   "$work/imgbuild" -bin "$work/bin/$1" -entrypoint "$3" -tag "$REGISTRY/$1:$VERSION" -ports "$4" -ca-bundle "$CA_BUNDLE" -out "$work/$1.tar" >/dev/null
 }
 
@@ -86,7 +91,7 @@ done
 
 # The provider: its metadata and CRDs.
 [ -e /usr/include/rados/librados.h ] || { echo "the provider links librados: apt-get install librados-dev (make ceph-up does)" >&2; exit 1; }
-CGO_ENABLED=1 go build -tags ceph,pacific -trimpath -ldflags "-s -w" -o "$work/bin/provider-cobaltcore" ./provider/cmd/provider
+CGO_ENABLED=1 go build -tags "$tags,ceph,pacific" -trimpath -ldflags "-s -w" -o "$work/bin/provider-cobaltcore" ./provider/cmd/provider
 # The provider compiles stretched pools' CRUSH rules with Ceph's crushtool
 # (ceph-base), which its image carries at the same path.
 [ -x /usr/bin/crushtool ] || { echo "the provider's image carries /usr/bin/crushtool: apt-get install ceph-base (make ceph-up does)" >&2; exit 1; }
@@ -119,11 +124,11 @@ cp crossplane.yaml "$root/" && cp -r package/xrds package/compositions "$root/"
 
 # The node agents' images.
 mkdir -p "$images"
-CGO_ENABLED=0 go -C agents build -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/ovs-agent" ./cmd/ovs-agent
+CGO_ENABLED=0 go -C agents build -tags "$tags" -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/ovs-agent" ./cmd/ovs-agent
 "$work/imgbuild" -bin "$work/bin/ovs-agent" -entrypoint /ovs-agent -tag "$REGISTRY/ovs-agent:$VERSION" -ports 8080/tcp,8081/tcp \
   -ca-bundle "$CA_BUNDLE" -out "$images/ovs-agent.tar" >/dev/null
 for agent in hypervisor-agent ha-agent storage-agent; do
-  go -C agents build -tags libvirt,ceph,pacific -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/$agent" "./cmd/$agent"
+  go -C agents build -tags "$tags,libvirt,ceph,pacific" -trimpath -ldflags "-s -w" -o "$PWD/$work/bin/$agent" "./cmd/$agent"
   "$work/imgbuild" -bin "$work/bin/$agent" -entrypoint "/$agent" -tag "$REGISTRY/$agent:$VERSION" -ports 8080/tcp,8081/tcp \
     -ca-bundle "$CA_BUNDLE" -libs -out "$images/$agent.tar" >/dev/null
 done

@@ -54,7 +54,7 @@ func BenchmarkAgentsRSS(b *testing.B) {
 	if err := os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	build := exec.Command("go", "build", "-tags", "libvirt,ceph,pacific", "-o", dir+"/", "./cmd/...")
+	build := exec.Command("go", "build", "-tags", "netgo,osusergo,libvirt,ceph,pacific", "-o", dir+"/", "./cmd/...")
 	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v: %s", err, out)

@@ -1,0 +1,120 @@
+package layout
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goTagsFlag is a go command's -tags flag and its value, in a Makefile
+// recipe, a script, or a Go exec.Command's arguments.
+var goTagsFlag = regexp.MustCompile(`-tags"?,?\s*=?\s*("[^"]*"|'[^']*'|\S+)`)
+
+// goCommand is a line that runs the go command.
+var goCommand = regexp.MustCompile(`(^|[\s;(&|"])go(\s+-C\s+\S+)?\s+(build|test|vet|run|list)\b|exec\.Command(Context)?\([^)]*"go",`)
+
+// sharedTags is what a -tags value must hold so that the build shares its
+// packages with every other build of the project: the Makefile's GO_TAGS
+// (netgo,osusergo), literally or through a variable built from it.
+var sharedTags = regexp.MustCompile(`netgo,osusergo|GO_TAGS|CEPH_TAGS|AGENT_TAGS|\$\{?tags\b`)
+
+// untaggedBuilds returns the lines of a file that run the go command with
+// -tags but without the Makefile's GO_TAGS. A command line's -tags
+// replaces GOFLAGS' -tags=netgo,osusergo, and without those two a cgo
+// build compiles net and os/user, and with them every package above,
+// differently from the static (CGO_ENABLED=0) builds: a cold build
+// compiles the project's dependencies twice.
+func untaggedBuilds(text string) []string {
+	var found []string
+	for _, line := range strings.Split(text, "\n") {
+		code := strings.TrimSpace(line)
+		if strings.HasPrefix(code, "#") || strings.HasPrefix(code, "//") || !goCommand.MatchString(code) {
+			continue
+		}
+		for _, m := range goTagsFlag.FindAllStringSubmatch(code, -1) {
+			if !sharedTags.MatchString(m[1]) {
+				found = append(found, code)
+			}
+		}
+	}
+	return found
+}
+
+// TestGoTagsEverywhere: every go command of the project that sets its own
+// -tags keeps GO_TAGS, and the Makefile's tag sets are built from it, so
+// that tests, vet and the static and cgo binaries compile one set of
+// packages.
+func TestGoTagsEverywhere(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command("git", "ls-files", "Makefile", "*.sh", ".ci/run", "*.go", ":!:tools/upstream/*")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	files := 0
+	for _, f := range strings.Fields(string(out)) {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files++
+		for _, l := range untaggedBuilds(string(b)) {
+			t.Errorf("%s: %q sets -tags without GO_TAGS (netgo,osusergo): add them, or it compiles every package a second time", f, l)
+		}
+	}
+	if files < 50 {
+		t.Errorf("found %d files; the listing is wrong", files)
+	}
+
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"export GO_TAGS := netgo,osusergo",
+		"-tags=$(GO_TAGS))",
+		"CEPH_TAGS := $(GO_TAGS),",
+		"AGENT_TAGS := libvirt,$(CEPH_TAGS)",
+	} {
+		if !strings.Contains(string(mk), want) {
+			t.Errorf("Makefile: no %q: every tag set is built from GO_TAGS", want)
+		}
+	}
+}
+
+// TestGoTagsRuleFails: the rule finds the lines that compiled the
+// dependencies twice, and not their fixes.
+func TestGoTagsRuleFails(t *testing.T) {
+	for name, bad := range map[string]string{
+		"make":     "\tgo vet -tags e2e ./test/e2e/",
+		"script":   `CGO_ENABLED=1 go build -tags ceph,pacific -trimpath -o bin/provider ./provider/cmd/provider`,
+		"go -C":    `  go -C agents build -tags libvirt,ceph,pacific -trimpath ./cmd/x`,
+		"exec":     `build := exec.Command("go", "build", "-tags", "libvirt,ceph,pacific", "-o", dir+"/", "./cmd/...")`,
+		"quoted":   `go test -c -tags "e2e" -o x ./test/e2e`,
+		"equals":   `go test -tags=ceph ./...`,
+		"two, one": "go test -tags $(CEPH_TAGS) ./a && go test -tags ceph ./b",
+	} {
+		if got := untaggedBuilds(bad); len(got) != 1 {
+			t.Errorf("%s: found %q in %q, want the line", name, got, bad)
+		}
+	}
+	for name, ok := range map[string]string{
+		"make":      "\tgo vet -tags $(GO_TAGS),e2e ./test/e2e/",
+		"ceph":      "\tgo test -short -count=1 -tags $(CEPH_TAGS) ./...",
+		"script":    `CGO_ENABLED=1 go build -tags "$tags,ceph,pacific" -trimpath ./provider/cmd/provider`,
+		"default":   `go test -c -tags "${GO_TAGS:-netgo,osusergo},e2e" -o x ./test/e2e`,
+		"exec":      `exec.Command("go", "build", "-tags", "netgo,osusergo,libvirt,ceph,pacific", "./cmd/...")`,
+		"no -tags":  "go build -o bin/ ./functions/...",
+		"not go":    "ceph osd pool set x -tags y",
+		"a comment": "# go build -tags ceph was here",
+		"GOFLAGS":   "export GOFLAGS := $(strip $(filter-out -trimpath -tags=%,$(GOFLAGS)) -trimpath -tags=$(GO_TAGS))",
+	} {
+		if got := untaggedBuilds(ok); len(got) != 0 {
+			t.Errorf("%s: found %q, want nothing", name, got)
+		}
+	}
+}
