@@ -1,9 +1,6 @@
 package layout
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -44,44 +41,25 @@ func untaggedBuilds(text string) []string {
 }
 
 // TestGoTagsEverywhere: every go command of the project (but the cases of
-// TestGoTagsRuleFails below) that sets its own
-// -tags keeps GO_TAGS, and the Makefile's tag sets are built from it, so
-// that tests, vet and the static and cgo binaries compile one set of
-// packages.
+// TestGoTagsRuleFails below) that sets its own -tags keeps GO_TAGS, and the
+// Makefile's tag sets are built from it, so that tests, vet and the static
+// and cgo binaries compile one set of packages.
 func TestGoTagsEverywhere(t *testing.T) {
-	root := repoRoot(t)
-	cmd := exec.Command("git", "ls-files", "Makefile", "*.sh", ".ci/run", "*.go", ":!:tools/upstream/*", ":!:test/layout/buildtags_test.go")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	files := 0
-	for _, f := range strings.Fields(string(out)) {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files++
-		for _, l := range untaggedBuilds(string(b)) {
+	files := trackedFiles(t, 50, "Makefile", "*.sh", ".ci/run", "*.go", ":!:tools/upstream/*", ":!:test/layout/buildtags_test.go")
+	for f, text := range files {
+		for _, l := range untaggedBuilds(text) {
 			t.Errorf("%s: %q sets -tags without GO_TAGS (netgo,osusergo): add them, or it compiles every package a second time", f, l)
 		}
 	}
-	if files < 50 {
-		t.Errorf("found %d files; the listing is wrong", files)
-	}
 
-	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mk := files["Makefile"]
 	for _, want := range []string{
 		"export GO_TAGS := netgo,osusergo",
 		"-tags=$(GO_TAGS))",
 		"CEPH_TAGS := $(GO_TAGS),",
 		"AGENT_TAGS := libvirt,$(CEPH_TAGS)",
 	} {
-		if !strings.Contains(string(mk), want) {
+		if !strings.Contains(mk, want) {
 			t.Errorf("Makefile: no %q: every tag set is built from GO_TAGS", want)
 		}
 	}

@@ -1,9 +1,6 @@
 package layout
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,26 +39,10 @@ func earlyExits(script string) []string {
 // TestNoEarlyExitUnderPipefail: no tracked bash script pipes into grep -q
 // or head where pipefail is set.
 func TestNoEarlyExitUnderPipefail(t *testing.T) {
-	root := repoRoot(t)
-	cmd := exec.Command("git", "ls-files", "*.sh", ".ci/run")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	scripts := 0
-	for _, f := range strings.Fields(string(out)) {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		scripts++
-		for _, l := range earlyExits(string(b)) {
+	for f, script := range trackedFiles(t, 10, "*.sh", ".ci/run") {
+		for _, l := range earlyExits(script) {
 			t.Errorf("%s: %q pipes into a reader that may leave early, under pipefail: read the whole output (grep >/dev/null, or a variable)", f, l)
 		}
-	}
-	if scripts < 10 {
-		t.Errorf("found %d shell scripts; the listing is wrong", scripts)
 	}
 }
 
