@@ -68,7 +68,7 @@ func TestGoTagsEverywhere(t *testing.T) {
 // TestGoTagsRuleFails: the rule finds the lines that compiled the
 // dependencies twice, and not their fixes.
 func TestGoTagsRuleFails(t *testing.T) {
-	for name, bad := range map[string]string{
+	ruleCases(t, untaggedBuilds, map[string]string{
 		"make":     "\tgo vet -tags e2e ./test/e2e/",
 		"script":   `CGO_ENABLED=1 go build -tags ceph,pacific -trimpath -o bin/provider ./provider/cmd/provider`,
 		"go -C":    `  go -C agents build -tags libvirt,ceph,pacific -trimpath ./cmd/x`,
@@ -76,12 +76,7 @@ func TestGoTagsRuleFails(t *testing.T) {
 		"quoted":   `go test -c -tags "e2e" -o x ./test/e2e`,
 		"equals":   `go test -tags=ceph ./...`,
 		"two, one": "go test -tags $(CEPH_TAGS) ./a && go test -tags ceph ./b",
-	} {
-		if got := untaggedBuilds(bad); len(got) != 1 {
-			t.Errorf("%s: found %q in %q, want the line", name, got, bad)
-		}
-	}
-	for name, ok := range map[string]string{
+	}, map[string]string{
 		"make":      "\tgo vet -tags $(GO_TAGS),e2e ./test/e2e/",
 		"ceph":      "\tgo test -short -count=1 -tags $(CEPH_TAGS) ./...",
 		"script":    `CGO_ENABLED=1 go build -tags "$tags,ceph,pacific" -trimpath ./provider/cmd/provider`,
@@ -91,9 +86,5 @@ func TestGoTagsRuleFails(t *testing.T) {
 		"not go":    "ceph osd pool set x -tags y",
 		"a comment": "# go build -tags ceph was here",
 		"GOFLAGS":   "export GOFLAGS := $(strip $(filter-out -trimpath -tags=%,$(GOFLAGS)) -trimpath -tags=$(GO_TAGS))",
-	} {
-		if got := untaggedBuilds(ok); len(got) != 0 {
-			t.Errorf("%s: found %q, want nothing", name, got)
-		}
-	}
+	})
 }

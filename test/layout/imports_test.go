@@ -2,7 +2,6 @@ package layout
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -123,29 +122,4 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return root
-}
-
-// trackedFiles reads the files git tracks under the pathspecs, by path;
-// fewer than atLeast means the listing is wrong, and fails the test.
-func trackedFiles(t *testing.T, atLeast int, pathspecs ...string) map[string]string {
-	t.Helper()
-	root := repoRoot(t)
-	cmd := exec.Command("git", append([]string{"ls-files"}, pathspecs...)...)
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	files := map[string]string{}
-	for _, f := range strings.Fields(string(out)) {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[f] = string(b)
-	}
-	if len(files) < atLeast {
-		t.Fatalf("git ls-files %v: %d files; the listing is wrong", pathspecs, len(files))
-	}
-	return files
 }

@@ -17,9 +17,8 @@ cd "$(dirname "$0")/../.."
 
 tags=${1:-netgo,osusergo}
 [[ $tags == none ]] && tags=
-cache=$(mktemp -d)
+cache=$(mktemp -d) out=$(mktemp -d)
 trap 'rm -rf "$cache" "$out"' EXIT
-out=$(mktemp -d)
 export GOCACHE=$cache GOFLAGS="-trimpath${tags:+ -tags=$tags}" GOTOOLCHAIN=local
 
 total_wall=0 total_cpu=0
@@ -28,9 +27,10 @@ step() { # NAME COMMAND...
   f=$(mktemp)
   /usr/bin/time -f '%e %U %S' -o "$f" "$@" >/dev/null
   read -r wall user sys <"$f" && rm -f "$f"
-  awk -v n="$name" -v w="$wall" -v c="$user + $sys" 'BEGIN { split(c, p, " + "); printf "%-44s %7.1f s wall %7.1f s CPU\n", n, w, p[1] + p[2] }'
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
+  printf '%-44s %7.1f s wall %7.1f s CPU\n' "$name" "$wall" "$cpu"
   total_wall=$(awk -v a="$total_wall" -v b="$wall" 'BEGIN { print a + b }')
-  total_cpu=$(awk -v a="$total_cpu" -v b="$user" -v c="$sys" 'BEGIN { print a + b + c }')
+  total_cpu=$(awk -v a="$total_cpu" -v b="$cpu" 'BEGIN { print a + b }')
 }
 
 echo "GO_TAGS: ${tags:-(none)}; GOCACHE empty: $cache"
