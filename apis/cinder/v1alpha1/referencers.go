@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"context"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
@@ -22,4 +23,15 @@ func (mg *VolumeType) ResolveReferences(ctx context.Context, c client.Reader) er
 	}
 	p.AccessProjectIDs, p.AccessProjectIDRefs = ids, refs
 	return nil
+}
+
+// Referenced names the Project the QuotaSet resolves by name, so that the
+// provider reconciles it as soon as that Project has its ID.
+func (mg *QuotaSet) Referenced() []xpv2.TypedReference {
+	return mg.Spec.ForProvider.ProjectIDReference.Referenced()
+}
+
+// Referenced names the Projects the volume type resolves by name.
+func (mg *VolumeType) Referenced() []xpv2.TypedReference {
+	return keystonev1alpha1.ReferencedProjects(mg.Spec.ForProvider.AccessProjectIDRefs)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reference"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -78,4 +79,67 @@ func (mg *ApplicationCredential) ResolveReferences(ctx context.Context, c client
 		return err
 	}
 	return p.ProjectIDReference.Resolve(ctx, c, mg, "spec.forProvider.projectIDRef")
+}
+
+// The kinds references resolve to, as Referenced names them.
+var (
+	ProjectGroupVersionKind = SchemeGroupVersion.WithKind("Project")
+	UserGroupVersionKind    = SchemeGroupVersion.WithKind("User")
+)
+
+// Referenced names the Project the reference resolves by name (see
+// Resolve), so that the provider reconciles the resource that inlines it
+// as soon as that Project has its ID. A selector names no Project until it
+// is resolved.
+func (r ProjectIDReference) Referenced() []xpv2.TypedReference {
+	if r.ProjectIDRef == nil {
+		return nil
+	}
+	return ReferencedProjects([]xpv2.Reference{*r.ProjectIDRef})
+}
+
+// Referenced names the User the reference resolves by name, as
+// ProjectIDReference.Referenced does.
+func (r UserIDReference) Referenced() []xpv2.TypedReference {
+	if r.UserIDRef == nil {
+		return nil
+	}
+	return []xpv2.TypedReference{typedReference(UserGroupVersionKind, r.UserIDRef.Name)}
+}
+
+// ReferencedProjects names the Projects of refs, as
+// ProjectIDReference.Referenced does.
+func ReferencedProjects(refs []xpv2.Reference) []xpv2.TypedReference {
+	out := make([]xpv2.TypedReference, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, typedReference(ProjectGroupVersionKind, r.Name))
+	}
+	return out
+}
+
+func typedReference(gvk schema.GroupVersionKind, name string) xpv2.TypedReference {
+	return xpv2.TypedReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: name}
+}
+
+// Referenced names the user and the project the grant resolves by name.
+func (mg *RoleAssignment) Referenced() []xpv2.TypedReference {
+	return append(mg.Spec.ForProvider.UserIDReference.Referenced(), mg.Spec.ForProvider.ProjectIDReference.Referenced()...)
+}
+
+// Referenced names the user and the project the credential resolves by
+// name.
+func (mg *ApplicationCredential) Referenced() []xpv2.TypedReference {
+	return append(mg.Spec.ForProvider.UserIDReference.Referenced(), mg.Spec.ForProvider.ProjectIDReference.Referenced()...)
+}
+
+// GrantedUser names the User a RoleAssignment grants its role to, when it
+// names one by reference; nil for any other object. An application
+// credential of that User waits for the grant too (Keystone refuses a
+// credential with a role its user lacks), so the provider reconciles the
+// User's credentials when the grant is made.
+func GrantedUser(o client.Object) []xpv2.TypedReference {
+	if g, ok := o.(*RoleAssignment); ok {
+		return g.Spec.ForProvider.UserIDReference.Referenced()
+	}
+	return nil
 }

@@ -2,6 +2,7 @@
 package controller
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -13,11 +14,16 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/c5c3/consumer-plane/internal/pace"
@@ -44,7 +50,26 @@ func SetupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 // be watched: src (when not nil) requests reconciles of the managed
 // resources whose external objects changed, besides the periodic poll.
 func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, src source.Source, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
+	var srcs []source.Source
+	if src != nil {
+		srcs = append(srcs, src)
+	}
+	return setupManaged(mgr, o, gvk, list, srcs, nil, connect, extra...)
+}
+
+// SetupManagedReferencing is SetupManaged for a Referencing kind: a
+// resource is reconciled as soon as one it references, of a kind in wakes,
+// is created or changes readiness, instead of at its next retry (see
+// wakeSources).
+func SetupManagedReferencing(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, wakes []Wake, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
+	return setupManaged(mgr, o, gvk, list, nil, wakes, connect, extra...)
+}
+
+func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind, list resource.ManagedList, srcs []source.Source, wakes []Wake, connect managed.ReconcilerOption, extra ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.GroupKind().String())
+	copts := o.ForControllerRuntime()
+	limiter := ratelimiter.NewController()
+	copts.RateLimiter = limiter
 	opts := append([]managed.ReconcilerOption{
 		connect,
 		managed.WithInitializers(),
@@ -53,7 +78,7 @@ func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.Gro
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
 		managed.WithPollIntervalHook(PollWhileWaiting(time.Now)),
-		managed.WithRecorder(xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name))),
+		managed.WithRecorder(progressRecorder{Recorder: xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name)), limiter: limiter}),
 	}, extra...)
 	if o.MetricOptions != nil {
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
@@ -72,12 +97,22 @@ func SetupManagedWatching(mgr ctrl.Manager, o controller.Options, gvk schema.Gro
 	if !ok {
 		return errNotManaged(gvk)
 	}
+	if err := resolvesWithWakes(mg, wakes); err != nil {
+		return fmt.Errorf("%s: %w", gvk.Kind, err)
+	}
+	if len(wakes) > 0 {
+		ws, err := wakeSources(mgr, mg.(Referencing), list, wakes) //nolint:forcetypeassert // resolvesWithWakes checked it
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, ws...)
+	}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		WithOptions(o.ForControllerRuntime()).
+		WithOptions(copts).
 		For(mg, builder.WithPredicates(DesiredStateChanged()))
-	if src != nil {
+	for _, src := range srcs {
 		b = b.WatchesRawSource(src)
 	}
 	return b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
@@ -123,6 +158,44 @@ func PollWhileWaiting(now func() time.Time) managed.PollIntervalHook {
 		last := pace.LastChange(mg.GetCreationTimestamp().Time, ready.LastTransitionTime.Time, synced.LastTransitionTime.Time)
 		return pace.Next(now().Sub(last), poll)
 	}
+}
+
+// The reasons crossplane-runtime's managed reconciler records a create and
+// a delete of the external resource with (unexported there; a test checks
+// them against the module's source).
+const (
+	reasonCreated xpevent.Reason = "CreatedExternalResource"
+	reasonDeleted xpevent.Reason = "DeletedExternalResource"
+)
+
+// progressRecorder forgets a resource's retry backoff when the managed
+// reconciler records that it created or deleted the external resource.
+// The reconciler then asks to be called again at once (Requeue), which
+// controller-runtime delays by the resource's backoff; that counts every
+// failure before, each wait on a reference among them, so a resource
+// created after waiting on its references was looked at again 30 s or
+// more after its create, and was Ready that much late (a cloud's
+// application credential: created 32 s after its grant, Ready 33 s after
+// that). Forgotten, the next look comes after the base delay, a second.
+type progressRecorder struct {
+	xpevent.Recorder
+	limiter workqueue.TypedRateLimiter[reconcile.Request]
+}
+
+// Event records e, and forgets obj's backoff after a create or delete.
+func (r progressRecorder) Event(obj runtime.Object, e xpevent.Event) {
+	r.Recorder.Event(obj, e)
+	if e.Reason != reasonCreated && e.Reason != reasonDeleted {
+		return
+	}
+	if m, err := apimeta.Accessor(obj); err == nil {
+		r.limiter.Forget(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()}})
+	}
+}
+
+// WithAnnotations keeps forgetting with the annotated recorder.
+func (r progressRecorder) WithAnnotations(keysAndValues ...string) xpevent.Recorder {
+	return progressRecorder{Recorder: r.Recorder.WithAnnotations(keysAndValues...), limiter: r.limiter}
 }
 
 type errNotManaged schema.GroupVersionKind

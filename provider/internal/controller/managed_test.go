@@ -1,13 +1,22 @@
 package controller
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	xpevent "github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
 )
@@ -75,5 +84,51 @@ func TestPollWhileWaiting(t *testing.T) {
 				t.Errorf("next observe after %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestProgressRecorderForgetsTheBackoff: a create or delete recorded by the
+// managed reconciler forgets the resource's earlier failures, so its next
+// look comes after the base delay; any other event keeps them.
+func TestProgressRecorderForgetsTheBackoff(t *testing.T) {
+	for _, reason := range []xpevent.Reason{reasonCreated, reasonDeleted} {
+		t.Run(string(reason), func(t *testing.T) {
+			limiter := ratelimiter.NewController()
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Name: "p"}}
+			// Five failures while its references were not resolvable: the
+			// next requeue would wait 32 s.
+			for range 5 {
+				limiter.When(req)
+			}
+			r := progressRecorder{Recorder: xpevent.NewNopRecorder(), limiter: limiter}
+			p := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+			r.Event(p, xpevent.Warning("CannotResolveResourceReferences", errors.New("the project has no ID yet")))
+			if n := limiter.NumRequeues(req); n != 5 {
+				t.Fatalf("after a failure's event the backoff counts %d failures, want 5", n)
+			}
+			r.WithAnnotations("external-name", "0a1b").Event(p, xpevent.Normal(reason, "done"))
+			if d := limiter.When(req); d != time.Second {
+				t.Errorf("after %s the next look waits %v, want the base delay 1s", reason, d)
+			}
+		})
+	}
+}
+
+// TestProgressReasonsAreCrossplaneRuntimes: the reasons progressRecorder
+// reacts to are those the managed reconciler of the crossplane-runtime in
+// go.mod records (they are unexported there).
+func TestProgressReasonsAreCrossplaneRuntimes(t *testing.T) {
+	dir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/crossplane/crossplane-runtime/v2").Output()
+	if err != nil {
+		t.Fatalf("go list -m crossplane-runtime: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "pkg/reconciler/managed/reconciler.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []xpevent.Reason{reasonCreated, reasonDeleted} {
+		if !strings.Contains(string(src), `event.Reason = "`+string(r)+`"`) {
+			t.Errorf("crossplane-runtime's managed reconciler records no reason %q", r)
+		}
 	}
 }

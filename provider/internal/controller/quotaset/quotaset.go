@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
@@ -50,7 +51,7 @@ func Setup[T resource.LegacyManaged](mgr ctrl.Manager, o controller.Options, pc 
 		Client:   providerconfig.OpenStackClient(pc, k.NewQuotas),
 		External: func(q openstack.Quotas) managed.TypedExternalClient[T] { return &external[T]{quotas: q, kind: k} },
 	}
-	return pcontroller.SetupManaged(mgr, o, k.GVK, k.List, managed.WithTypedExternalConnector[T](c))
+	return pcontroller.SetupManagedReferencing(mgr, o, k.GVK, k.List, []pcontroller.Wake{{Object: &keystonev1alpha1.Project{}}}, managed.WithTypedExternalConnector[T](c))
 }
 
 type external[T resource.LegacyManaged] struct {

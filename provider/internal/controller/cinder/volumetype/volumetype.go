@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
@@ -35,8 +36,8 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 			return &external{cinder: c, created: created}
 		},
 	}
-	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("VolumeType"), &v1alpha1.VolumeTypeList{},
-		managed.WithTypedExternalConnector[*v1alpha1.VolumeType](c))
+	return pcontroller.SetupManagedReferencing(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("VolumeType"), &v1alpha1.VolumeTypeList{},
+		[]pcontroller.Wake{{Object: &keystonev1alpha1.Project{}}}, managed.WithTypedExternalConnector[*v1alpha1.VolumeType](c))
 }
 
 type external struct {

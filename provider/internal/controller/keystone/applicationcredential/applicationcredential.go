@@ -39,7 +39,9 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 	// create never duplicates one (Create deletes any of the name whose
 	// secret was lost), so crossplane's grace period for eventually
 	// consistent APIs would only delay the repair.
-	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("ApplicationCredential"), &v1alpha1.ApplicationCredentialList{},
+	// A credential waits for its user's grant as well (GrantedUser).
+	wakes := []pcontroller.Wake{{Object: &v1alpha1.Project{}}, {Object: &v1alpha1.User{}}, {Object: &v1alpha1.RoleAssignment{}, Unblocks: v1alpha1.GrantedUser}}
+	return pcontroller.SetupManagedReferencing(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("ApplicationCredential"), &v1alpha1.ApplicationCredentialList{}, wakes,
 		managed.WithTypedExternalConnector[*v1alpha1.ApplicationCredential](&connector{pc: pc, newClient: newClient, published: mgr.GetAPIReader()}), managed.WithCreationGracePeriod(0))
 }
 

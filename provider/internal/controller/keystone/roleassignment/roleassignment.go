@@ -33,7 +33,8 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 	// made is missing, and is granted again without the grace period
 	// crossplane gives eventually consistent APIs (which, under its
 	// backoff, stretched a repair to minutes).
-	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("RoleAssignment"), &v1alpha1.RoleAssignmentList{},
+	wakes := []pcontroller.Wake{{Object: &v1alpha1.Project{}}, {Object: &v1alpha1.User{}}}
+	return pcontroller.SetupManagedReferencing(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("RoleAssignment"), &v1alpha1.RoleAssignmentList{}, wakes,
 		managed.WithTypedExternalConnector[*v1alpha1.RoleAssignment](c), managed.WithCreationGracePeriod(0))
 }
 

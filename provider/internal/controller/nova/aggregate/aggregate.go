@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
 	"github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
@@ -44,8 +45,8 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 			return &external{nova: c, created: created}
 		},
 	}
-	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Aggregate"), &v1alpha1.AggregateList{},
-		managed.WithTypedExternalConnector[*v1alpha1.Aggregate](c))
+	return pcontroller.SetupManagedReferencing(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Aggregate"), &v1alpha1.AggregateList{},
+		[]pcontroller.Wake{{Object: &keystonev1alpha1.Project{}}}, managed.WithTypedExternalConnector[*v1alpha1.Aggregate](c))
 }
 
 type external struct {
