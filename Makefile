@@ -161,7 +161,15 @@ tools-test: ## Build the pinned binaries make test needs (cached by version): th
 ##@ Test
 
 .PHONY: test
-test: tools-test agents-deps check-generate lint test-unit test-integration ## The test suite: unit tests and integration tests against the real components.
+test: tools-test agents-deps check-generate ## The test suite: unit tests and integration tests against the real components.
+	@# The lint and the unit tests run niced beside the integration tests,
+	@# which wait on the local OpenStack, Ceph and OVN much of their time:
+	@# they take the CPU those leave idle instead of a turn of their own.
+	$(MAKE) --no-print-directory -j2 --output-sync=line test-beside test-integration
+
+.PHONY: test-beside
+test-beside: agents-deps ## lint and test-unit at the lowest CPU priority: what make test runs beside test-integration.
+	nice -n 19 $(MAKE) --no-print-directory lint test-unit
 
 .PHONY: test-unit
 test-unit: agents-deps ## Unit tests only (no external services), built with the cgo tags the integration tests and the binaries use, so that all of them share one build.
