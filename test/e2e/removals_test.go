@@ -25,11 +25,8 @@ var (
 
 // TestRemovals: deleting a pool's claim, and a cloud removed from a
 // tenant's Git (e2e.sh's sections 5 and 5b). They touch different pools
-// (hv-pool-us; team-a-dev on hv-pool-b and st-pool-a), so they run at once,
-// and at once with TestClouds, which only reads the other clouds (no share
-// of theirs moves when team-a-dev takes or returns free nodes).
+// (hv-pool-us; team-a-dev on hv-pool-b and st-pool-a), so they run at once.
 func TestRemovals(t *testing.T) {
-	t.Parallel()
 	t.Run("5 deleting a claim", poolClaimDeleted)
 	t.Run("5b GitOps: the cloud a tenant's commit added is Ready; removed from Git, it is deleted and its data stays", cloudRemovedFromGit)
 }

@@ -42,10 +42,8 @@ import (
 // objects in the real services, each tenant logs in with its claim's
 // connection secret and finds in its cloud what its claim says it holds,
 // and no secret value is outside its Secrets. The sections only read (6c
-// plants a ConfigMap of its own), so they run at once, and at once with
-// TestRemovals.
+// plants a ConfigMap of its own), so they run at once.
 func TestClouds(t *testing.T) {
-	t.Parallel()
 	t.Run("6 the tenants' clouds", tenantsClouds)
 	t.Run("6b each tenant logs in with its claim's connection secret", tenantsLogIn)
 	t.Run("6c no published secret value outside its Secrets", noSecretOutsideItsSecrets)
