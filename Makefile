@@ -198,14 +198,21 @@ bench-agents: tools-test ceph-up agents-deps ## The agents' benchmarks: one intr
 
 ##@ Local backends (OpenStack: Keystone, Placement, nova-api, cinder-api, neutron-server with OVN and MariaDB; Ceph; all on 127.0.0.1)
 
-.PHONY: openstack-up
-openstack-up: ## Install its Debian packages (as root, once) and start it, unless it already runs. Left running; stop with openstack-down.
+.PHONY: openstack-deps
+openstack-deps: ## Install the local OpenStack's Debian packages (as root, once).
 	local/openstack/install.sh
-	@ca=$${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}/tls/ca.crt; \
+
+.PHONY: openstack-up
+openstack-up: openstack-deps ## Start the local OpenStack, unless it already runs. Left running; stop with openstack-down.
+	@# One start at a time: .ci/run starts it beside make test, whose
+	@# test-integration asks for it too; the second waits, then finds it
+	@# running. The services it starts must not hold the lock (9>&-).
+	@exec 9>$${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}.lock; flock 9; \
+	ca=$${COBALTCORE_OPENSTACK_RUN:-/tmp/cobaltcore-openstack}/tls/ca.crt; \
 	if curl -sf --cacert $$ca https://127.0.0.1:5000/v3 >/dev/null 2>&1 && timeout 5 bash -c '</dev/tcp/127.0.0.1/6643' 2>/dev/null; then echo "local OpenStack: already running"; \
 	elif curl -sfk https://127.0.0.1:5000/v3 >/dev/null 2>&1 || curl -sf http://127.0.0.1:5000/v3 >/dev/null 2>&1; then echo "local OpenStack: an earlier one runs without TLS everywhere (plain HTTP, or OVN without ssl:); restarting it"; \
-	  local/openstack/stop.sh && local/openstack/start.sh; \
-	else local/openstack/start.sh; fi
+	  local/openstack/stop.sh && local/openstack/start.sh 9>&-; \
+	else local/openstack/start.sh 9>&-; fi
 
 .PHONY: ceph-deps
 ceph-deps: ## Install the local Ceph's Debian packages (ceph, crushtool, librados-dev; as root, once).
@@ -213,8 +220,10 @@ ceph-deps: ## Install the local Ceph's Debian packages (ceph, crushtool, librado
 
 .PHONY: ceph-up
 ceph-up: ceph-deps ## Start the local Ceph (1 mon, 1 mgr, 1 memstore OSD), unless it runs.
-	@if timeout 10 ceph -c $${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf status >/dev/null 2>&1; then echo "local Ceph: already running"; \
-	  else local/ceph/start.sh; fi
+	@# One start at a time, as openstack-up.
+	@exec 9>$${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}.lock; flock 9; \
+	if timeout 10 ceph -c $${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}/ceph.conf status >/dev/null 2>&1; then echo "local Ceph: already running"; \
+	  else local/ceph/start.sh 9>&-; fi
 
 .PHONY: agents-deps
 agents-deps: ## Install what the agents build and test with (as root, once): libvirtd and libvirt-dev, Open vSwitch's ovsdb-server, librados-dev.
