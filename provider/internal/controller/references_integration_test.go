@@ -9,17 +9,12 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -60,19 +55,7 @@ func (r *requests) count(name string) int {
 // The cached reader is the manager's: the wakes find the referrers there.
 func wakeController(t *testing.T, obj Referencing, list client.ObjectList, wakes []Wake) (kube client.Client, cached client.Reader, rec *requests) {
 	t.Helper()
-	cfg := kubetest.Config(t)
-	ctrl.SetLogger(logr.Discard())
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{keystonev1alpha1.AddToScheme, cinderv1alpha1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := kubetest.Manager(t, keystonev1alpha1.AddToScheme, cinderv1alpha1.AddToScheme)
 	srcs, err := wakeSources(mgr, obj, list, wakes)
 	if err != nil {
 		t.Fatal(err)
@@ -92,9 +75,7 @@ func wakeController(t *testing.T, obj Referencing, list client.ObjectList, wakes
 	if err := b.Complete(rec); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = mgr.Start(ctx) }() //nolint:errcheck // ends with the test.
+	kube = kubetest.Start(t, mgr)
 	p, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
 		t.Fatalf("%T is not an object", obj)
@@ -102,10 +83,6 @@ func wakeController(t *testing.T, obj Referencing, list client.ObjectList, wakes
 	p.SetName("probe")
 	probe <- event.GenericEvent{Object: p}
 	eventually(t, "the controller runs", func() bool { return rec.count("probe") > 0 })
-	kube, err = client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return kube, mgr.GetClient(), rec
 }
 

@@ -12,17 +12,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/consumer-plane/apis/kubernetes/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
@@ -44,33 +39,14 @@ func Start(t *testing.T, setup Setup) client.Client {
 // controller repairs within seconds it learnt from a watch.
 func StartPolling(t *testing.T, setup Setup, poll time.Duration) client.Client {
 	t.Helper()
-	cfg := kubetest.Config(t)
-	ctrl.SetLogger(logr.Discard())
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// A second test of a package starts its controller again: the
-	// name is the one the first test's used.
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// manager lets it take the name the first test's used.
+	mgr := kubetest.Manager(t, clientgoscheme.AddToScheme, v1alpha1.AddToScheme)
 	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: poll, MaxConcurrentReconciles: 2}
 	if err := setup(mgr, o, remotekube.NewClients(clientgoscheme.Scheme, remotekube.DefaultClients, time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = mgr.Start(ctx) }() //nolint:errcheck // ends with the test.
-	kube, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kube
+	return kubetest.Start(t, mgr)
 }
 
 // ProviderConfig creates a ProviderConfig name whose credentials are a

@@ -14,18 +14,14 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
@@ -197,30 +193,12 @@ func TestHypervisorInventoryIntegration(t *testing.T) {
 
 func start(t *testing.T) (client.Client, *rest.Config) {
 	t.Helper()
-	cfg := kubetest.Config(t)
-	ctrl.SetLogger(logr.Discard())
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := kubetest.Manager(t, clientgoscheme.AddToScheme, v1alpha1.AddToScheme)
 	o := controller.Options{Logger: logging.NewNopLogger(), GlobalRateLimiter: ratelimiter.NewGlobal(10), PollInterval: time.Hour, MaxConcurrentReconciles: 2}
 	if err := Setup(mgr, o, kvm.NewClusters(watch.DefaultClusters, time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = mgr.Start(ctx) }() //nolint:errcheck // ends with the test.
-	kube, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return kube, cfg
+	return kubetest.Start(t, mgr), mgr.GetConfig()
 }
 
 // createHypervisor creates a Hypervisor with the spec the operator gives it
