@@ -24,6 +24,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/resource"
 	corev1 "k8s.io/api/core/v1"
+	quantity "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -68,13 +69,14 @@ type storageState struct {
 // composeStorage composes the tenant's Ceph pools and client in a storage
 // pool, and once the client's key exists, its Secret in the control-plane
 // cluster.
-// volumeQuota is its volume pool's quota in bytes (0: unlimited), what the
-// storage pool gave the cloud (see storageUse.quota).
+// quotas are its pools' quotas in GB (0: unlimited), what the storage pool
+// gave the cloud (see storageUse.quotas); a pool without one is not made
+// yet.
 // volumeReplication is its volume pool's replication (storageUse.replicas).
 // In a stretched storage pool (sp, nil when it is gone) every pool is
 // placed as the stretch places it: 2 replicas in each zone, on the pool's
 // device class (internal/cephplacement).
-func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuota int64, volumeReplication int32, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
+func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, quotas map[string]int64, volumeReplication int32, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (storageState, error) {
 	s := &c.xr.Spec.Storage.Ceph
 	stretched := sp != nil && cephplacement.Stretched(&sp.Spec)
 	access := pool.ProviderConfigName(pool.KindStorage, st)
@@ -84,18 +86,24 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 		use         string
 		replication int32
 		compression v1alpha1.Compression
-		quotaBytes  int64
 		into        **v1alpha1.CephPool
 	}
 	pools := []cephPool{
-		{useVolumes, volumeReplication, s.VolumePool.Compression, volumeQuota, &res.status.VolumePool},
-		{useImages, s.ImagePool.Replication, s.ImagePool.Compression, 0, &res.status.ImagePool},
+		{useVolumes, volumeReplication, s.VolumePool.Compression, &res.status.VolumePool},
+		{useImages, s.ImagePool.Replication, s.ImagePool.Compression, &res.status.ImagePool},
 	}
 	if s.EphemeralPool.Enabled {
-		pools = append(pools, cephPool{useEphemeral, s.EphemeralPool.Replication, "none", 0, &res.status.EphemeralPool})
+		pools = append(pools, cephPool{useEphemeral, s.EphemeralPool.Replication, "none", &res.status.EphemeralPool})
 	}
 	names := make([]string, 0, len(pools))
 	for _, p := range pools {
+		quota, ok := quotas[p.use]
+		if !ok {
+			// Its share is not given yet (storageUse.quotas).
+			res.ready = false
+			res.waiting = append(res.waiting, fmt.Sprintf("the %s pool in %s waits for the storage pool's share", p.use, st))
+			continue
+		}
 		name := c.cephPool(st, p.use)
 		names = append(names, name)
 		mr := &cephv1alpha1.Pool{
@@ -109,8 +117,8 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 				},
 			},
 		}
-		if p.quotaBytes > 0 {
-			mr.Spec.ForProvider.QuotaMaxBytes = ptr.To(p.quotaBytes)
+		if quota > 0 {
+			mr.Spec.ForProvider.QuotaMaxBytes = ptr.To(quota * gib)
 		}
 		if stretched {
 			fp := &mr.Spec.ForProvider
@@ -123,7 +131,7 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 		if err != nil {
 			return res, err
 		}
-		cp := &v1alpha1.CephPool{Name: name, Status: status}
+		cp := &v1alpha1.CephPool{Name: name, Status: status, QuotaGB: quota}
 		if o, ok := observed[key]; ok {
 			cp.UsedBytes, _ = o.Resource.GetInteger("status.atProvider.usedBytes")
 			cp.AvailableBytes, _ = o.Resource.GetInteger("status.atProvider.availableBytes")
@@ -208,13 +216,17 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 		res.waiting = append(res.waiting, fmt.Sprintf("%s %s in %s is being created", kind, name, st))
 		return name, false
 	}
-	// rookPool is a Rook pool of replicas; in a stretched storage pool
-	// placed as the stretch places every pool.
-	rookPool := func(replicas int32) map[string]any {
-		if !stretched {
-			return map[string]any{"replicated": map[string]any{"size": int64(replicas)}}
+	// rookPool is a Rook pool of replicas with a quota (GB, 0 unlimited);
+	// in a stretched storage pool placed as the stretch places every pool.
+	rookPool := func(replicas int32, quotaGB int64) map[string]any {
+		p := map[string]any{"replicated": map[string]any{"size": int64(replicas)}}
+		if stretched {
+			p = cephplacement.For(&sp.Spec, sp.Spec.Zones, replicas).Rook(nil)
 		}
-		return cephplacement.For(&sp.Spec, sp.Spec.Zones, replicas).Rook(nil)
+		if quotaGB > 0 {
+			p["quotas"] = map[string]any{"maxSize": fmt.Sprintf("%dGi", quotaGB)}
+		}
+		return p
 	}
 	// The tenant's files and objects are data as its volumes are: under
 	// spec.dataPolicy Retain (the default), Rook keeps the filesystem's and
@@ -224,22 +236,27 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 	// Rook delete them with it.
 	retain := dataPolicy(c.xr) == cephv1alpha1.DataPolicyRetain
 	var fs, rgw map[string]any
-	if s.Filesystem.Enabled {
-		data := rookPool(s.Filesystem.DataPoolReplication)
+	fsQuota, fsGiven := quotas[useFilesystem]
+	switch {
+	case s.Filesystem.Enabled && !fsGiven:
+		res.ready = false
+		res.waiting = append(res.waiting, fmt.Sprintf("the filesystem in %s waits for the storage pool's share", st))
+	case s.Filesystem.Enabled:
+		data := rookPool(s.Filesystem.DataPoolReplication, fsQuota)
 		data["name"] = "data0"
 		fs = map[string]any{
-			"metadataPool":               rookPool(s.Filesystem.MetadataPoolReplication),
+			"metadataPool":               rookPool(s.Filesystem.MetadataPoolReplication, quotas[useFilesystemMetadata]),
 			"dataPools":                  []any{data},
 			"metadataServer":             map[string]any{"activeCount": int64(1), "activeStandby": true},
 			"preserveFilesystemOnDelete": retain,
 			"preservePoolsOnDelete":      retain,
 		}
-	} else {
+	default:
 		fs = switchedOff(observed, resource.Name("ceph-"+st+"-filesystem"), retain, "preserveFilesystemOnDelete", "preservePoolsOnDelete")
 	}
 	if fs != nil {
 		name, up := rook("filesystem", "cephfs", "CephFilesystem", fs)
-		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating}
+		res.status.Filesystem = &v1alpha1.CephFilesystemStatus{Name: name, Status: v1alpha1.CephPoolCreating, QuotaGB: fsQuota}
 		if up {
 			res.status.Filesystem.Status, res.status.Filesystem.MDSActive = v1alpha1.CephPoolReady, 1
 		}
@@ -247,19 +264,24 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, volumeQuo
 			res.kept = append(res.kept, keptNotice("CephFilesystem", name, st, "spec.storage.ceph.filesystem", "files", retain))
 		}
 	}
-	if s.ObjectStore.Enabled {
+	rgwQuota, rgwGiven := quotas[useObjectStore]
+	switch {
+	case s.ObjectStore.Enabled && !rgwGiven:
+		res.ready = false
+		res.waiting = append(res.waiting, fmt.Sprintf("the object store in %s waits for the storage pool's share", st))
+	case s.ObjectStore.Enabled:
 		rgw = map[string]any{
-			"metadataPool":          rookPool(3),
-			"dataPool":              rookPool(s.ObjectStore.DataPoolReplication),
+			"metadataPool":          rookPool(objectStoreMetadataReplicas, quotas[useObjectStoreMetadata]),
+			"dataPool":              rookPool(s.ObjectStore.DataPoolReplication, rgwQuota),
 			"gateway":               map[string]any{"port": int64(80), "instances": int64(2)},
 			"preservePoolsOnDelete": retain,
 		}
-	} else {
+	default:
 		rgw = switchedOff(observed, resource.Name("ceph-"+st+"-object-store"), retain, "preservePoolsOnDelete")
 	}
 	if rgw != nil {
 		name, up := rook("object-store", "rgw", "CephObjectStore", rgw)
-		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating}
+		res.status.ObjectStore = &v1alpha1.CephPool{Name: name, Status: v1alpha1.CephPoolCreating, QuotaGB: rgwQuota}
 		if up {
 			res.status.ObjectStore.Status = v1alpha1.CephPoolReady
 		}
@@ -362,6 +384,43 @@ func observedVolumePool(observed map[resource.Name]resource.ObservedComposed, st
 	q, _ := o.Resource.GetInteger("spec.forProvider.quotaMaxBytes")
 	n, _ := o.Resource.GetInteger("spec.forProvider.size")
 	return q, int32(n), true //nolint:gosec // a pool's size, at most 10
+}
+
+// Where a filesystem's or object store's quotas are in its observed
+// Object (Rook's PoolSpec.quotas.maxSize, "<n>Gi").
+var rookQuotaPaths = []struct {
+	key       string
+	use, path string
+}{
+	{"filesystem", useFilesystem, "spec.forProvider.manifest.spec.dataPools[0].quotas.maxSize"},
+	{"filesystem", useFilesystemMetadata, "spec.forProvider.manifest.spec.metadataPool.quotas.maxSize"},
+	{"object-store", useObjectStore, "spec.forProvider.manifest.spec.dataPool.quotas.maxSize"},
+	{"object-store", useObjectStoreMetadata, "spec.forProvider.manifest.spec.metadataPool.quotas.maxSize"},
+}
+
+// observedQuotasGB are the quotas (GB, 0 unlimited) of the tenant's pools
+// besides its volume pool in a storage pool, by use, for those that exist.
+func observedQuotasGB(observed map[resource.Name]resource.ObservedComposed, st string) map[string]int64 {
+	held := map[string]int64{}
+	for _, use := range []string{useImages, useEphemeral} {
+		if o, ok := observed[cephPoolResource(st, use)]; ok {
+			b, _ := o.Resource.GetInteger("spec.forProvider.quotaMaxBytes")
+			held[use] = b / gib
+		}
+	}
+	for _, q := range rookQuotaPaths {
+		o, ok := observed[resource.Name("ceph-"+st+"-"+q.key)]
+		if !ok {
+			continue
+		}
+		held[q.use] = 0
+		if v, err := o.Resource.GetString(q.path); err == nil {
+			if n, err := quantity.ParseQuantity(v); err == nil {
+				held[q.use] = n.Value() / gib
+			}
+		}
+	}
+	return held
 }
 
 // observedPlacement says how Ceph places a tenant's pool, from its Pool's

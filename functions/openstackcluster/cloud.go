@@ -203,8 +203,17 @@ func (c *cloud) display() string {
 // would otherwise wrap (quotaGB in bytes, ramGB in MiB) into a negative or
 // wrong limit.
 func checkBounds(s *v1alpha1.OpenStackClusterParameters) error {
-	if q := s.Storage.Ceph.VolumePool.QuotaGB; q < 0 || q > v1alpha1.MaxCephQuotaGB {
-		return fmt.Errorf("spec.storage.ceph.volumePool.quotaGB (%d) must be between 0 (unlimited) and %d", q, int64(v1alpha1.MaxCephQuotaGB))
+	ceph := &s.Storage.Ceph
+	for _, q := range []struct {
+		field string
+		gb    int64
+	}{
+		{"volumePool", ceph.VolumePool.QuotaGB}, {"imagePool", ceph.ImagePool.QuotaGB}, {"ephemeralPool", ceph.EphemeralPool.QuotaGB},
+		{"filesystem", ceph.Filesystem.QuotaGB}, {"objectStore", ceph.ObjectStore.QuotaGB},
+	} {
+		if q.gb < 0 || q.gb > v1alpha1.MaxCephQuotaGB {
+			return fmt.Errorf("spec.storage.ceph.%s.quotaGB (%d) must be between 0 (unlimited in a dedicated storage pool, the default of the cloud's size in a shared one) and %d", q.field, q.gb, int64(v1alpha1.MaxCephQuotaGB))
+		}
 	}
 	if s.Quotas == nil {
 		return nil

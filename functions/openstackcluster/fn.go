@@ -256,12 +256,12 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 	// The tenant's storage in every storage pool; its key Secrets need the
 	// namespace.
 	for _, s := range plan.storage {
-		quota, ok := s.quota(c.xr)
+		quotas, ok := s.quotas(c)
 		if !ok {
 			// The pool has given the cloud no share yet (the plan waits).
 			continue
 		}
-		st, err := composeStorage(c, s.name, s.pool, quota, s.replicas(c.xr), p.namespaceReady, observed, desired)
+		st, err := composeStorage(c, s.name, s.pool, quotas, s.replicas(c.xr), p.namespaceReady, observed, desired)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -119,8 +120,8 @@ func spec(mutate ...func(map[string]any)) map[string]any {
 		"tls":                map[string]any{"enabled": false},
 		"storage": map[string]any{"ceph": map[string]any{
 			"volumePool":    map[string]any{"replication": 3, "compression": "aggressive", "quotaGB": 100},
-			"imagePool":     map[string]any{"replication": 3, "compression": "aggressive"},
-			"ephemeralPool": map[string]any{"enabled": true, "replication": 2},
+			"imagePool":     map[string]any{"replication": 3, "compression": "aggressive", "quotaGB": 10},
+			"ephemeralPool": map[string]any{"enabled": true, "replication": 2, "quotaGB": 20},
 			"filesystem":    map[string]any{"enabled": false, "dataPoolReplication": 3, "metadataPoolReplication": 3},
 			"objectStore":   map[string]any{"enabled": false, "dataPoolReplication": 3},
 		}},
@@ -276,7 +277,7 @@ func (w world) decidedStoragePools(xr string) []string {
 		var records []pool.Record
 		for _, c := range clouds {
 			if slices.Contains(c.xr.Spec.StorageClusters, p.Spec.Name) {
-				records = append(records, pool.Record{Cloud: c.name, Who: claimOf(c.xr.GetLabels(), c.name), Asked: askedGB(c, p), Since: c.xr.GetCreationTimestamp().Time})
+				records = append(records, pool.Record{Cloud: c.name, Who: claimOf(c.xr.GetLabels(), c.name), Asked: askedGB(c, p, nil), Since: c.xr.GetCreationTimestamp().Time})
 			}
 		}
 		d := pool.Decide(capacity, nil, records)
@@ -592,7 +593,7 @@ func TestStages(t *testing.T) {
 		{"pools ready", func() { w = eu() }, want{
 			resources: slices.Concat(access, []string{"namespace"}, storage, usages), phase: "Provisioning", ready: []string{conditionPoolsReady},
 			message: map[string]string{
-				conditionPoolsReady:        "hypervisor pool hv-pool-a (20 of 50 nodes for this cloud), storage pool st-pool-a (300 of 102400 GB for this cloud) and control-plane cluster cp-eu-de-1 are ready",
+				conditionPoolsReady:        "hypervisor pool hv-pool-a (20 of 50 nodes for this cloud), storage pool st-pool-a (370 of 102400 GB for this cloud) and control-plane cluster cp-eu-de-1 are ready",
 				conditionControlPlaneReady: "namespace openstack-team-a-prod-7xk2p is being created in control-plane cluster cp-eu-de-1",
 				conditionCloudReady:        "waiting for the ControlPlane",
 			},
@@ -811,19 +812,19 @@ func TestRefusals(t *testing.T) {
 					st := fntest.Map(m, "status")
 					st["shareableGB"], st["shares"] = 1024, []any{
 						map[string]any{"cloud": "team-b-staging-1", "claim": "team-b/team-b-staging-1", "askedGB": 900, "allocatedGB": 900},
-						map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 300, "allocatedGB": 0},
+						map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 370, "allocatedGB": 0},
 					}
 				})
 			},
-			want:     "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (900 GB held by 1 other cloud), and the cloud asks for 300 (a quota of 100 GB × 3 replicas); until every pool has room for it, the cloud holds nothing of hypervisor pool hv-pool-a",
-			queuedGB: "300",
+			want:     "spec.storage.ceph: storage pool st-pool-a would be over-committed: of its 1024 GB, 124 are free (900 GB held by 1 other cloud), and the cloud asks for 370 (volumePool 100 GB × 3 replicas + imagePool 10 GB × 3 replicas + ephemeralPool 20 GB × 2 replicas); until every pool has room for it, the cloud holds nothing of hypervisor pool hv-pool-a",
+			queuedGB: "370",
 		},
 		"a volume pool quota larger than the storage pool": {
 			xr: teamA(),
 			mutate: func(w *world) {
 				w.st[0] = stPool("st-pool-a", "eu-de-1", "Ready", func(s map[string]any) { s["ceph"] = map[string]any{"targetCapacity": "200Gi"} })
 			},
-			want: "spec.storage.ceph.volumePool.quotaGB: the cloud asks for 300 GB of storage pool st-pool-a (a quota of 100 GB × 3 replicas), which shares out 200 GB",
+			want: "spec.storage.ceph: the cloud asks for 370 GB of storage pool st-pool-a (volumePool 100 GB × 3 replicas + imagePool 10 GB × 3 replicas + ephemeralPool 20 GB × 2 replicas), which shares out 200 GB",
 		},
 		"unlimited, where the Composition caps the quota": {
 			xr: teamA(func(s map[string]any) { s["quotas"] = map[string]any{"compute": map[string]any{"cores": -1}} }),
@@ -1363,7 +1364,10 @@ func TestQuotaBounds(t *testing.T) {
 	}{
 		"quotaGB whose bytes overflow": {func(s map[string]any) {
 			s["storage"].(map[string]any)["ceph"].(map[string]any)["volumePool"].(map[string]any)["quotaGB"] = int64(1) << 40
-		}, "spec.storage.ceph.volumePool.quotaGB (1099511627776) must be between 0 (unlimited) and 8589934591"},
+		}, "spec.storage.ceph.volumePool.quotaGB (1099511627776) must be between 0 (unlimited in a dedicated storage pool, the default of the cloud's size in a shared one) and 8589934591"},
+		"an object store's quotaGB whose bytes overflow": {func(s map[string]any) {
+			s["storage"].(map[string]any)["ceph"].(map[string]any)["objectStore"].(map[string]any)["quotaGB"] = int64(1) << 40
+		}, "spec.storage.ceph.objectStore.quotaGB (1099511627776) must be between 0 (unlimited in a dedicated storage pool, the default of the cloud's size in a shared one) and 8589934591"},
 		"ramGB whose MiB Nova cannot hold": {func(s map[string]any) {
 			s["quotas"] = map[string]any{"compute": map[string]any{"ramGB": int64(1) << 21}}
 		}, "spec.quotas.compute.ramGB (2097152) must be -1 (unlimited) or between 0 and 2097151"},
@@ -1968,10 +1972,10 @@ func TestStorageShares(t *testing.T) {
 		if n := resourceNames(rsp); !slices.Equal(n, []string{"usage-control-plane-cp-eu-de-1", "usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}) {
 			t.Errorf("composed %v, want only its usages", n)
 		}
-		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", "c5c3.io/asked-gb"); got != "300" {
-			t.Errorf("the record asks for %v GB, want 300 (100 GB × 3 replicas)", got)
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", "c5c3.io/asked-gb"); got != "370" {
+			t.Errorf("the record asks for %v GB, want 370 (volumes 100 GB × 3 replicas, images 10 GB × 3, ephemeral 20 GB × 2)", got)
 		}
-		if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || !strings.Contains(c.GetMessage(), "storage pool st-pool-a has not given the cloud the 300 GB it asks for yet") {
+		if c := condition(rsp, conditionPoolsReady); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || !strings.Contains(c.GetMessage(), "storage pool st-pool-a has not given the cloud the 370 GB it asks for yet") {
 			t.Errorf("PoolsReady = %v: %s", c.GetStatus(), c.GetMessage())
 		}
 	})
@@ -1991,14 +1995,15 @@ func TestStorageShares(t *testing.T) {
 	})
 
 	t.Run("more replicas wait for the share they take", func(t *testing.T) {
-		// team-a-prod holds 300 GB of st-pool-a (100 GB × 3) and now asks
-		// for 4 replicas: 400 GB, not granted yet.
+		// team-a-prod holds 300 GB of st-pool-a (100 GB × 3, its volume
+		// pool alone as before quotas on its other pools) and now asks for
+		// 4 replicas: 400 GB, and 70 for its image and ephemeral pools.
 		granted := func(gb int) func(*world) {
 			return func(w *world) {
 				w.st[0] = fntest.Edit(w.st[0], func(m map[string]any) {
 					st := fntest.Map(m, "status")
 					st["shareableGB"], st["allocatedGB"], st["shares"] = 102400, gb, []any{
-						map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 400, "allocatedGB": gb},
+						map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 470, "allocatedGB": gb},
 					}
 				})
 				w.observed["ceph-st-pool-a-volumes"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "Pool", "metadata": {"name": "team-a-prod-7xk2p-st-pool-a-volumes"},
@@ -2012,17 +2017,17 @@ func TestStorageShares(t *testing.T) {
 			quotaGiB float64
 		}{
 			{300, 3, 100}, // the share of 3 replicas: they stay, and so does the quota
-			{400, 4, 100}, // granted: 4 replicas of the same quota
+			{470, 4, 100}, // granted: 4 replicas of the same quota
 		} {
 			w := eu()
 			granted(tc.gb)(&w)
 			rsp := run(t, w.request(four))
 			vol := desired(t, rsp, "ceph-st-pool-a-volumes")
 			if got := get(vol, "spec", "forProvider", "size"); got != tc.size {
-				t.Errorf("holding %d GB of the 400 asked: the volume pool's size is %v, want %v", tc.gb, got, tc.size)
+				t.Errorf("holding %d GB of the 470 asked: the volume pool's size is %v, want %v", tc.gb, got, tc.size)
 			}
 			if got := get(vol, "spec", "forProvider", "quotaMaxBytes"); got != tc.quotaGiB*(1<<30) {
-				t.Errorf("holding %d GB of the 400 asked: quotaMaxBytes %v, want %v GiB", tc.gb, got, tc.quotaGiB)
+				t.Errorf("holding %d GB of the 470 asked: quotaMaxBytes %v, want %v GiB", tc.gb, got, tc.quotaGiB)
 			}
 		}
 	})
@@ -2337,7 +2342,7 @@ func TestStretchedStoragePool(t *testing.T) {
 	rsp := run(t, w.request(teamA(func(s map[string]any) {
 		c := get(s, "storage", "ceph").(map[string]any)
 		c["volumePool"] = map[string]any{"replication": 3, "quotaGB": 100}
-		c["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 2, "metadataPoolReplication": 3}
+		c["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 2, "metadataPoolReplication": 3, "quotaGB": 50}
 	})))
 	mustNotFail(t, rsp)
 	for _, use := range []string{"volumes", "images", "ephemeral"} {
@@ -2352,16 +2357,18 @@ func TestStretchedStoragePool(t *testing.T) {
 		"replicated": map[string]any{"size": float64(4), "requireSafeReplicaSize": true, "replicasPerFailureDomain": float64(2), "subFailureDomain": "host"}}
 	fs := manifestOf(desired(t, rsp, "ceph-st-pool-a-filesystem"))
 	data := maps.Clone(stretchedRook)
-	data["name"] = "data0"
+	data["name"], data["quotas"] = "data0", map[string]any{"maxSize": "50Gi"}
 	if diff := cmp.Diff(data, get(fs, "spec", "dataPools", 0)); diff != "" {
 		t.Errorf("the CephFilesystem's data pool (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(stretchedRook, get(fs, "spec", "metadataPool")); diff != "" {
+	meta := maps.Clone(stretchedRook)
+	meta["quotas"] = map[string]any{"maxSize": "5Gi"}
+	if diff := cmp.Diff(meta, get(fs, "spec", "metadataPool")); diff != "" {
 		t.Errorf("the CephFilesystem's metadata pool (-want +got):\n%s", diff)
 	}
 	usage := desired(t, rsp, "usage-storage-st-pool-a")
-	if got := get(usage, "metadata", "annotations", pool.AnnotationAskedGB); got != "400" {
-		t.Errorf("the cloud asks st-pool-a for %v GB, want its 100 GB quota × 4 replicas", got)
+	if got := get(usage, "metadata", "annotations", pool.AnnotationAskedGB); got != "740" {
+		t.Errorf("the cloud asks st-pool-a for %v GB, want every pool's quota × 4 replicas: (100 + 10 + 20 + 50 + 5) × 4", got)
 	}
 	res := get(status(rsp), "cephResources").([]any)[0]
 	if got := get(res, "volumePool", "placement"); got != "stretch_zone_nvme, size 4, min_size 2" {
@@ -2448,6 +2455,160 @@ func TestSwitchedOffFilesystemAndObjectStoreKeepTheData(t *testing.T) {
 			if _, ok := rsp.GetDesired().GetResources()[k]; ok {
 				t.Errorf("%s is still composed under Delete once its pools are not preserved", k)
 			}
+		}
+	})
+}
+
+// TestEveryTenantPoolHasAQuota: every pool of a tenant in a shared storage
+// pool has a quota, from the claim or the defaults of its size, and the
+// cloud's share of the storage pool counts them all, times their
+// replication; a cloud whose pools together do not fit is refused, saying
+// what it asks for pool by pool; a larger quota waits for the share it
+// takes, the pools keeping what they have (#52 §7).
+func TestEveryTenantPoolHasAQuota(t *testing.T) {
+	defaults := func(s map[string]any) {
+		c := get(s, "storage", "ceph").(map[string]any)
+		c["imagePool"] = map[string]any{"replication": 3}
+		c["ephemeralPool"] = map[string]any{"enabled": true, "replication": 2}
+		c["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 3, "metadataPoolReplication": 3}
+		c["objectStore"] = map[string]any{"enabled": true, "dataPoolReplication": 3}
+	}
+	large := v1alpha1.SizeLarge
+	img, eph := v1alpha1.DefaultImageQuotaGB[large], v1alpha1.DefaultEphemeralQuotaGB[large]
+	fs, rgw := v1alpha1.DefaultFilesystemQuotaGB[large], v1alpha1.DefaultObjectStoreQuotaGB[large]
+	fsMeta, rgwMeta := fs/10, rgw/10
+
+	t.Run("the defaults of its size, counted in its share", func(t *testing.T) {
+		w := allReady()
+		rsp := run(t, w.request(teamA(defaults)))
+		mustNotFail(t, rsp)
+		for use, gb := range map[string]int64{"volumes": 100, "images": img, "ephemeral": eph} {
+			if got := get(desired(t, rsp, "ceph-st-pool-a-"+use), "spec", "forProvider", "quotaMaxBytes"); got != float64(gb<<30) {
+				t.Errorf("the %s pool's quotaMaxBytes = %v, want %d GiB", use, got, gb)
+			}
+		}
+		fsSpec := get(manifestOf(desired(t, rsp, "ceph-st-pool-a-filesystem")), "spec")
+		rgwSpec := get(manifestOf(desired(t, rsp, "ceph-st-pool-a-object-store")), "spec")
+		for what, q := range map[string]struct {
+			got  any
+			want string
+		}{
+			"the filesystem's data pool":       {get(fsSpec, "dataPools", 0, "quotas", "maxSize"), fmt.Sprintf("%dGi", fs)},
+			"the filesystem's metadata pool":   {get(fsSpec, "metadataPool", "quotas", "maxSize"), fmt.Sprintf("%dGi", fsMeta)},
+			"the object store's data pool":     {get(rgwSpec, "dataPool", "quotas", "maxSize"), fmt.Sprintf("%dGi", rgw)},
+			"the object store's metadata pool": {get(rgwSpec, "metadataPool", "quotas", "maxSize"), fmt.Sprintf("%dGi", rgwMeta)},
+		} {
+			if q.got != q.want {
+				t.Errorf("%s's quotas.maxSize = %v, want %s", what, q.got, q.want)
+			}
+		}
+		want := 100*3 + img*3 + eph*2 + fs*3 + fsMeta*3 + rgw*3 + rgwMeta*3*7
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", pool.AnnotationAskedGB); got != fmt.Sprint(want) {
+			t.Errorf("the cloud asks st-pool-a for %v GB, want %d: every pool's quota times its replicas (7 metadata pools of an object store)", got, want)
+		}
+		res := get(status(rsp), "cephResources", 0)
+		for field, gb := range map[string]int64{"volumePool": 100, "imagePool": img, "ephemeralPool": eph, "filesystem": fs, "objectStore": rgw} {
+			if got := get(res, field, "quotaGB"); got != float64(gb) {
+				t.Errorf("status.cephResources[0].%s.quotaGB = %v, want %d", field, got, gb)
+			}
+		}
+	})
+
+	t.Run("unlimited in a dedicated pool, which shares nothing out", func(t *testing.T) {
+		w := eu()
+		fin := cloudXR("finance-prod-1", "finance", "2026-11-05T00:00:00Z", spec(defaults, func(s map[string]any) {
+			setPools(s, map[string]any{"name": "hv-pool-fin"})
+			s["storageClusters"] = []any{"st-pool-fin"}
+			get(s, "storage", "ceph", "volumePool").(map[string]any)["quotaGB"] = 0
+		}), "", nil)
+		rsp := run(t, w.request(fin))
+		mustNotFail(t, rsp)
+		for _, use := range []string{"volumes", "images", "ephemeral"} {
+			if got := get(desired(t, rsp, "ceph-st-pool-fin-"+use), "spec", "forProvider", "quotaMaxBytes"); got != nil {
+				t.Errorf("the %s pool in the dedicated st-pool-fin has quotaMaxBytes %v, want none", use, got)
+			}
+		}
+		if got := get(manifestOf(desired(t, rsp, "ceph-st-pool-fin-filesystem")), "spec", "dataPools", 0, "quotas"); got != nil {
+			t.Errorf("the filesystem in the dedicated st-pool-fin has quotas %v, want none", got)
+		}
+		if got := get(desired(t, rsp, "usage-storage-st-pool-fin"), "metadata", "annotations", pool.AnnotationAskedGB); got != nil && got != "0" {
+			t.Errorf("the cloud asks the dedicated st-pool-fin for %v GB, want nothing", got)
+		}
+	})
+
+	t.Run("its pools together larger than the free share: refused, pool by pool", func(t *testing.T) {
+		// The volume pool alone (300 GB) fits the 1,000 GB left; with the
+		// filesystem and the object store it does not.
+		w := eu()
+		w.st[0] = fntest.Edit(stPool("st-pool-a", "eu-de-1", "Ready"), func(m map[string]any) {
+			st := fntest.Map(m, "status")
+			st["shareableGB"], st["shares"] = 101400, []any{
+				map[string]any{"cloud": "team-b-staging-1", "claim": "team-b/team-b-staging-1", "askedGB": 100400, "allocatedGB": 100400},
+				map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 1210, "allocatedGB": 0},
+			}
+		})
+		rsp := run(t, w.request(teamA(func(s map[string]any) {
+			c := get(s, "storage", "ceph").(map[string]any)
+			c["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 3, "metadataPoolReplication": 3, "quotaGB": 100}
+			c["objectStore"] = map[string]any{"enabled": true, "dataPoolReplication": 3, "quotaGB": 100}
+		})))
+		mustNotFail(t, rsp)
+		want := "spec.storage.ceph: storage pool st-pool-a would be over-committed: of its 101400 GB, 1000 are free (100400 GB held by 1 other cloud), and the cloud asks for 1210 " +
+			"(volumePool 100 GB × 3 replicas + imagePool 10 GB × 3 replicas + ephemeralPool 20 GB × 2 replicas + filesystem 100 GB × 3 replicas + filesystem's metadata 10 GB × 3 replicas + " +
+			"objectStore 100 GB × 3 replicas + objectStore's metadata 10 GB × 3 replicas × 7 pools); until every pool has room for it, the cloud holds nothing of hypervisor pool hv-pool-a"
+		if got := refusal(t, rsp); got != want {
+			t.Errorf("refusal:\n got %q\nwant %q", got, want)
+		}
+	})
+
+	t.Run("a larger quota waits for its share; the pools keep what they have", func(t *testing.T) {
+		// The cloud holds 370 GB (volumes 100 × 3, images 10 × 3,
+		// ephemeral 20 × 2), and now asks for images of 50 GB and a
+		// filesystem: the pool has not given that yet.
+		w := allReady()
+		w.st[0] = fntest.Edit(w.st[0], func(m map[string]any) {
+			st := fntest.Map(m, "status")
+			st["shareableGB"], st["allocatedGB"], st["shares"] = 102400, 370, []any{
+				map[string]any{"cloud": "team-a-prod-7xk2p", "claim": "team-a/team-a-prod-7xk2p", "askedGB": 370, "allocatedGB": 370},
+			}
+		})
+		for use, gb := range map[string]int64{"volumes": 100, "images": 10, "ephemeral": 20} {
+			w.observed["ceph-st-pool-a-"+use] = fntest.Edit(w.observed["ceph-st-pool-a-"+use], func(m map[string]any) {
+				m["spec"] = map[string]any{"forProvider": map[string]any{"size": 3, "quotaMaxBytes": gb << 30}}
+			})
+		}
+		rsp := run(t, w.request(teamA(func(s map[string]any) {
+			c := get(s, "storage", "ceph").(map[string]any)
+			c["imagePool"].(map[string]any)["quotaGB"] = 50
+			c["filesystem"] = map[string]any{"enabled": true, "dataPoolReplication": 3, "metadataPoolReplication": 3, "quotaGB": 100}
+		})))
+		mustNotFail(t, rsp)
+		for use, gb := range map[string]int64{"volumes": 100, "images": 10, "ephemeral": 20} {
+			if got := get(desired(t, rsp, "ceph-st-pool-a-"+use), "spec", "forProvider", "quotaMaxBytes"); got != float64(gb<<30) {
+				t.Errorf("while the pool decides, the %s pool's quotaMaxBytes = %v, want the %d GiB it has", use, got, gb)
+			}
+		}
+		if _, ok := rsp.GetDesired().GetResources()["ceph-st-pool-a-filesystem"]; ok {
+			t.Error("the filesystem is composed before the pool gave the share it takes")
+		}
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", pool.AnnotationAskedGB); got != "820" {
+			t.Errorf("the cloud asks for %v GB, want 820 (300 + 150 + 40 + 300 + 30)", got)
+		}
+	})
+
+	t.Run("a switched-off filesystem kept under Retain still counts", func(t *testing.T) {
+		w := allReady()
+		w.observed["ceph-st-pool-a-filesystem"] = readyObject("team-a-prod-7xk2p-st-pool-a-cephfs", nil)
+		w.observed["ceph-st-pool-a-filesystem"] = fntest.Edit(w.observed["ceph-st-pool-a-filesystem"], func(m map[string]any) {
+			m["spec"] = map[string]any{"forProvider": map[string]any{"manifest": map[string]any{"spec": map[string]any{
+				"dataPools":    []any{map[string]any{"name": "data0", "quotas": map[string]any{"maxSize": "100Gi"}}},
+				"metadataPool": map[string]any{"quotas": map[string]any{"maxSize": "10Gi"}},
+			}}}}
+		})
+		rsp := run(t, w.request(teamA()))
+		mustNotFail(t, rsp)
+		if got := get(desired(t, rsp, "usage-storage-st-pool-a"), "metadata", "annotations", pool.AnnotationAskedGB); got != "700" {
+			t.Errorf("the cloud asks for %v GB, want 700: 370 and the kept filesystem's 100 × 3 + 10 × 3", got)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,9 @@ type storageUse struct {
 	volumeQuota int64
 	// volumeSize is the volume pool's replication, 0 before it exists.
 	volumeSize int32
+	// held are the quotas (GB, 0 unlimited) of the tenant's other pools
+	// there, by use, for those that exist.
+	held map[string]int64
 	// removing says why a pool the spec no longer names stays the cloud's.
 	removing string
 }
@@ -75,21 +79,73 @@ func (s storageUse) replicas(c *v1alpha1.XOpenStackCluster) int32 {
 	return s.volumeSize
 }
 
-// quota is the volume pool quota (bytes, 0 unlimited) the cloud composes in
-// the storage pool, and whether it composes its storage there yet: what
-// the pool gave it; unlimited where it asks for no share; while the pool
-// has given nothing, what exists stays as it is and nothing new is made.
-func (s storageUse) quota(c *v1alpha1.XOpenStackCluster) (int64, bool) {
-	switch {
-	case s.pool == nil || s.has == 0 && s.asked > 0:
-		// A pool that is gone, or has not given a share yet: what exists
-		// stays as it is.
-		return s.volumeQuota, s.volumes
-	case s.asked == 0:
-		return 0, true
-	default:
-		return s.has / int64(max(s.replicas(c), 1)) * gib, true
+// heldGB is the raw capacity the tenant's pools that exist in the storage
+// pool take: their quotas times their replication (the volume pool's as
+// it is, not as the claim may just have raised it).
+func (s storageUse) heldGB(c *cloud, pool *v1alpha1.XStorageCluster) int64 {
+	size := int64(s.volumeSize)
+	if size == 0 {
+		size = replication(c.xr, pool)
 	}
+	gb := s.volumeQuota / gib * size
+	for _, p := range tenantPools(c, pool, s.held) {
+		if q, ok := s.held[p.use]; ok && p.use != useVolumes {
+			gb += q * p.replicas * p.pools
+		}
+	}
+	return gb
+}
+
+// quotas are the quotas (GB, 0 unlimited) the cloud composes for its Ceph
+// pools in the storage pool, by use, and whether it composes its storage
+// there yet. A pool the claim asks for that has no quota here is not made
+// yet: the storage pool has not given the share it takes.
+//   - The storage pool is gone, has given no share yet, or the cloud
+//     leaves it: what exists stays as it is, and nothing new is made.
+//   - Every pool is unlimited (a dedicated storage pool, no quotas set):
+//     nothing is shared out.
+//   - The storage pool gave what the cloud asks for: every pool gets the
+//     quota the claim asks for, the volume pool the rest of the share.
+//   - The cloud asks for more than it has (the pool decides, or has no
+//     room): the other pools keep the quotas they have, new ones wait, and
+//     the volume pool keeps the rest of what the cloud has. Asking for less
+//     takes effect at once (allocationIn).
+func (s storageUse) quotas(c *cloud) (map[string]int64, bool) {
+	if s.pool == nil || s.has == 0 && s.asked > 0 || s.removing != "" {
+		held := make(map[string]int64, len(s.held)+1)
+		maps.Copy(held, s.held)
+		if s.volumes {
+			held[useVolumes] = s.volumeQuota / gib
+		}
+		return held, s.volumes
+	}
+	pools := tenantPools(c, s.pool, s.held)
+	qs := make(map[string]int64, len(pools))
+	if s.asked == 0 {
+		for _, p := range pools {
+			qs[p.use] = 0
+		}
+		return qs, true
+	}
+	var others int64
+	for _, p := range pools {
+		gb := p.gb
+		if s.has < s.asked || p.kept {
+			q, ok := s.held[p.use]
+			if !ok {
+				continue
+			}
+			gb = q
+		}
+		if p.use != useVolumes {
+			qs[p.use] = gb
+			others += gb * p.replicas * p.pools
+		}
+	}
+	// Never 0, which is unlimited: a share smaller than the other pools
+	// take (which the pool does not give) leaves the volume pool 1 GB.
+	qs[useVolumes] = max((s.has-others)/int64(max(s.replicas(c.xr), 1)), 1)
+	return qs, true
 }
 
 // resolve applies the policy of pools and tenants. A missing pool only
@@ -168,12 +224,12 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		field := fmt.Sprintf("spec.storageClusters[%d]", i)
 		use := storageUse{name: string(sc), removing: c.removingFrom(usedStoragePool, string(sc))}
 		use.volumeQuota, use.volumeSize, use.volumes = observedVolumePool(observed, use.name)
+		use.held = observedQuotasGB(observed, use.name)
 		pool := l.storagePools[sc]
 		if use.removing != "" {
 			// Admitted when the spec named it; it keeps what it holds.
 			own, recorded := ownRecord(observed, usedStoragePool, use.name)
-			held := use.volumeQuota / gib * int64(max(use.volumeSize, 1))
-			use.pool, use.allocation = pool, storageAllocation(c, pool, held, own, recorded, now)
+			use.pool, use.allocation = pool, storageAllocation(c, pool, use, own, recorded, now)
 			p.storage = append(p.storage, use)
 			p.requests = append(p.requests, leavingNotice(usedStoragePool, use.name, use.removing))
 			continue
@@ -190,16 +246,10 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 			return nil, err
 		}
 		own, recorded := ownRecord(observed, usedStoragePool, use.name)
-		// What the existing volume pool takes: its quota times the
-		// replication it has, not the one the claim may just have raised.
-		held := use.volumeQuota / gib * replication(c.xr, pool)
-		if use.volumeSize > 0 {
-			held = use.volumeQuota / gib * int64(use.volumeSize)
-		}
-		a := storageAllocation(c, pool, held, own, recorded, now)
+		a := storageAllocation(c, pool, use, own, recorded, now)
 		use.pool, use.allocation = pool, a
 		p.storage = append(p.storage, use)
-		const quotaField = "spec.storage.ceph.volumePool.quotaGB"
+		const quotaField = "spec.storage.ceph"
 		switch capacity := pool.Status.ShareableGB; {
 		case a.asked == 0:
 			// Unlimited in a dedicated pool: nothing to share out.
@@ -208,11 +258,11 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		case a.asked > capacity && a.asked > a.has:
 			// (A cloud already given what it asks for keeps it, should the
 			// pool share out less than it gave, as after an upgrade.)
-			return nil, fmt.Errorf("%s: the cloud asks for %d GB of storage pool %s%s, which shares out %d GB", quotaField, a.asked, sc, howAskedGB(c, pool), capacity)
+			return nil, fmt.Errorf("%s: the cloud asks for %d GB of storage pool %s%s, which shares out %d GB", quotaField, a.asked, sc, howAskedGB(c, pool, use.held), capacity)
 		case a.refused:
 			if overCommitted == nil {
 				overCommitted = fmt.Errorf("%s: storage pool %s would be over-committed: of its %d GB, %d are free (%s), and the cloud asks for %d%s",
-					quotaField, sc, capacity, max(a.free, 0), describeShares(a.others, "GB"), a.asked, howAskedGB(c, pool))
+					quotaField, sc, capacity, max(a.free, 0), describeShares(a.others, "GB"), a.asked, howAskedGB(c, pool, use.held))
 			}
 		case a.waiting:
 			msg := fmt.Sprintf("storage pool %s has not given the cloud the %d GB it asks for yet (see the pool's %s condition)", use.name, a.asked, conditionPoolAllocation)

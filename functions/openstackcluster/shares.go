@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/crossplane/function-sdk-go/resource"
 
+	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/cephplacement"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -36,10 +38,7 @@ func asked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster, hel
 
 // defaultShare of a cloud's size (the spec's, before a Composition's cap).
 func defaultShare(s v1alpha1.Size) int32 {
-	if n, ok := v1alpha1.DefaultNodeShares[s]; ok {
-		return n
-	}
-	return v1alpha1.DefaultNodeShares[v1alpha1.SizeSmall]
+	return defaultOfSize(v1alpha1.DefaultNodeShares, s)
 }
 
 // howAsked explains a refused share that the claim did not set itself.
@@ -55,17 +54,33 @@ func howAsked(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XHypervisorCluster) 
 // the Composition's cap), and unlimited (0) in a dedicated one.
 func volumeQuotaGB(c *cloud, pool *v1alpha1.XStorageCluster) int64 {
 	q := c.xr.Spec.Storage.Ceph.VolumePool.QuotaGB
-	if q > 0 || pool.Spec.Dedicated {
+	if q > 0 || pool != nil && pool.Spec.Dedicated {
 		return q
 	}
-	d, ok := v1alpha1.DefaultVolumeQuotaGB[c.xr.Spec.Size]
-	if !ok {
-		d = v1alpha1.DefaultVolumeQuotaGB[v1alpha1.SizeSmall]
-	}
+	d := defaultOfSize(v1alpha1.DefaultVolumeQuotaGB, c.xr.Spec.Size)
 	if caps := c.in.MaxQuotas; caps != nil && caps.VolumePoolGB != nil {
 		d = min(d, *caps.VolumePoolGB)
 	}
 	return d
+}
+
+// quotaGB is the quota of one of the tenant's other pools in a storage
+// pool: the spec's (q); without one, the default of the cloud's size in a
+// shared pool, and unlimited (0) in a dedicated one.
+func quotaGB(c *cloud, pool *v1alpha1.XStorageCluster, q int64, defaults map[v1alpha1.Size]int64) int64 {
+	if q > 0 || pool != nil && pool.Spec.Dedicated {
+		return q
+	}
+	return defaultOfSize(defaults, c.xr.Spec.Size)
+}
+
+// defaultOfSize is a default by the cloud's size, a small cloud's for a
+// size the table does not know.
+func defaultOfSize[T any](defaults map[v1alpha1.Size]T, s v1alpha1.Size) T {
+	if d, ok := defaults[s]; ok {
+		return d
+	}
+	return defaults[v1alpha1.SizeSmall]
 }
 
 // checkVolumeQuotaCap refuses a volume pool quota above the Composition's
@@ -89,23 +104,147 @@ func checkVolumeQuotaCap(c *cloud, pool *v1alpha1.XStorageCluster) error {
 // in a stretched pool the stretch's (two replicas in each zone), whatever
 // the claim asks (internal/cephplacement).
 func replication(c *v1alpha1.XOpenStackCluster, pool *v1alpha1.XStorageCluster) int64 {
+	return replicasIn(pool, c.Spec.Storage.Ceph.VolumePool.Replication)
+}
+
+// replicasIn is the replication a pool of the tenant gets in a storage
+// pool: the claim's (n), or the stretch's in a stretched pool.
+func replicasIn(pool *v1alpha1.XStorageCluster, n int32) int64 {
 	if pool != nil && cephplacement.Stretched(&pool.Spec) {
 		return cephplacement.StretchReplicas
 	}
-	return int64(max(c.Spec.Storage.Ceph.VolumePool.Replication, 1))
+	return int64(max(n, 1))
 }
 
-// askedGB is the raw GB a cloud asks of a storage pool: its volume pool
-// quota times its replication; 0 (not accounted) for an unlimited pool.
-func askedGB(c *cloud, pool *v1alpha1.XStorageCluster) int64 {
-	return volumeQuotaGB(c, pool) * replication(c.xr, pool)
+// A tenantPool is one of the tenant's Ceph pools in a storage pool, as
+// the cloud's share of the storage pool counts it: every pool of a tenant
+// has a quota there (#52 §7), so that its share bounds what it can write.
+type tenantPool struct {
+	// use names the pool (useVolumes, useImages, ...).
+	use string
+	// field is the claim's field that sets the quota.
+	field string
+	// gb is the quota, 0 unlimited (a dedicated pool's without one).
+	gb int64
+	// replicas multiply the quota into the raw capacity it may take.
+	replicas int64
+	// pools is how many Ceph pools get that quota each: Rook makes seven
+	// from an object store's metadata pool.
+	pools int64
+	// kept: a filesystem or object store the claim switched off, which
+	// stays under dataPolicy Retain with the quotas it has, and still
+	// takes its part of the share.
+	kept bool
 }
 
-// howAskedGB says what the cloud's ask of a storage pool is made of.
-func howAskedGB(c *cloud, pool *v1alpha1.XStorageCluster) string {
-	how := fmt.Sprintf(" (a quota of %d GB × %d replicas", volumeQuotaGB(c, pool), replication(c.xr, pool))
-	if c.xr.Spec.Storage.Ceph.VolumePool.QuotaGB == 0 {
-		how += fmt.Sprintf(", the default of a %s cloud: set spec.storage.ceph.volumePool.quotaGB to ask for less", c.xr.Spec.Size)
+// raw is the raw capacity of the storage pool the pool may take, in GB.
+func (p tenantPool) raw() int64 { return p.gb * p.replicas * p.pools }
+
+// Uses of the tenant's Ceph pools made by Rook, besides the RBD pools'
+// (useVolumes, useImages, useEphemeral).
+const (
+	useFilesystem          = "filesystem"
+	useFilesystemMetadata  = "filesystem-metadata"
+	useObjectStore         = "object-store"
+	useObjectStoreMetadata = "object-store-metadata"
+)
+
+// rookObjectStoreMetadataPools is how many pools Rook makes from a
+// CephObjectStore's metadataPool, each with its quota: the store's control,
+// meta, log, buckets.index, buckets.non-ec and otp, and .rgw.root (Rook
+// v1.17's CreateObjectStorePools, pkg/operator/ceph/object).
+const rookObjectStoreMetadataPools = 7
+
+// objectStoreMetadataReplicas is the replication of an object store's
+// metadata pools, which the claim does not set.
+const objectStoreMetadataReplicas = 3
+
+// metadataQuotaGB is the quota of a filesystem's or object store's
+// metadata pool: a tenth of its data pool's, at least 1 GB; unlimited with
+// it.
+func metadataQuotaGB(data int64) int64 {
+	if data == 0 {
+		return 0
+	}
+	return max(data/10, 1)
+}
+
+// tenantPools are the tenant's Ceph pools in a storage pool, the volume
+// pool first, with the quotas the claim asks for. A filesystem or object
+// store switched off but kept (its quotas in held, as it exists) counts
+// with the quotas it has.
+func tenantPools(c *cloud, pool *v1alpha1.XStorageCluster, held map[string]int64) []tenantPool {
+	s := &c.xr.Spec.Storage.Ceph
+	ps := []tenantPool{
+		{use: useVolumes, field: "volumePool", gb: volumeQuotaGB(c, pool), replicas: replication(c.xr, pool), pools: 1},
+		{use: useImages, field: "imagePool", gb: quotaGB(c, pool, s.ImagePool.QuotaGB, v1alpha1.DefaultImageQuotaGB), replicas: replicasIn(pool, s.ImagePool.Replication), pools: 1},
+	}
+	if s.EphemeralPool.Enabled {
+		ps = append(ps, tenantPool{use: useEphemeral, field: "ephemeralPool", gb: quotaGB(c, pool, s.EphemeralPool.QuotaGB, v1alpha1.DefaultEphemeralQuotaGB),
+			replicas: replicasIn(pool, s.EphemeralPool.Replication), pools: 1})
+	}
+	retain := dataPolicy(c.xr) == cephv1alpha1.DataPolicyRetain
+	// store adds a filesystem's or object store's data and metadata pools.
+	store := func(enabled bool, field, data, meta string, q int64, defaults map[v1alpha1.Size]int64, dataReplicas, metaReplicas int32, metaPools int64) {
+		d := tenantPool{use: data, field: field, replicas: replicasIn(pool, dataReplicas), pools: 1}
+		m := tenantPool{use: meta, field: field, replicas: replicasIn(pool, metaReplicas), pools: metaPools}
+		switch gb, exists := held[data]; {
+		case enabled:
+			d.gb = quotaGB(c, pool, q, defaults)
+			m.gb = metadataQuotaGB(d.gb)
+		case exists && retain:
+			d.gb, m.gb, d.kept, m.kept = gb, held[meta], true, true
+		default:
+			return
+		}
+		ps = append(ps, d, m)
+	}
+	store(s.Filesystem.Enabled, "filesystem", useFilesystem, useFilesystemMetadata, s.Filesystem.QuotaGB, v1alpha1.DefaultFilesystemQuotaGB,
+		s.Filesystem.DataPoolReplication, s.Filesystem.MetadataPoolReplication, 1)
+	store(s.ObjectStore.Enabled, "objectStore", useObjectStore, useObjectStoreMetadata, s.ObjectStore.QuotaGB, v1alpha1.DefaultObjectStoreQuotaGB,
+		s.ObjectStore.DataPoolReplication, objectStoreMetadataReplicas, rookObjectStoreMetadataPools)
+	return ps
+}
+
+// askedGB is the raw GB a cloud asks of a storage pool: its pools' quotas
+// times their replication; 0 (not accounted) when all are unlimited.
+func askedGB(c *cloud, pool *v1alpha1.XStorageCluster, held map[string]int64) int64 {
+	var gb int64
+	for _, p := range tenantPools(c, pool, held) {
+		gb += p.raw()
+	}
+	return gb
+}
+
+// howAskedGB says what the cloud's ask of a storage pool is made of, pool
+// by pool, naming the fields that set it.
+func howAskedGB(c *cloud, pool *v1alpha1.XStorageCluster, held map[string]int64) string {
+	var parts []string
+	defaulted := false
+	s := &c.xr.Spec.Storage.Ceph
+	set := map[string]int64{"volumePool": s.VolumePool.QuotaGB, "imagePool": s.ImagePool.QuotaGB, "ephemeralPool": s.EphemeralPool.QuotaGB,
+		"filesystem": s.Filesystem.QuotaGB, "objectStore": s.ObjectStore.QuotaGB}
+	for _, p := range tenantPools(c, pool, held) {
+		if p.raw() == 0 {
+			continue
+		}
+		name := p.field
+		if p.use == useFilesystemMetadata || p.use == useObjectStoreMetadata {
+			name += "'s metadata"
+		}
+		part := fmt.Sprintf("%s %d GB × %d replicas", name, p.gb, p.replicas)
+		if p.pools > 1 {
+			part += fmt.Sprintf(" × %d pools", p.pools)
+		}
+		if p.kept {
+			part += " (switched off, kept)"
+		}
+		parts = append(parts, part)
+		defaulted = defaulted || set[p.field] == 0 && !p.kept
+	}
+	how := " (" + strings.Join(parts, " + ")
+	if defaulted {
+		how += fmt.Sprintf("; where the claim sets no quotaGB, the default of a %s cloud: set spec.storage.ceph.<pool>.quotaGB to ask for less", c.xr.Spec.Size)
 	}
 	return how + ")"
 }
@@ -207,14 +346,15 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 }
 
 // storageAllocation is the cloud's share of a storage pool's raw capacity.
-// A cloud whose volume pool exists from before pools decided shares has
-// what its quota takes (held).
-func storageAllocation(c *cloud, p *v1alpha1.XStorageCluster, held int64, own pool.Record, recorded bool, now time.Time) allocation {
+// A cloud whose pools exist from before pools decided shares has what
+// their quotas take (use.heldGB).
+func storageAllocation(c *cloud, p *v1alpha1.XStorageCluster, use storageUse, own pool.Record, recorded bool, now time.Time) allocation {
 	shares := make([]pool.Share, 0, len(p.Status.Shares))
 	for _, s := range p.Status.Shares {
 		shares = append(shares, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: s.AskedGB, Allocated: s.AllocatedGB})
 	}
-	ask := askedGB(c, p)
+	held := use.heldGB(c, p)
+	ask := askedGB(c, p, use.held)
 	if c.removingFrom(usedStoragePool, string(p.Spec.Name)) != "" {
 		ask = held // leaving: it keeps what its data is in, and asks for no more
 	}

@@ -61,13 +61,21 @@ func dataHoldsStoragePool(t *testing.T) {
 	rgw := x + "-rgw" // a cloud's Rook objects are named after its composite
 	eventually(t, 60*time.Second, "its object store switched off in the same edit: the tenant reads on its claim that CephObjectStore "+rgw+" stays, holding its objects (dataPolicy Retain)",
 		c.claim(), conditionIs("StorageReady", "", "CephObjectStore "+rgw+" in st-pool-a stays though spec.storage.ceph.objectStore is off: it holds the tenant's objects (spec.dataPolicy Retain)"))
-	t.Run("... and CephObjectStore "+rgw+" is still in st-pool-a's cluster, preserving its pools", func(t *testing.T) {
+	t.Run("... and CephObjectStore "+rgw+" is still in st-pool-a's cluster, preserving its pools, within their quotas", func(t *testing.T) {
 		o, err := shootCluster(t, "st-pool-a").dyn.Resource(cephObjectStores).Namespace("rook-ceph").Get(t.Context(), rgw, metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("the CephObjectStore went: %v", err)
 		}
 		if keep, _, _ := unstructured.NestedBool(o.Object, "spec", "preservePoolsOnDelete"); !keep {
 			t.Errorf("its spec.preservePoolsOnDelete is false: Rook would delete the tenant's objects with it")
+		}
+		// internal-prod's objectStore.quotaGB 5000, its metadata pools a
+		// tenth (examples/tenants/internal), admitted by Rook's own CRD
+		// (#52 §7).
+		for pool, want := range map[string]string{"dataPool": "5000Gi", "metadataPool": "500Gi"} {
+			if got, _, _ := unstructured.NestedString(o.Object, "spec", pool, "quotas", "maxSize"); got != want {
+				t.Errorf("its spec.%s.quotas.maxSize is %q, want %q", pool, got, want)
+			}
 		}
 	})
 	t.Run("... and status.consumedPools lists st-pool-b as held", func(t *testing.T) {

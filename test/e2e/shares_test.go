@@ -92,9 +92,9 @@ func sharedOut(t *testing.T) {
 	refusal(t, big, "over-committed", "a share larger than hv-pool-a has free")
 
 	// A storage pool shares out its raw capacity the same way, among its
-	// clouds' volume pool quotas (times their replication); each cloud's
-	// Ceph quota is what the pool gave it, and a quota larger than what is
-	// free is refused.
+	// clouds' Ceph pool quotas (times their replication); each cloud's
+	// Ceph quotas are what the pool gave it, and quotas larger than what is
+	// free are refused.
 	stPoolA := func(t *testing.T) *consumerv1alpha1.XStorageCluster {
 		t.Helper()
 		l, err := plane.dyn.Resource(consumer("xstorageclusters")).List(t.Context(), metav1.ListOptions{LabelSelector: "crossplane.io/claim-name=st-pool-a"})
@@ -144,7 +144,7 @@ func sharedOut(t *testing.T) {
 	}
 	st = stPoolA(t)
 	prod := tenantCloud{namespace: "team-a", name: "team-a-prod"}.composite(t)
-	t.Run("team-a-prod's Ceph volume pool's quota is the share it was given (3 replicas)", func(t *testing.T) {
+	t.Run("team-a-prod's Ceph pools' quotas are the share it was given: each quota times its replicas", func(t *testing.T) {
 		var has int64
 		if prod.Status.ConsumedPools != nil {
 			for _, p := range prod.Status.ConsumedPools.Storage {
@@ -153,21 +153,30 @@ func sharedOut(t *testing.T) {
 				}
 			}
 		}
-		out, err := cephCLI(t.Context(), "osd", "pool", "get-quota", prod.Name+"-st-pool-a-volumes", "-f", "json")
-		var q struct {
-			MaxBytes int64 `json:"quota_max_bytes"`
+		// Each pool's quota as the real Ceph holds it, and its replicas
+		// (examples/tenants/team-a: volumes × 3, images × 3, ephemeral × 2).
+		var raw int64
+		for use, replicas := range map[string]int64{"volumes": 3, "images": 3, "ephemeral": 2} {
+			out, err := cephCLI(t.Context(), "osd", "pool", "get-quota", prod.Name+"-st-pool-a-"+use, "-f", "json")
+			var q struct {
+				MaxBytes int64 `json:"quota_max_bytes"`
+			}
+			if err == nil {
+				err = json.Unmarshal([]byte(strings.Join(out, "\n")), &q)
+			}
+			if err != nil || q.MaxBytes == 0 {
+				t.Errorf("its %s pool's quota_max_bytes %d (%v), want a quota", use, q.MaxBytes, err)
+			}
+			raw += q.MaxBytes >> 30 * replicas
 		}
-		if err == nil {
-			err = json.Unmarshal([]byte(strings.Join(out, "\n")), &q)
-		}
-		if has == 0 || err != nil || q.MaxBytes != has/3<<30 {
-			t.Errorf("allocatedGB %d, its volume pool's quota_max_bytes %d (%v), want %d", has, q.MaxBytes, err, has/3<<30)
+		if has == 0 || raw != has {
+			t.Errorf("allocatedGB %d, its pools' quotas times their replicas %d GB", has, raw)
 		}
 	})
 	free := st.Status.ShareableGB - st.Status.AllocatedGB
 	hoard := cloudClaimOn(ctx, t, "team-c", "team-c-hoard", "production", "hv-pool-b", 1, "st-pool-a",
 		map[string]any{"ceph": map[string]any{"volumePool": map[string]any{"replication": int64(2), "quotaGB": free/2 + 1}}})
-	refusal(t, hoard, "spec.storage.ceph.volumePool.quotaGB: storage pool st-pool-a would be over-committed", "a volume quota larger than st-pool-a has free")
+	refusal(t, hoard, "spec.storage.ceph: storage pool st-pool-a would be over-committed", "a volume quota larger than st-pool-a has free")
 	t.Run("the tenant's identity cannot read composites (only its namespace's claims)", func(t *testing.T) {
 		if _, err := asTenant(t, "team-c").Resource(xOpenStackClusters).List(t.Context(), metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 			t.Errorf("team-c lists the cluster-scoped composites: %v", err)

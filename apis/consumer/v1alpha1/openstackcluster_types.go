@@ -36,6 +36,18 @@ type HypervisorPoolShare struct {
 // storage pools it uses.
 var DefaultVolumeQuotaGB = map[Size]int64{SizeSmall: 1024, SizeMedium: 4096, SizeLarge: 16384, SizeXLarge: 65536}
 
+// The quotas of the tenant's other Ceph pools when the claim sets none
+// (their quotaGB 0), by the cloud's size, in the shared storage pools it
+// uses: every pool of a tenant in a shared Ceph has a quota, so that no
+// tenant fills the Ceph its neighbours write to (Ceph stops every pool's
+// writes at its full ratio).
+var (
+	DefaultImageQuotaGB       = map[Size]int64{SizeSmall: 256, SizeMedium: 512, SizeLarge: 1024, SizeXLarge: 2048}
+	DefaultEphemeralQuotaGB   = map[Size]int64{SizeSmall: 512, SizeMedium: 2048, SizeLarge: 8192, SizeXLarge: 32768}
+	DefaultFilesystemQuotaGB  = map[Size]int64{SizeSmall: 256, SizeMedium: 1024, SizeLarge: 4096, SizeXLarge: 16384}
+	DefaultObjectStoreQuotaGB = map[Size]int64{SizeSmall: 256, SizeMedium: 1024, SizeLarge: 4096, SizeXLarge: 16384}
+)
+
 // DefaultNodeShares is what a cloud without a spec.hypervisorShares entry
 // for a shared pool asks of it, by its size: never more than the pool has.
 // A default share the cloud was given stays its share when defaults change.
@@ -155,6 +167,15 @@ type ImagePool struct {
 	// +kubebuilder:default=aggressive
 	// +optional
 	Compression Compression `json:"compression,omitempty"`
+	// QuotaGB caps the pool, in GB, as volumePool.quotaGB does:
+	// 0 asks for the default of the cloud's size (DefaultImageQuotaGB) in
+	// a shared storage pool and is unlimited in a dedicated one. It counts
+	// in the cloud's share of the storage pool, times its replication.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=8589934591
+	// +optional
+	QuotaGB int64 `json:"quotaGB"`
 }
 
 // EphemeralPool is the tenant's RBD pool for Nova ephemeral disks.
@@ -167,6 +188,15 @@ type EphemeralPool struct {
 	// +kubebuilder:validation:Maximum=5
 	// +optional
 	Replication int32 `json:"replication,omitempty"`
+	// QuotaGB caps the pool, in GB, as volumePool.quotaGB does:
+	// 0 asks for the default of the cloud's size (DefaultEphemeralQuotaGB) in
+	// a shared storage pool and is unlimited in a dedicated one. It counts
+	// in the cloud's share of the storage pool, times its replication.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=8589934591
+	// +optional
+	QuotaGB int64 `json:"quotaGB"`
 }
 
 // Filesystem is the tenant's CephFS for Manila.
@@ -184,6 +214,16 @@ type Filesystem struct {
 	// +kubebuilder:validation:Maximum=5
 	// +optional
 	MetadataPoolReplication int32 `json:"metadataPoolReplication,omitempty"`
+	// QuotaGB caps the filesystem's data pool, in GB, as volumePool.quotaGB does:
+	// 0 asks for the default of the cloud's size (DefaultFilesystemQuotaGB) in
+	// a shared storage pool and is unlimited in a dedicated one. It counts
+	// in the cloud's share of the storage pool, times its replication.
+	// Its metadata pool gets a tenth of that, at least 1 GB, counted too.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=8589934591
+	// +optional
+	QuotaGB int64 `json:"quotaGB"`
 }
 
 // ObjectStore is the tenant's RGW for Swift and S3.
@@ -196,6 +236,18 @@ type ObjectStore struct {
 	// +kubebuilder:validation:Maximum=5
 	// +optional
 	DataPoolReplication int32 `json:"dataPoolReplication,omitempty"`
+	// QuotaGB caps the object store's data pool, in GB, as volumePool.quotaGB does:
+	// 0 asks for the default of the cloud's size (DefaultObjectStoreQuotaGB) in
+	// a shared storage pool and is unlimited in a dedicated one. It counts
+	// in the cloud's share of the storage pool, times its replication.
+	// Each of its metadata pools (Rook makes seven: .rgw.root, control,
+	// meta, log, buckets.index, buckets.non-ec, otp) gets a tenth of that,
+	// at least 1 GB, counted too.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=8589934591
+	// +optional
+	QuotaGB int64 `json:"quotaGB"`
 }
 
 // CephStorage is the tenant's isolated Ceph storage in every storage pool
@@ -233,7 +285,7 @@ const (
 	// MaxRAMGB is the largest spec.quotas.compute.ramGB: Nova's RAM limit
 	// is in MiB.
 	MaxRAMGB = MaxQuotaLimit / 1024
-	// MaxCephQuotaGB is the largest volume pool quota whose bytes fit an
+	// MaxCephQuotaGB is the largest Ceph pool quota whose bytes fit an
 	// int64.
 	MaxCephQuotaGB = 1<<33 - 1
 )
@@ -507,6 +559,11 @@ type CephPool struct {
 	UsedBytes int64 `json:"usedBytes,omitempty"`
 	// +optional
 	AvailableBytes int64 `json:"availableBytes,omitempty"`
+	// QuotaGB is the quota the pool is given (a data pool's, for an object
+	// store), which its share of the storage pool holds; absent while
+	// unlimited.
+	// +optional
+	QuotaGB int64 `json:"quotaGB,omitempty"`
 	// Placement as Ceph reports the pool: its CRUSH rule, size and
 	// min_size (a stretched storage pool's: stretch_zone_<class>, 4, 2).
 	// +optional
@@ -521,6 +578,9 @@ type CephFilesystemStatus struct {
 	Status CephPoolStatus `json:"status,omitempty"`
 	// +optional
 	MDSActive int32 `json:"mdsActive,omitempty"`
+	// QuotaGB is its data pool's quota; absent while unlimited.
+	// +optional
+	QuotaGB int64 `json:"quotaGB,omitempty"`
 }
 
 // CephClient is the tenant's CephX client. Its key is only ever in the
