@@ -279,6 +279,34 @@ for a in hypervisor-agent storage-agent ha-agent ovs-agent; do
     die "cannot push the image of $a to the registry: $(tail -3 "$RUN/push.log")"
 done
 
+say "starting the Gardener stand-in, with a spare Shoot cluster for each of the landscape's pools"
+mkdir -p "$RUN/shoots"
+# The stand-ins run at a lower CPU priority (nice 10, inherited by the
+# Shoots' kube-apiservers and the node agents they start): in a landscape
+# those clusters and nodes are other machines, and on 2 cores their dozen API
+# servers starved the management plane and the local OpenStack (Keystone
+# answered in 7-38 s and the provider's calls timed out).
+# The Shoots' API servers listen on the node's address (so the stand-in
+# starts once the node is up): provider-kubernetes' pod reaches them there.
+# Each Shoot's cluster gets the CRDs of the operators its kind of pool runs
+# (c5c3.io/pool-kind): Rook and the external arbiter's in a storage pool, the
+# hypervisor operator's in a hypervisor pool, the c5c3-operator's in a
+# control-plane cluster. Rook's 20 CRDs took 7 of a cluster's 11 s to start
+# on an idle machine, and every Shoot had them.
+# -spare-shoots: a cluster per pool of the example landscape starts now,
+# while core, Flux and the packages install; each Shoot the pools make
+# later takes one (with the admission plugin every pool's Shoot enables,
+# internal/gardener) and is ready in seconds. Started when Flux applied the
+# pools, their dozen starts took 150 s, two at a time (docs/benchmarks.md).
+spares() { find examples/infrastructure/*/"$1" -name '*.yaml' | wc -l; }
+bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
+  -shoot-crds storage=cluster/crds/rook -shoot-crds storage=cluster/crds/arbiter \
+  -shoot-crds hypervisor=cluster/crds/hypervisor-operator -shoot-crds control-plane=cluster/crds/c5c3 \
+  -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3 \
+  -spare-shoots "hypervisor=$(spares hypervisor-pools)" -spare-shoots "storage=$(spares storage-pools)" \
+  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoot-plugins DenyServiceExternalIPs
+wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
+
 say "starting Crossplane core v2.4.0"
 # Core dials each function at its Service's cluster DNS name. In a cluster
 # core is a pod and asks CoreDNS; here it is a process, in a mount
@@ -410,24 +438,6 @@ done
 rc=0 && wait "$stretched" || rc=$?
 stretched=
 [ "$rc" -eq 0 ] || die "the stretched pool's local Ceph did not start: $(tail -5 "$RUN/ceph-stretched.log")"
-mkdir -p "$RUN/shoots"
-# The stand-ins run at a lower CPU priority (nice 10, inherited by the
-# Shoots' kube-apiservers and the node agents they start): in a landscape
-# those clusters and nodes are other machines, and on 2 cores their dozen API
-# servers starved the management plane and the local OpenStack (Keystone
-# answered in 7-38 s and the provider's calls timed out).
-# The Shoots' API servers listen on the node's address: provider-kubernetes'
-# pod reaches them there.
-# Each Shoot's cluster gets the CRDs of the operators its kind of pool runs
-# (c5c3.io/pool-kind): Rook and the external arbiter's in a storage pool, the
-# hypervisor operator's in a hypervisor pool, the c5c3-operator's in a
-# control-plane cluster. Rook's 20 CRDs took 7 of a cluster's 11 s to start
-# on an idle machine, and every Shoot had them.
-bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
-  -shoot-crds storage=cluster/crds/rook -shoot-crds storage=cluster/crds/arbiter \
-  -shoot-crds hypervisor=cluster/crds/hypervisor-operator -shoot-crds control-plane=cluster/crds/c5c3 \
-  -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3
-wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
 # It also runs the pools' node agents where the pool functions placed them
 # (a hypervisor agent per node, a storage agent per pool): the images their
 # DaemonSets name, pulled from the registry by the node's containerd.

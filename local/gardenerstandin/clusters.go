@@ -2,9 +2,12 @@ package gardenerstandin
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/c5c3/consumer-plane/local/garden"
@@ -47,6 +51,24 @@ type Clusters struct {
 
 	mu      sync.Mutex
 	running map[string]*shootCluster
+	// spares are clusters started before a Shoot asks for one (Spares).
+	spares []*spare
+}
+
+// A spare is a Shoot cluster started before any Shoot asks for it, with
+// what every cluster of its kind gets (the CRDs, namespaces and bindings of
+// prepare), on an etcd prefix and client CA of its own: the next new Shoot
+// of that kind and those admission plugins takes it (Ensure) instead of
+// waiting for a start. Gardener itself starts a Shoot's control plane in
+// minutes; the stand-in's starts, a dozen at once on two cores, took most
+// of the demo's time to its pools (docs/benchmarks.md).
+type spare struct {
+	kind, plugins string
+	// ready is closed once the start ended, with info, plane and err.
+	ready chan struct{}
+	info  Cluster
+	plane *envtest.ControlPlane
+	err   error
 }
 
 type shootCluster struct {
@@ -142,10 +164,24 @@ func (c *Clusters) Ensure(namespace, shoot string, s Spec) (Cluster, bool, error
 	}
 	sc := &shootCluster{}
 	c.running[k] = sc
+	sp := c.takeSpare(s.Kind, s.Plugins)
 	go func() {
-		c.starting <- struct{}{}
-		info, plane, err := c.start(k, uid, c.dirs(s.Kind), s.Worker.Nodes(k, c.MaxNodes), s.Plugins...)
-		<-c.starting
+		nodes := s.Worker.Nodes(k, c.MaxNodes)
+		var info Cluster
+		var plane *envtest.ControlPlane
+		err := errNoSpare
+		if sp != nil {
+			<-sp.ready
+			if err = sp.err; err == nil {
+				info, plane, err = c.adopt(k, uid, sp, nodes)
+			}
+		}
+		if err != nil {
+			// No spare, or one that did not start: start the Shoot's own.
+			c.starting <- struct{}{}
+			info, plane, err = c.start(k, uid, c.dirs(s.Kind), nodes, s.Plugins...)
+			<-c.starting
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		sc.info, sc.plane, sc.err, sc.done = info, plane, err, true
@@ -157,11 +193,107 @@ func (c *Clusters) Ensure(namespace, shoot string, s Spec) (Cluster, bool, error
 	return Cluster{}, false, nil
 }
 
+// errNoSpare: the Shoot takes no spare cluster.
+var errNoSpare = errors.New("no spare cluster")
+
+// Spares starts n spare clusters of each kind (kind: n), whose
+// kube-apiservers enable plugins, the Shoots' own admission plugins
+// (AdmissionPlugins): a Shoot enabling others gets a cluster of its own.
+// They start in the background, few at once as every start does.
+func (c *Clusters) Spares(n map[string]int, plugins []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, kind := range slices.Sorted(maps.Keys(n)) {
+		for i := range n[kind] {
+			sp := &spare{kind: kind, plugins: pluginSet(plugins), ready: make(chan struct{})}
+			c.spares = append(c.spares, sp)
+			name := fmt.Sprintf("spare-%s-%d", kind, i)
+			go func() {
+				defer close(sp.ready)
+				c.starting <- struct{}{}
+				defer func() { <-c.starting }()
+				sp.info, sp.plane, sp.err = c.boot(name, "/shoots/"+name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36), c.dirs(kind), plugins...)
+				if sp.err != nil {
+					fmt.Fprintf(os.Stderr, "gardener-standin: spare cluster %s: %v\n", name, sp.err)
+				}
+			}()
+		}
+	}
+}
+
+// takeSpare takes a spare of kind with plugins out of the spares, started
+// or still starting, if there is one. c.mu is held.
+func (c *Clusters) takeSpare(kind string, plugins []string) *spare {
+	i := slices.IndexFunc(c.spares, func(sp *spare) bool { return sp.kind == kind && sp.plugins == pluginSet(plugins) })
+	if i < 0 {
+		return nil
+	}
+	sp := c.spares[i]
+	c.spares = slices.Delete(c.spares, i, i+1)
+	return sp
+}
+
+// pluginSet is a set of admission plugins as one comparable string.
+func pluginSet(plugins []string) string {
+	return strings.Join(slices.Sorted(slices.Values(plugins)), ",")
+}
+
+// adopt makes a started spare the cluster of Shoot k (UID uid): its Nodes
+// registered and its admin kubeconfig written, as start ends.
+func (c *Clusters) adopt(k, uid string, sp *spare, nodes []corev1.Node) (Cluster, *envtest.ControlPlane, error) {
+	if err := c.finish(k, sp.info.Kubeconfig, nodes); err != nil {
+		_ = sp.plane.APIServer.Stop() //nolint:errcheck // the adoption failed anyway
+		return Cluster{}, nil, err
+	}
+	info := sp.info
+	info.UID = uid
+	return info, sp.plane, nil
+}
+
+// start starts the cluster of Shoot k (UID uid): its kube-apiserver on the
+// Shoot's own etcd prefix with what its kind gets (boot), then its Nodes
+// and admin kubeconfig (finish).
 func (c *Clusters) start(k, uid string, crds []string, nodes []corev1.Node, plugins ...string) (Cluster, *envtest.ControlPlane, error) {
+	info, plane, err := c.boot(k, "/shoots/"+uid, crds, plugins...)
+	if err != nil {
+		return Cluster{}, nil, err
+	}
+	if err := c.finish(k, info.Kubeconfig, nodes); err != nil {
+		_ = plane.APIServer.Stop() //nolint:errcheck // the start failed anyway
+		return Cluster{}, nil, err
+	}
+	info.UID = uid
+	return info, plane, nil
+}
+
+// finish registers the Nodes of Shoot k and writes its admin kubeconfig.
+// No kubelet runs them: a Node only says which machine of the worker pool
+// it is, with the worker's labels and its zone.
+func (c *Clusters) finish(k string, kc []byte, nodes []corev1.Node) error {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	for i := range nodes {
+		_, err = cs.CoreV1().Nodes().Create(context.Background(), &nodes[i], metav1.CreateOptions{})
+		if err != nil && !kerrors.IsAlreadyExists(err) {
+			return fmt.Errorf("cannot register node %s of Shoot %s: %w", nodes[i].Name, k, err)
+		}
+	}
+	return os.WriteFile(filepath.Join(c.dir, k+".kubeconfig"), kc, 0o600)
+}
+
+// boot starts a kube-apiserver named name on etcd prefix and prepares it
+// (prepare) with crds: a Shoot's (start) or a spare (Spares).
+func (c *Clusters) boot(name, prefix string, crds []string, plugins ...string) (Cluster, *envtest.ControlPlane, error) {
 	// Each Shoot's cluster trusts a client CA of its own, an RSA one, as
 	// gardenlet's <shoot>.ca-client is: Gardener signs the certificates of
 	// shoots/adminkubeconfig with it.
-	ca, err := garden.NewCA("ca-client-" + k)
+	ca, err := garden.NewCA("ca-client-" + name)
 	if err != nil {
 		return Cluster{}, nil, err
 	}
@@ -181,7 +313,7 @@ func (c *Clusters) start(k, uid string, crds []string, nodes []corev1.Node, plug
 		api.SecureServing.Address, api.SecureServing.Port = c.Address, strconv.Itoa(port)
 	}
 	api.SecureServing.Authn = &clientCAAuthn{ca: ca}
-	api.Configure().Set("etcd-prefix", "/shoots/"+uid).
+	api.Configure().Set("etcd-prefix", prefix).
 		// As a Shoot's: kubelets are authorized by the Node authorizer and
 		// kept to their own node and off the labels under
 		// node-restriction.kubernetes.io/ (the hypervisor pools' placement
@@ -190,27 +322,23 @@ func (c *Clusters) start(k, uid string, crds []string, nodes []corev1.Node, plug
 		Set("enable-admission-plugins", strings.Join(append([]string{"NodeRestriction"}, plugins...), ","))
 	plane := &envtest.ControlPlane{APIServer: api, Etcd: c.etcd}
 	if err := api.Start(); err != nil {
-		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of Shoot %s: %w", k, err)
+		return Cluster{}, nil, fmt.Errorf("cannot start the kube-apiserver of %s: %w", name, err)
 	}
-	kc, err := c.prepare(plane, crds, nodes)
+	kc, err := c.prepare(plane, crds)
 	if err != nil {
 		_ = api.Stop() //nolint:errcheck // the start failed anyway
-		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of Shoot %s: %w", k, err)
+		return Cluster{}, nil, fmt.Errorf("cannot prepare the cluster of %s: %w", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(c.dir, k+".kubeconfig"), kc, 0o600); err != nil {
-		_ = api.Stop() //nolint:errcheck // the start failed anyway
-		return Cluster{}, nil, err
-	}
-	return Cluster{Server: api.SecureServing.URL("https", "").String(), ServingCA: api.SecureServing.CA, ClientCA: ca, Kubeconfig: kc, UID: uid}, plane, nil
+	return Cluster{Server: api.SecureServing.URL("https", "").String(), ServingCA: api.SecureServing.CA, ClientCA: ca, Kubeconfig: kc}, plane, nil
 }
 
 // prepare makes the admin user and installs what every Shoot has: the
 // bindings gardenlet deploys for the groups of Gardener's admin
 // kubeconfigs, the namespaces of the landscape's operators, and the CRDs of
-// those of its kind.
+// those of its kind. It returns the admin kubeconfig.
 // A Shoot's data outlives a failed start (its etcd prefix is the Shoot's
 // UID), so every step takes what an earlier attempt left as done.
-func (c *Clusters) prepare(plane *envtest.ControlPlane, crds []string, nodes []corev1.Node) ([]byte, error) {
+func (c *Clusters) prepare(plane *envtest.ControlPlane, crds []string) ([]byte, error) {
 	u, err := plane.AddUser(envtest.User{Name: "shoot-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, err
@@ -238,14 +366,6 @@ func (c *Clusters) prepare(plane *envtest.ControlPlane, crds []string, nodes []c
 		_, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !kerrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("cannot create namespace %s: %w", ns, err)
-		}
-	}
-	// No kubelet runs them: a Node only says which machine of the worker
-	// pool it is, with the worker's labels and its zone.
-	for i := range nodes {
-		_, err = cs.CoreV1().Nodes().Create(context.Background(), &nodes[i], metav1.CreateOptions{})
-		if err != nil && !kerrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("cannot register node %s: %w", nodes[i].Name, err)
 		}
 	}
 	return kc, nil
@@ -277,9 +397,19 @@ func (c *Clusters) Keep(keep map[string]bool) []string {
 	return stopped
 }
 
-// Stop stops every Shoot cluster and the etcd.
+// Stop stops every Shoot cluster, every spare and the etcd.
 func (c *Clusters) Stop() {
 	c.Keep(nil)
+	c.mu.Lock()
+	spares := c.spares
+	c.spares = nil
+	c.mu.Unlock()
+	for _, sp := range spares {
+		<-sp.ready
+		if sp.plane != nil {
+			_ = sp.plane.APIServer.Stop() //nolint:errcheck // on the way out
+		}
+	}
 	_ = c.etcd.Stop() //nolint:errcheck // on the way out
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,5 +118,103 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 		if refused != (err != nil) || (refused && !kerrors.IsForbidden(err)) {
 			t.Errorf("%s's kubelet setting %s on it: %v (want refused: %t)", node, label, err, refused)
 		}
+	}
+}
+
+// TestIntegrationASpareClusterServesTheNextShootOfItsKind starts a spare
+// cluster for hypervisor pools, as the demo does before any Shoot exists: a
+// Shoot of another kind, or enabling other admission plugins, does not take
+// it; the next hypervisor pool's Shoot does, and gets what a cluster
+// started for it gets: its kind's CRDs, its Nodes, its admin kubeconfig
+// under its name, the plugins it enables.
+func TestIntegrationASpareClusterServesTheNextShootOfItsKind(t *testing.T) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		msg := "no KUBEBUILDER_ASSETS (kube-apiserver, etcd): run make tools and export the variables of tools/upstream/build.sh --env"
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	c, err := NewClusters(dir, []CRDs{ParseCRDs("hypervisor=../../cluster/crds/hypervisor-operator"), ParseCRDs("control-plane=../../cluster/crds/c5c3")}, []string{"rook-ceph"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	c.MaxNodes = 3
+	plugins := []string{"DenyServiceExternalIPs"}
+	c.Spares(map[string]int{"hypervisor": 1}, plugins)
+
+	c.mu.Lock()
+	other, unplugged := c.takeSpare("control-plane", plugins), c.takeSpare("hypervisor", nil)
+	c.mu.Unlock()
+	if other != nil || unplugged != nil {
+		t.Fatalf("a control-plane Shoot took the hypervisor pools' spare (%t), a Shoot without its plugins too (%t)", other != nil, unplugged != nil)
+	}
+
+	const k, uid = "garden-c5c3.hv-pool-a", "2f1c6a3e-0000-4000-8000-000000000002"
+	w := Worker{Labels: map[string]string{"c5c3.io/pool": "hv-pool-a"}, Zones: []string{"eu-de-1a"}, Machines: 2}
+	spec := Spec{UID: uid, Kind: "hypervisor", Worker: w, Plugins: plugins}
+	if _, _, err := c.Ensure("garden-c5c3", "hv-pool-a", spec); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	left := len(c.spares)
+	c.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d spare(s) left after a hypervisor pool's Shoot, want its spare taken", left)
+	}
+	var info Cluster
+	deadline := time.Now().Add(3 * time.Minute)
+	for serves := false; !serves; {
+		if time.Now().After(deadline) {
+			t.Fatal("the Shoot's cluster does not serve after 3 minutes")
+		}
+		time.Sleep(200 * time.Millisecond)
+		info, serves, err = c.Ensure("garden-c5c3", "hv-pool-a", spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if info.UID != uid {
+		t.Errorf("the cluster is Shoot %q's, want %q's", info.UID, uid)
+	}
+	kc, err := os.ReadFile(filepath.Join(dir, k+".kubeconfig"))
+	if err != nil {
+		t.Fatalf("the Shoot's admin kubeconfig: %v", err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 || l.Items[0].Labels["c5c3.io/pool"] != "hv-pool-a" {
+		t.Errorf("the cluster has %d Node(s), want the worker's 2 machines of hv-pool-a", len(l.Items))
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "rook-ceph", metav1.GetOptions{}); err != nil {
+		t.Errorf("namespace rook-ceph: %v", err)
+	}
+	groups, err := cs.Discovery().ServerGroups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, g := range groups.Groups {
+		served[g.Name] = true
+	}
+	if !served["kvm.cloud.sap"] || served["c5c3.io"] {
+		t.Errorf("the spare serves kvm.cloud.sap: %t and c5c3.io: %t, want the hypervisor pools' CRDs only", served["kvm.cloud.sap"], served["c5c3.io"])
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "intercept", Namespace: "default"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 53}}, ExternalIPs: []string{"10.0.0.53"}}}
+	if _, err := cs.CoreV1().Services("default").Create(context.Background(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !kerrors.IsForbidden(err) {
+		t.Errorf("a Service with externalIPs: %v, want Forbidden (DenyServiceExternalIPs)", err)
 	}
 }

@@ -18,14 +18,20 @@
 //     Shoot, by owner reference);
 //   - each cluster gets a Node for each of its first worker pool's first
 //     machines (at most -shoot-nodes), labelled as the machine controller
-//     labels them: the worker's labels and the machine's zone.
+//     labels them: the worker's labels and the machine's zone;
+//   - -spare-shoots KIND=N starts N clusters of that kind at once, before
+//     any Shoot asks for them (their kube-apiservers enabling
+//     -spare-shoot-plugins): a new Shoot of that kind and those admission
+//     plugins takes one and is ready in seconds, where a start takes ten
+//     or more (the demo starts the stand-in early with a spare for each of
+//     its pools, docs/benchmarks.md).
 //
 // What it does not simulate: machines and ServerClaims (a Node has no
 // kubelet, so nothing scheduled there runs), more than -shoot-nodes nodes
 // or a second worker pool, reconciliation of changes (a Shoot scaled keeps
 // its nodes), hibernation or deletion flows.
 //
-// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds [KIND=]DIR]... [-shoot-namespaces a,b] [-shoot-nodes 3]
+// Usage: gardener-standin -kubeconfig GARDEN -shoot-clusters DIR [-shoot-address IP] [-shoot-crds [KIND=]DIR]... [-shoot-namespaces a,b] [-shoot-nodes 3] [-spare-shoots KIND=N]... [-spare-shoot-plugins a,b]
 package main
 
 import (
@@ -34,6 +40,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +61,20 @@ func (l *crdDirs) Set(v string) error {
 	return nil
 }
 
+// spareCounts are -spare-shoots KIND=N.
+type spareCounts map[string]int
+
+func (m spareCounts) String() string { return fmt.Sprint(map[string]int(m)) }
+func (m spareCounts) Set(v string) error {
+	kind, n, ok := strings.Cut(v, "=")
+	i, err := strconv.Atoi(n)
+	if !ok || err != nil || i < 0 {
+		return fmt.Errorf("%q: want KIND=N, N a count of clusters", v)
+	}
+	m[kind] = i
+	return nil
+}
+
 func main() {
 	// Its own flag set: controller-runtime (through envtest) registers
 	// -kubeconfig on the global one.
@@ -66,6 +87,9 @@ func main() {
 	address := flag.String("shoot-address", "", "the address the Shoots' kube-apiservers listen on and advertise (default 127.0.0.1; a local node's address to reach them from its pods)")
 	nodes := flag.Int("shoot-nodes", 3, "at most this many Nodes per Shoot cluster (its first worker pool's first machines)")
 	delay := flag.Duration("delay", 3*time.Second, "the least time a new Shoot takes to become ready")
+	spares := spareCounts{}
+	flag.Var(spares, "spare-shoots", "KIND=N: start N clusters for Shoots of pool kind KIND at once, which new Shoots of that kind take (repeatable)")
+	plugins := flag.String("spare-shoot-plugins", "", "comma-separated admission plugins the spare clusters enable: a Shoot enabling others gets its own")
 	_ = flag.Parse(os.Args[1:]) //nolint:errcheck // ExitOnError
 	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintln(os.Stderr, "gardener-standin: -shoot-clusters and KUBEBUILDER_ASSETS (kube-apiserver, etcd; see tools/upstream/build.sh --env) are required")
@@ -75,23 +99,40 @@ func main() {
 	if *namespaces != "" {
 		ns = strings.Split(*namespaces, ",")
 	}
-	if err := run(*kubeconfig, *dir, *address, crds, ns, *nodes, *delay); err != nil {
+	var spared []string
+	if *plugins != "" {
+		spared = strings.Split(*plugins, ",")
+	}
+	o := options{kubeconfig: *kubeconfig, dir: *dir, address: *address, crds: crds, namespaces: ns, maxNodes: *nodes, delay: *delay, spares: spares, sparePlugins: spared}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, dir, address string, crds []gardenerstandin.CRDs, namespaces []string, maxNodes int, delay time.Duration) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+// options are the stand-in's flags.
+type options struct {
+	kubeconfig, dir, address string
+	crds                     []gardenerstandin.CRDs
+	namespaces               []string
+	maxNodes                 int
+	delay                    time.Duration
+	spares                   map[string]int
+	sparePlugins             []string
+}
+
+func run(o options) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 	if err != nil {
 		return err
 	}
-	clusters, err := gardenerstandin.NewClusters(dir, crds, namespaces)
+	clusters, err := gardenerstandin.NewClusters(o.dir, o.crds, o.namespaces)
 	if err != nil {
 		return err
 	}
 	defer clusters.Stop()
-	clusters.Address, clusters.MaxNodes = address, maxNodes
+	clusters.Address, clusters.MaxNodes = o.address, o.maxNodes
+	clusters.Spares(o.spares, o.sparePlugins)
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -102,7 +143,7 @@ func run(kubeconfig, dir, address string, crds []gardenerstandin.CRDs, namespace
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {
-		if err := reconcile(ctx, dyn, clusters, delay); err != nil {
+		if err := reconcile(ctx, dyn, clusters, o.delay); err != nil {
 			fmt.Fprintln(os.Stderr, "gardener-standin:", err)
 		}
 		select {
@@ -139,7 +180,7 @@ func reconcile(ctx context.Context, dyn dynamic.Interface, clusters *gardenersta
 			fmt.Fprintf(os.Stderr, "gardener-standin: %v\n", err)
 			continue
 		}
-		fmt.Printf("Shoot %s/%s ready at %s\n", s.GetNamespace(), s.GetName(), c.Server)
+		fmt.Printf("Shoot %s/%s ready at %s, %.0fs after its creation\n", s.GetNamespace(), s.GetName(), c.Server, time.Since(s.GetCreationTimestamp().Time).Seconds())
 	}
 	for _, k := range clusters.Keep(keep) {
 		fmt.Printf("Shoot %s deleted: its cluster is stopped\n", k)
