@@ -170,14 +170,13 @@ func setCondition(rsp *fnv1.RunFunctionResponse, t string, ok bool, trueReason, 
 	response.ConditionFalse(rsp, t, "Waiting").WithMessage(msg).TargetCompositeAndClaim()
 }
 
-// shareablePercent is the part of a pool's raw capacity its clouds' volume
+// shareablePercent is the part of a pool's raw capacity its clouds' Ceph
 // pools may be given: Ceph's nearfull ratio (0.85). Ceph stops every write
-// of the pool at its full ratio (0.95), and the tenants' image and ephemeral
-// pools, which have no quota, draw from the same raw space: the rest is
-// their headroom (docs/allocation.md).
+// of the pool at its full ratio (0.95): the rest is headroom for what no
+// tenant's quota counts (docs/allocation.md).
 const shareablePercent = 85
 
-// shareableGB is the raw capacity the pool shares out among its clouds' volume
+// shareableGB is the raw capacity the pool shares out among its clouds' Ceph
 // pool quotas: shareablePercent of spec.ceph.targetCapacity (or
 // spec.capacity), or until it is set of the capacity Ceph last reported; 0
 // while neither is known (nothing is granted).

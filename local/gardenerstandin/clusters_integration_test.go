@@ -85,26 +85,12 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 	}
 
 	// The CRDs of its kind, and not another kind's.
-	groups, err := cs.Discovery().ServerGroups()
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := map[string]bool{}
-	for _, g := range groups.Groups {
-		served[g.Name] = true
-	}
-	if !served["kvm.cloud.sap"] || served["c5c3.io"] {
-		t.Errorf("a hypervisor pool's cluster serves kvm.cloud.sap: %t and c5c3.io: %t, want the first only", served["kvm.cloud.sap"], served["c5c3.io"])
-	}
+	servesHypervisorCRDsOnly(t, cs)
 
 	// It admits as a Shoot does: the Shoot's own plugins (a Service with
 	// externalIPs refused) and NodeRestriction (a node's kubelet may label
 	// its node, but not under node-restriction.kubernetes.io/).
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "intercept", Namespace: "default"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 53}}, ExternalIPs: []string{"10.0.0.53"}}}
-	if _, err := cs.CoreV1().Services("default").Create(context.Background(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "external IPs") {
-		t.Errorf("a Service with externalIPs, the Shoot enabling DenyServiceExternalIPs: %v, want Forbidden", err)
-	}
+	deniesExternalIPs(t, cs)
 	kubelet := rest.CopyConfig(cfg)
 	node := k + "-node-0"
 	kubelet.Impersonate = rest.ImpersonationConfig{UserName: "system:node:" + node, Groups: []string{"system:nodes", "system:authenticated"}}
@@ -201,6 +187,14 @@ func TestIntegrationASpareClusterServesTheNextShootOfItsKind(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "rook-ceph", metav1.GetOptions{}); err != nil {
 		t.Errorf("namespace rook-ceph: %v", err)
 	}
+	servesHypervisorCRDsOnly(t, cs)
+	deniesExternalIPs(t, cs)
+}
+
+// servesHypervisorCRDsOnly fails unless the cluster serves the hypervisor
+// operator's CRDs and not the c5c3 ControlPlane's.
+func servesHypervisorCRDsOnly(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
 	groups, err := cs.Discovery().ServerGroups()
 	if err != nil {
 		t.Fatal(err)
@@ -210,11 +204,17 @@ func TestIntegrationASpareClusterServesTheNextShootOfItsKind(t *testing.T) {
 		served[g.Name] = true
 	}
 	if !served["kvm.cloud.sap"] || served["c5c3.io"] {
-		t.Errorf("the spare serves kvm.cloud.sap: %t and c5c3.io: %t, want the hypervisor pools' CRDs only", served["kvm.cloud.sap"], served["c5c3.io"])
+		t.Errorf("a hypervisor pool's cluster serves kvm.cloud.sap: %t and c5c3.io: %t, want the first only", served["kvm.cloud.sap"], served["c5c3.io"])
 	}
+}
+
+// deniesExternalIPs fails unless the cluster refuses a Service with
+// externalIPs, as a Shoot enabling DenyServiceExternalIPs does.
+func deniesExternalIPs(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "intercept", Namespace: "default"},
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 53}}, ExternalIPs: []string{"10.0.0.53"}}}
-	if _, err := cs.CoreV1().Services("default").Create(context.Background(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !kerrors.IsForbidden(err) {
-		t.Errorf("a Service with externalIPs: %v, want Forbidden (DenyServiceExternalIPs)", err)
+	if _, err := cs.CoreV1().Services("default").Create(context.Background(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "external IPs") {
+		t.Errorf("a Service with externalIPs, the Shoot enabling DenyServiceExternalIPs: %v, want Forbidden", err)
 	}
 }

@@ -251,8 +251,10 @@ spec:
   workers: 3
   maxWorkers: 3
   ironcore: {machinePool: e2e-encrypted, machineClass: baremetal-storage-nvme}
-  # Room for the docs' finance-prod, a large cloud: 16384 GB × 3 replicas.
-  ceph: {osdCount: 1, deviceClass: nvme, targetCapacity: 64Ti, replicationFactor: 3, encrypted: true}
+  # Room for the docs' finance-prod, a large cloud with the default quotas:
+  # volumes 16384 GB × 3 replicas, images 1024 × 3, ephemeral 8192 × 2,
+  # 68608 GB of the 69632 (85 %) this pool shares out.
+  ceph: {osdCount: 1, deviceClass: nvme, targetCapacity: 80Ti, replicationFactor: 3, encrypted: true}
 ---
 apiVersion: v1
 kind: Namespace
