@@ -203,6 +203,9 @@ func run(ctx context.Context, c config) error {
 	}
 }
 
+// slowStep is how long a step of a sweep takes before the log says so.
+const slowStep = 5 * time.Second
+
 type standin struct {
 	config
 	clouds []byte
@@ -255,6 +258,7 @@ func (s *standin) sweep(ctx context.Context) {
 		s.stretchedCeph.facts = nil
 	}
 	seen := map[string]bool{}
+	var clusters []*cluster
 	for _, f := range files {
 		seen[f] = true
 		c, err := s.client(f)
@@ -262,9 +266,30 @@ func (s *standin) sweep(ctx context.Context) {
 			fmt.Fprintf(os.Stderr, "operator-standin: %s: %v\n", f, err)
 			continue
 		}
-		for _, step := range []func(context.Context, *cluster) error{s.controlPlanes, s.cephClusters, s.cephClients, s.pools, s.arbiters, s.namespaces, s.agents, s.deployCompute, s.runCompute} {
-			if err := step(ctx, c); err != nil && !apierrors.IsNotFound(err) {
-				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
+		clusters = append(clusters, c)
+	}
+	// What the operators report about objects first, in every cluster;
+	// then what starts processes or calls services (the node agents' and
+	// nova-compute's containers, the compute hosts), which takes seconds a
+	// cluster: a pool's CephCluster waited for every agent of the clusters
+	// before it (a minute while a dozen pools started).
+	type step struct {
+		name string
+		do   func(context.Context, *cluster) error
+	}
+	for _, pass := range [][]step{
+		{{"controlPlanes", s.controlPlanes}, {"cephClusters", s.cephClusters}, {"cephClients", s.cephClients}, {"pools", s.pools}, {"arbiters", s.arbiters}, {"namespaces", s.namespaces}},
+		{{"agents", s.agents}, {"deployCompute", s.deployCompute}, {"runCompute", s.runCompute}},
+	} {
+		for _, c := range clusters {
+			for _, st := range pass {
+				start := time.Now()
+				if err := st.do(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+					fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
+				}
+				if d := time.Since(start); d > slowStep {
+					fmt.Printf("cluster %s: %s took %.0fs\n", c.name, st.name, d.Seconds())
+				}
 			}
 		}
 	}
