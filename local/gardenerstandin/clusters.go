@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +52,8 @@ type Clusters struct {
 	running map[string]*shootCluster
 	// spares are clusters started before a Shoot asks for one (Spares).
 	spares []*spare
+	// stopped: Stop was called; spares not started yet never start.
+	stopped bool
 }
 
 // A spare is a Shoot cluster started before any Shoot asks for it, with
@@ -196,29 +197,62 @@ func (c *Clusters) Ensure(namespace, shoot string, s Spec) (Cluster, bool, error
 // errNoSpare: the Shoot takes no spare cluster.
 var errNoSpare = errors.New("no spare cluster")
 
-// Spares starts n spare clusters of each kind (kind: n), whose
+// Spare asks for N spare clusters of a pool kind.
+type Spare struct {
+	Kind string
+	N    int
+}
+
+// ParseSpare reads KIND=N.
+func ParseSpare(v string) (Spare, error) {
+	kind, n, ok := strings.Cut(v, "=")
+	i, err := strconv.Atoi(n)
+	if !ok || err != nil || i < 0 {
+		return Spare{}, fmt.Errorf("%q: want KIND=N, N a count of clusters", v)
+	}
+	return Spare{Kind: kind, N: i}, nil
+}
+
+// Spares starts the spare clusters asked for, in that order, whose
 // kube-apiservers enable plugins, the Shoots' own admission plugins
 // (AdmissionPlugins): a Shoot enabling others gets a cluster of its own.
-// They start in the background, few at once as every start does.
-func (c *Clusters) Spares(n map[string]int, plugins []string) {
+// They start in the background, few at once as every start does, in the
+// order given (the demo asks for a storage pool's first: with Rook's CRDs
+// they take longest, and their pools' Ceph is the longest chain after).
+func (c *Clusters) Spares(spares []Spare, plugins []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, kind := range slices.Sorted(maps.Keys(n)) {
-		for i := range n[kind] {
-			sp := &spare{kind: kind, plugins: pluginSet(plugins), ready: make(chan struct{})}
+	var queued []*spare
+	for _, want := range spares {
+		for range want.N {
+			sp := &spare{kind: want.Kind, plugins: pluginSet(plugins), ready: make(chan struct{})}
 			c.spares = append(c.spares, sp)
-			name := fmt.Sprintf("spare-%s-%d", kind, i)
+			queued = append(queued, sp)
+		}
+	}
+	go func() {
+		for i, sp := range queued {
+			c.starting <- struct{}{}
+			c.mu.Lock()
+			stopped := c.stopped
+			c.mu.Unlock()
+			if stopped {
+				<-c.starting
+				sp.err = errNoSpare
+				close(sp.ready)
+				continue
+			}
 			go func() {
 				defer close(sp.ready)
-				c.starting <- struct{}{}
 				defer func() { <-c.starting }()
-				sp.info, sp.plane, sp.err = c.boot(name, "/shoots/"+name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36), c.dirs(kind), plugins...)
+				name := fmt.Sprintf("spare-%s-%d", sp.kind, i)
+				sp.info, sp.plane, sp.err = c.boot(name, "/shoots/"+name+"-"+strconv.FormatInt(time.Now().UnixNano(), 36), c.dirs(sp.kind), plugins...)
 				if sp.err != nil {
 					fmt.Fprintf(os.Stderr, "gardener-standin: spare cluster %s: %v\n", name, sp.err)
 				}
 			}()
 		}
-	}
+	}()
 }
 
 // takeSpare takes a spare of kind with plugins out of the spares, started
@@ -402,7 +436,7 @@ func (c *Clusters) Stop() {
 	c.Keep(nil)
 	c.mu.Lock()
 	spares := c.spares
-	c.spares = nil
+	c.spares, c.stopped = nil, true
 	c.mu.Unlock()
 	for _, sp := range spares {
 		<-sp.ready

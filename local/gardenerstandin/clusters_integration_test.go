@@ -129,7 +129,7 @@ func TestIntegrationASpareClusterServesTheNextShootOfItsKind(t *testing.T) {
 	t.Cleanup(c.Stop)
 	c.MaxNodes = 3
 	plugins := []string{"DenyServiceExternalIPs"}
-	c.Spares(map[string]int{"hypervisor": 1}, plugins)
+	c.Spares([]Spare{{Kind: "hypervisor", N: 1}}, plugins)
 
 	c.mu.Lock()
 	other, unplugged := c.takeSpare("control-plane", plugins), c.takeSpare("hypervisor", nil)

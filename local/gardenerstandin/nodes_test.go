@@ -66,3 +66,16 @@ func TestCRDsOfAKind(t *testing.T) {
 		t.Errorf("SpecOf = %+v, want kind storage, uid u-1", s)
 	}
 }
+
+func TestParseSpare(t *testing.T) {
+	for v, want := range map[string]Spare{"storage=5": {Kind: "storage", N: 5}, "control-plane=0": {Kind: "control-plane"}} {
+		if got, err := ParseSpare(v); err != nil || got != want {
+			t.Errorf("ParseSpare(%q) = %+v, %v; want %+v", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"storage", "storage=", "storage=-1", "storage=five"} {
+		if _, err := ParseSpare(v); err == nil {
+			t.Errorf("ParseSpare(%q): no error", v)
+		}
+	}
+}

@@ -40,7 +40,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -61,18 +60,14 @@ func (l *crdDirs) Set(v string) error {
 	return nil
 }
 
-// spareCounts are -spare-shoots KIND=N.
-type spareCounts map[string]int
+// spareCounts are -spare-shoots KIND=N, in their order.
+type spareCounts []gardenerstandin.Spare
 
-func (m spareCounts) String() string { return fmt.Sprint(map[string]int(m)) }
-func (m spareCounts) Set(v string) error {
-	kind, n, ok := strings.Cut(v, "=")
-	i, err := strconv.Atoi(n)
-	if !ok || err != nil || i < 0 {
-		return fmt.Errorf("%q: want KIND=N, N a count of clusters", v)
-	}
-	m[kind] = i
-	return nil
+func (l *spareCounts) String() string { return fmt.Sprint(*l) }
+func (l *spareCounts) Set(v string) error {
+	s, err := gardenerstandin.ParseSpare(v)
+	*l = append(*l, s)
+	return err
 }
 
 func main() {
@@ -87,8 +82,8 @@ func main() {
 	address := flag.String("shoot-address", "", "the address the Shoots' kube-apiservers listen on and advertise (default 127.0.0.1; a local node's address to reach them from its pods)")
 	nodes := flag.Int("shoot-nodes", 3, "at most this many Nodes per Shoot cluster (its first worker pool's first machines)")
 	delay := flag.Duration("delay", 3*time.Second, "the least time a new Shoot takes to become ready")
-	spares := spareCounts{}
-	flag.Var(spares, "spare-shoots", "KIND=N: start N clusters for Shoots of pool kind KIND at once, which new Shoots of that kind take (repeatable)")
+	var spares spareCounts
+	flag.Var(&spares, "spare-shoots", "KIND=N: start N clusters for Shoots of pool kind KIND at once, which new Shoots of that kind take (repeatable; started in this order)")
 	plugins := flag.String("spare-shoot-plugins", "", "comma-separated admission plugins the spare clusters enable: a Shoot enabling others gets its own")
 	_ = flag.Parse(os.Args[1:]) //nolint:errcheck // ExitOnError
 	if *dir == "" || os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -117,7 +112,7 @@ type options struct {
 	namespaces               []string
 	maxNodes                 int
 	delay                    time.Duration
-	spares                   map[string]int
+	spares                   []gardenerstandin.Spare
 	sparePlugins             []string
 }
 
