@@ -294,8 +294,11 @@ mkdir -p "$RUN/shoots"
 # control-plane cluster. Rook's 20 CRDs took 7 of a cluster's 11 s to start
 # on an idle machine, and every Shoot had them.
 # -spare-shoots: a cluster per pool of the example landscape starts now,
-# while core, Flux and the packages install, a storage pool's first (Rook's
-# CRDs make them the slowest, and their pools' Ceph the longest chain after);
+# while core, Flux and the packages install, in this order: the
+# control-plane clusters' (two, quick; the stretched pool's arbiter runs in
+# cp-eu-de-1, and waited minutes when its cluster came last), then the
+# storage pools' (Rook's CRDs make them the slowest, and their Ceph the
+# longest chain after), then the hypervisor pools';
 # each Shoot the pools make later takes one (with the admission plugin every pool's Shoot enables,
 # internal/gardener) and is ready in seconds. Started when Flux applied the
 # pools, their dozen starts took 150 s, two at a time (docs/benchmarks.md).
@@ -304,8 +307,8 @@ bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECON
   -shoot-crds storage=cluster/crds/rook -shoot-crds storage=cluster/crds/arbiter \
   -shoot-crds hypervisor=cluster/crds/hypervisor-operator -shoot-crds control-plane=cluster/crds/c5c3 \
   -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3 \
-  -spare-shoots "storage=$(spares storage-pools)" -spare-shoots "hypervisor=$(spares hypervisor-pools)" \
-  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoot-plugins DenyServiceExternalIPs
+  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoots "storage=$(spares storage-pools)" \
+  -spare-shoots "hypervisor=$(spares hypervisor-pools)" -spare-shoot-plugins DenyServiceExternalIPs
 wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
 
 say "starting Crossplane core v2.4.0"

@@ -217,8 +217,7 @@ func ParseSpare(v string) (Spare, error) {
 // kube-apiservers enable plugins, the Shoots' own admission plugins
 // (AdmissionPlugins): a Shoot enabling others gets a cluster of its own.
 // They start in the background, few at once as every start does, in the
-// order given (the demo asks for a storage pool's first: with Rook's CRDs
-// they take longest, and their pools' Ceph is the longest chain after).
+// order given (local/demo/up.sh says which order and why).
 func (c *Clusters) Spares(spares []Spare, plugins []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
