@@ -95,13 +95,17 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, quotas ma
 	if s.EphemeralPool.Enabled {
 		pools = append(pools, cephPool{useEphemeral, s.EphemeralPool.Replication, "none", &res.status.EphemeralPool})
 	}
+	// waitsForShare: a pool without a quota is not made until the storage
+	// pool gives the share it takes (storageUse.quotas).
+	waitsForShare := func(what string) {
+		res.ready = false
+		res.waiting = append(res.waiting, fmt.Sprintf("the %s in %s waits for the storage pool's share", what, st))
+	}
 	names := make([]string, 0, len(pools))
 	for _, p := range pools {
 		quota, ok := quotas[p.use]
 		if !ok {
-			// Its share is not given yet (storageUse.quotas).
-			res.ready = false
-			res.waiting = append(res.waiting, fmt.Sprintf("the %s pool in %s waits for the storage pool's share", p.use, st))
+			waitsForShare(p.use + " pool")
 			continue
 		}
 		name := c.cephPool(st, p.use)
@@ -239,8 +243,7 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, quotas ma
 	fsQuota, fsGiven := quotas[useFilesystem]
 	switch {
 	case s.Filesystem.Enabled && !fsGiven:
-		res.ready = false
-		res.waiting = append(res.waiting, fmt.Sprintf("the filesystem in %s waits for the storage pool's share", st))
+		waitsForShare("filesystem")
 	case s.Filesystem.Enabled:
 		data := rookPool(s.Filesystem.DataPoolReplication, fsQuota)
 		data["name"] = "data0"
@@ -267,8 +270,7 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, quotas ma
 	rgwQuota, rgwGiven := quotas[useObjectStore]
 	switch {
 	case s.ObjectStore.Enabled && !rgwGiven:
-		res.ready = false
-		res.waiting = append(res.waiting, fmt.Sprintf("the object store in %s waits for the storage pool's share", st))
+		waitsForShare("object store")
 	case s.ObjectStore.Enabled:
 		rgw = map[string]any{
 			"metadataPool":          rookPool(objectStoreMetadataReplicas, quotas[useObjectStoreMetadata]),
@@ -409,7 +411,7 @@ func observedQuotasGB(observed map[resource.Name]resource.ObservedComposed, st s
 		}
 	}
 	for _, q := range rookQuotaPaths {
-		o, ok := observed[resource.Name("ceph-"+st+"-"+q.key)]
+		o, ok := observed[cephPoolResource(st, q.key)]
 		if !ok {
 			continue
 		}

@@ -24,13 +24,7 @@ import (
 // loaded machine): the second start finds the first one's namespaces,
 // bindings and Nodes in etcd and must take them, not fail on them forever.
 func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		msg := "no KUBEBUILDER_ASSETS (kube-apiserver, etcd): run make tools and export the variables of tools/upstream/build.sh --env"
-		if os.Getenv("REQUIRE_INTEGRATION") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	requireAssets(t)
 	// Every Shoot gets the hypervisor operator's CRDs here, only a
 	// control-plane cluster the c5c3 ControlPlane's.
 	c, err := NewClusters(t.TempDir(), []CRDs{ParseCRDs("../../cluster/crds/hypervisor-operator"), ParseCRDs("control-plane=../../cluster/crds/c5c3")}, []string{"rook-ceph"})
@@ -114,13 +108,7 @@ func TestIntegrationAShootClusterStartsAgainOnItsData(t *testing.T) {
 // started for it gets: its kind's CRDs, its Nodes, its admin kubeconfig
 // under its name, the plugins it enables.
 func TestIntegrationASpareClusterServesTheNextShootOfItsKind(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		msg := "no KUBEBUILDER_ASSETS (kube-apiserver, etcd): run make tools and export the variables of tools/upstream/build.sh --env"
-		if os.Getenv("REQUIRE_INTEGRATION") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	requireAssets(t)
 	dir := t.TempDir()
 	c, err := NewClusters(dir, []CRDs{ParseCRDs("hypervisor=../../cluster/crds/hypervisor-operator"), ParseCRDs("control-plane=../../cluster/crds/c5c3")}, []string{"rook-ceph"})
 	if err != nil {
@@ -216,5 +204,18 @@ func deniesExternalIPs(t *testing.T, cs kubernetes.Interface) {
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 53}}, ExternalIPs: []string{"10.0.0.53"}}}
 	if _, err := cs.CoreV1().Services("default").Create(context.Background(), svc, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); !kerrors.IsForbidden(err) || !strings.Contains(err.Error(), "external IPs") {
 		t.Errorf("a Service with externalIPs, the Shoot enabling DenyServiceExternalIPs: %v, want Forbidden", err)
+	}
+}
+
+// requireAssets skips the test without the kube-apiserver and etcd it
+// starts, or fails it where integration tests must run (CI).
+func requireAssets(t *testing.T) {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		msg := "no KUBEBUILDER_ASSETS (kube-apiserver, etcd): run make tools and export the variables of tools/upstream/build.sh --env"
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 }
