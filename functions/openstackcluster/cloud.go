@@ -118,6 +118,20 @@ func (c *cloud) endpoint(service string) string {
 	return fmt.Sprintf("https://%s.%s.%s", service, c.name, c.in.EndpointDomain)
 }
 
+// authURL pins where the provider logs in with the cloud's admin
+// credential: the Keystone endpoint the Composition gives the cloud
+// (/v3), whatever the auth_url of the clouds.yaml its control plane writes.
+// That clouds.yaml comes from the control-plane cluster, where a
+// compromised control plane could point it at a host of its choosing and
+// collect the admin password. Empty without an endpoint domain: the
+// provider then reads the clouds.yaml's auth_url (docs/security.md).
+func (c *cloud) authURL() string {
+	if ep := c.endpoint("keystone"); ep != "" {
+		return ep + "/v3"
+	}
+	return ""
+}
+
 // adminSecret is the management-cluster Secret that holds the cloud's admin
 // clouds.yaml, which the cloud's ProviderConfig reads.
 func (c *cloud) adminSecret() string { return c.name + "-openstack-admin" }

@@ -1808,6 +1808,19 @@ func TestSpecFields(t *testing.T) {
 				if got := get(manifestOf(desired(t, rsp, "control-plane")), "spec", "services", "keystone", "publicEndpoint"); got != "https://keystone.team-a-prod-7xk2p.cloud.example" {
 					t.Errorf("keystone publicEndpoint = %v", got)
 				}
+				// The provider logs in there only, whatever the control
+				// plane's clouds.yaml says (#52 §14).
+				if got := get(desired(t, rsp, "provider-config"), "spec", "authURL"); got != "https://keystone.team-a-prod-7xk2p.cloud.example/v3" {
+					t.Errorf("the ProviderConfig's authURL = %v, want the composed Keystone endpoint", got)
+				}
+			},
+		},
+		"without endpointDomain the ProviderConfig reads the clouds.yaml's auth_url": {
+			input: `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "CloudSettings", "environment": "production"}`,
+			check: func(t *testing.T, rsp *fnv1.RunFunctionResponse) {
+				if got := get(desired(t, rsp, "provider-config"), "spec", "authURL"); got != nil {
+					t.Errorf("the ProviderConfig's authURL = %v, want none", got)
+				}
 			},
 		},
 		"secretNamespace keeps the credentials": {

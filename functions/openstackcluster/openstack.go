@@ -119,7 +119,8 @@ func composeCloud(c *cloud, allocated map[string]int32, hosts map[string][]strin
 		TypeMeta:   metav1.TypeMeta{APIVersion: openstackv1alpha1.SchemeGroupVersion.String(), Kind: "ProviderConfig"},
 		ObjectMeta: metav1.ObjectMeta{Name: c.name, Labels: c.labels()},
 		Spec: openstackv1alpha1.ProviderConfigSpec{
-			Region: string(c.xr.Spec.Region),
+			AuthURL: c.authURL(),
+			Region:  string(c.xr.Spec.Region),
 			Credentials: openstackv1alpha1.ProviderCredentials{
 				Source: xpv2.CredentialsSourceSecret, Format: openstackv1alpha1.CredentialsFormatCloudsYAML, Cloud: adminCloudName,
 				CommonCredentialSelectors: xpv2.CommonCredentialSelectors{SecretRef: &xpv2.SecretKeySelector{

@@ -11,7 +11,7 @@
 #   (initialized by `crossplane core init` as its chart's init container
 #   does: CRDs, TLS secrets and the usage webhook, which the API server
 #   reaches through an ExternalName Service; the functions' Service names
-#   resolved by local/cmd/dns-standin), a local OCI registry (Debian's
+#   resolved by local/cmd/dns-standin, also the pods' cluster DNS), a local OCI registry (Debian's
 #   docker-registry, TLS) holding every package of `make xpkg` (ours and
 #   provider-kubernetes v1.0.0, pinned) and the node agents' images,
 #   relocated to by an ImageConfig (core) and a mirror (the node);
@@ -29,7 +29,8 @@
 #     local/cmd/operator-standin  what the operators inside Shoots report:
 #                                    the c5c3-operator (ControlPlane Ready, an
 #                                    admin clouds.yaml for the local
-#                                    Keystone, the local OVN as the cloud's
+#                                    Keystone, served at the cloud's public
+#                                    endpoint too, the local OVN as the cloud's
 #                                    ovn-databases, ssl: with a client
 #                                    certificate per cloud), Rook (CephCluster Ready with
 #                                    the local Ceph's health, its monitors and
@@ -317,8 +318,14 @@ say "starting Crossplane core v2.4.0"
 # namespace of its own whose /etc/hosts the DNS stand-in keeps with the
 # Services' ClusterIPs (local/cmd/dns-standin), which kube-proxy routes
 # to the functions' pods.
+# It is also the pods' cluster DNS (the kubelet's clusterDNS, 10.96.0.10,
+# a Service whose endpoint it is), where every name under cobaltcore.example
+# (the Compositions' endpointDomains) resolves to the clouds' public Keystone
+# endpoints, which the operator stand-in serves on 127.0.0.44:443: the
+# provider logs in there only, whatever a control plane's clouds.yaml says.
 cp /etc/hosts "$RUN/hosts"
-bg dns-standin "$RUN/bin/dns-standin" -kubeconfig "$KUBECONFIG" -hosts "$RUN/hosts"
+bg dns-standin "$RUN/bin/dns-standin" -kubeconfig "$KUBECONFIG" -hosts "$RUN/hosts" \
+  -dns "$NODE_IP:53" -cluster-dns 10.96.0.10 -public-domain cobaltcore.example=127.0.0.44
 wait_for 30 "the DNS stand-in does not run ($RUN/dns-standin.log)" grep -q "keeping" "$RUN/dns-standin.log"
 # The circuit breaker's bucket (default 100 events, 1/s) is too small for a
 # hypervisor pool: its ~25 composed resources (17 of them the node agents'
@@ -460,7 +467,8 @@ bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN
   -ceph-conf "$CEPH_RUN/ceph.conf" -ceph-key "$CEPH_RUN/admin.key" \
   -stretched-ceph-conf "$CEPH_STRETCHED_RUN/ceph.conf" -stretched-ceph-key "$CEPH_STRETCHED_RUN/admin.key" -stretched-ceph-mon a=127.0.0.1:6901,b=127.0.0.1:6902,arbiter=127.0.0.1:6903 \
   -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
-  -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key"
+  -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key" \
+  -public-endpoints 127.0.0.44:443 -public-domain cobaltcore.example -public-ca-cert "$OS_RUN/tls/ca.crt" -public-ca-key "$OS_RUN/tls/ca.key"
 pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
 

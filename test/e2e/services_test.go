@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -61,12 +62,24 @@ func logIn(ctx context.Context, cloudsYAML []byte, cloud, caCert string) (*openS
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	pc, err := config.NewProviderClient(ctx, ao, config.WithTLSConfig(tlsConfig))
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsConfig
+	transport.DialContext = (&net.Dialer{Timeout: 10 * time.Second, Resolver: clusterDNS}).DialContext
+	pc, err := config.NewProviderClient(ctx, ao, config.WithHTTPClient(http.Client{Transport: transport}))
 	if err != nil {
 		return nil, fmt.Errorf("cannot log in as cloud %s: %w", cloud, err)
 	}
 	return &openStack{provider: pc, endpoint: eo}, nil
 }
+
+// clusterDNS resolves names as the landscape's pods do: through the
+// kubelet's clusterDNS (local/node/kubelet.yaml), the DNS stand-in, where
+// the clouds' public endpoints (keystone.<cloud>.<endpoint domain>, which a
+// tenant's clouds.yaml names) resolve as a landscape's DNS resolves them.
+// This machine's own resolver does not know them.
+var clusterDNS = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+	return (&net.Dialer{}).DialContext(ctx, "udp", "10.96.0.10:53")
+}}
 
 var (
 	adminOnce sync.Once

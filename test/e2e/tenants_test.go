@@ -337,6 +337,27 @@ func tenantLogsIn(t *testing.T, c tenantCloud, x, project string) (login, bool) 
 			t.Errorf("its ProviderConfig's CA %q and catalog region %q", ca, region)
 		}
 	})
+	t.Run("its ProviderConfig logs in only at the cloud's composed Keystone, which the tenant's clouds.yaml names", func(t *testing.T) {
+		// #52 §14: the admin clouds.yaml comes from the control-plane
+		// cluster; its auth_url is not where the admin password goes.
+		xr, err := c.compositeOf(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc, err := get[openstackv1alpha1.ProviderConfig](ctx, ref{gvr: openStackProviderConfigs, name: x})
+		if err != nil {
+			t.Fatalf("its ProviderConfig: %v", err)
+		}
+		keystone := ""
+		if xr.Status.Endpoints != nil {
+			keystone = xr.Status.Endpoints.Keystone
+		}
+		want := keystone + "/v3"
+		if keystone == "" || pc.Spec.AuthURL != want || !regexp.MustCompile(`(?m)^ *auth_url: `+regexp.QuoteMeta(want)+`$`).Match(cloudsYAML) {
+			t.Errorf("its ProviderConfig's authURL %q and its clouds.yaml's %v, want the composed Keystone %q",
+				pc.Spec.AuthURL, regexp.MustCompile(`(?m)^ *auth_url:.*$`).FindAll(cloudsYAML, -1), want)
+		}
+	})
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "cacert")
 	if err := os.WriteFile(ca, caCert, 0o600); err != nil {

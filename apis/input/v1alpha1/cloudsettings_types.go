@@ -50,8 +50,13 @@ type CloudSettings struct {
 	SecretNamespace string `json:"secretNamespace,omitempty"`
 
 	// EndpointDomain is the DNS domain of the clouds' public endpoints:
-	// a cloud's Keystone is https://keystone.<composite name>.<domain>.
-	// Without it the ControlPlane keeps the operator's default endpoints.
+	// a cloud's Keystone is https://keystone.<composite name>.<domain>, and
+	// the provider logs in with the cloud's admin credential there only
+	// (its ProviderConfig's spec.authURL), whatever auth_url the admin
+	// clouds.yaml that the cloud's control plane writes says. Without it
+	// the ControlPlane keeps the operator's default endpoints and the
+	// provider goes where that clouds.yaml says: a compromised control
+	// plane could then collect the cloud's admin password.
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +optional
 	EndpointDomain string `json:"endpointDomain,omitempty"`

@@ -13,10 +13,21 @@
 // entries, then one line per Service with a ClusterIP. Go's resolver reads
 // the file again when it changes.
 //
-// What it does not simulate: DNS for pods (nothing in the plane's pods looks
-// up a name), pods' own names, SRV records, search domains.
+// With -dns it is also the pods' cluster DNS (dns.go): it answers on that
+// address, and Service kube-system/kube-dns with the kubelet's clusterDNS
+// (-cluster-dns) leads there through kube-proxy. Pods look up the
+// Services' names, and the clouds' public endpoints: a cloud's
+// ProviderConfig logs in only at its composed Keystone
+// (https://keystone.<cloud>.<endpoint domain>), which -public-domain
+// resolves to where the operator stand-in serves it, as a landscape's
+// wildcard record resolves it to its ingress.
+//
+// What it does not simulate: pods' own names, SRV and AAAA records, DNS
+// over TCP, forwarding to the machine's resolver.
 //
 // Usage: dns-standin -kubeconfig FILE -hosts FILE [-base /etc/hosts]
+//
+//	[-dns ADDR:PORT -cluster-dns IP] [-public-domain DOMAIN=IP ...]
 package main
 
 import (
@@ -24,6 +35,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"sort"
@@ -45,20 +58,43 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "", "the management cluster")
 	hosts := flag.String("hosts", "", "the hosts file to keep (written in place: it is bind-mounted)")
 	base := flag.String("base", "/etc/hosts", "the machine's hosts file, copied at the top")
+	dns := flag.String("dns", "", "address (IP:port) to answer the pods' DNS queries on (UDP); empty: no DNS server")
+	clusterDNS := flag.String("cluster-dns", "", "the kubelet's clusterDNS: made the ClusterIP of Service kube-system/kube-dns, whose endpoint is -dns")
+	var public []publicDomain
+	flag.Func("public-domain", "DOMAIN=IP: every name under DOMAIN resolves to IP (repeatable), as a landscape's wildcard record for its clouds' public endpoints", func(s string) error {
+		p, err := parsePublicDomain(s)
+		public = append(public, p)
+		return err
+	})
 	flag.Parse()
 	if *kubeconfig == "" || *hosts == "" {
 		fmt.Fprintln(os.Stderr, "dns-standin: -kubeconfig and -hosts are required")
 		os.Exit(2)
 	}
+	var at netip.AddrPort
+	if *dns != "" {
+		var err error
+		if at, err = netip.ParseAddrPort(*dns); err != nil {
+			fmt.Fprintf(os.Stderr, "dns-standin: -dns %q: want IP:port, e.g. 10.244.0.1:53\n", *dns)
+			os.Exit(2)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, *kubeconfig, *hosts, *base); err != nil {
+	if err := run(ctx, *kubeconfig, *hosts, *base, dnsServer{at: at, clusterIP: *clusterDNS, public: public}); err != nil {
 		fmt.Fprintln(os.Stderr, "dns-standin:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, kubeconfig, hosts, base string) error {
+// dnsServer is what -dns, -cluster-dns and -public-domain ask for.
+type dnsServer struct {
+	at        netip.AddrPort // invalid: no DNS server
+	clusterIP string
+	public    []publicDomain
+}
+
+func run(ctx context.Context, kubeconfig, hosts, base string, dns dnsServer) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -91,6 +127,24 @@ func run(ctx context.Context, kubeconfig, hosts, base string) error {
 	f.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), svcs.Informer().HasSynced, slices.Informer().HasSynced) {
 		return fmt.Errorf("the Services' and EndpointSlices' caches did not sync")
+	}
+	if dns.at.IsValid() {
+		conn, err := net.ListenPacket("udp", dns.at.String())
+		if err != nil {
+			return fmt.Errorf("cannot answer DNS on %s: %w", dns.at, err)
+		}
+		n := &names{services: svcs.Lister(), slices: slices.Lister(), public: dns.public}
+		go func() {
+			if err := serveDNS(ctx, conn, n); err != nil {
+				fmt.Fprintln(os.Stderr, "dns-standin: DNS:", err)
+			}
+		}()
+		if dns.clusterIP != "" {
+			if err := clusterDNSService(ctx, cs, dns.clusterIP, dns.at); err != nil {
+				return err
+			}
+		}
+		fmt.Println("answering DNS on", dns.at, "for the Services and", len(dns.public), "public domain(s); cluster DNS", dns.clusterIP)
 	}
 	fmt.Println("keeping", hosts, "with the ClusterIPs of the Services")
 	var last []byte

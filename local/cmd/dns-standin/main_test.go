@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"net"
 	"strings"
 	"testing"
 
@@ -54,5 +57,55 @@ func TestRender(t *testing.T) {
 	}, "\n")
 	if string(b) != want {
 		t.Errorf("render:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// TestDNS: the pods' cluster DNS, asked as Go's resolver asks it: a
+// Service's name is its ClusterIP, every name under a public domain its
+// address (the clouds' Keystone endpoints), anything else does not exist.
+func TestDNS(t *testing.T) {
+	cs := fake.NewClientset(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "provider", Namespace: "crossplane-system"},
+		Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.20"}})
+	f := informers.NewSharedInformerFactory(cs, 0)
+	svcs, slices := f.Core().V1().Services(), f.Discovery().V1().EndpointSlices()
+	svcs.Informer()
+	slices.Informer()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.Start(ctx.Done())
+	f.WaitForCacheSync(ctx.Done())
+	pub, err := parsePublicDomain("cobaltcore.example=127.0.0.44")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = serveDNS(ctx, conn, &names{services: svcs.Lister(), slices: slices.Lister(), public: []publicDomain{pub}}) }()
+	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "udp", conn.LocalAddr().String())
+	}}
+	for name, want := range map[string]string{
+		"keystone.team-a-prod-7xk2p.cloud.cobaltcore.example.": "127.0.0.44",
+		"Keystone.x.v2.cobaltcore.example.":                    "127.0.0.44",
+		"provider.crossplane-system.svc.cluster.local.":        "10.96.0.20",
+		"missing.crossplane-system.svc.cluster.local.":         "",
+		"keystone.team-a-prod-7xk2p.cloud.example.":            "",
+		"cobaltcore.example.evil.":                             "",
+	} {
+		got, err := r.LookupHost(ctx, name)
+		var dnsErr *net.DNSError
+		switch {
+		case want == "" && !(errors.As(err, &dnsErr) && dnsErr.IsNotFound):
+			t.Errorf("%s: %v, %v; want not found", name, got, err)
+		case want != "" && (err != nil || len(got) != 1 || got[0] != want):
+			t.Errorf("%s: %v, %v; want %s", name, got, err, want)
+		}
+	}
+	for _, bad := range []string{"cobaltcore.example", "cobaltcore.example=::1", "=127.0.0.1", "cobaltcore.example=host"} {
+		if _, err := parsePublicDomain(bad); err == nil || !strings.Contains(err.Error(), "DOMAIN=IPv4") {
+			t.Errorf("parsePublicDomain(%q) = %v, want an error naming DOMAIN=IPv4", bad, err)
+		}
 	}
 }

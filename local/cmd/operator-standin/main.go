@@ -42,6 +42,10 @@
 //     the nodes bound to the cloud; each node it selects is a compute host
 //     of the local Nova (-register-compute), and leaves it when no longer
 //     selected (-deregister-compute);
+//   - the public endpoints of the clouds' Keystone (endpoints.go,
+//     -public-endpoints): TLS for keystone.<cloud>.<-public-domain> with a
+//     certificate of the local OpenStack's CA, in front of the local
+//     Keystone;
 //   - the namespace controller of the Shoot's kube-controller-manager, which
 //     these clusters do not run: a deleted namespace is emptied of the kinds
 //     above, Secrets and ConfigMaps, and finalized.
@@ -58,6 +62,7 @@
 //	[-ovn-nb tcp:127.0.0.1:6641 -ovn-sb tcp:127.0.0.1:6642 | -ovn-nb ssl:... -ovn-sb ssl:... -ovn-ca-cert FILE -ovn-ca-key FILE]
 //	[-compute-regions eu-de-1,...] [-register-compute CMD -deregister-compute CMD]
 //	[-stretched-ceph-conf FILE -stretched-ceph-key FILE -stretched-ceph-mon a=127.0.0.1:6901,...]
+//	[-public-endpoints 127.0.0.44:443 -public-domain cobaltcore.example -public-ca-cert FILE -public-ca-key FILE]
 package main
 
 import (
@@ -118,6 +123,10 @@ type config struct {
 	// registerCompute and deregisterCompute make a node a Nova compute
 	// host and remove it (compute.go).
 	registerCompute, deregisterCompute string
+	// publicEndpoints is where the clouds' Keystone endpoints under
+	// publicDomain are served, with certificates of the CA publicCACert
+	// and publicCAKey (endpoints.go); "" none.
+	publicEndpoints, publicDomain, publicCACert, publicCAKey string
 }
 
 func main() {
@@ -139,6 +148,10 @@ func main() {
 	flag.StringVar(&c.ovnCAKey, "ovn-ca-key", "", "PEM key of that CA")
 	flag.StringVar(&c.registerCompute, "register-compute", "", "command that registers a node as a compute host of the local Nova (its last argument the node's name), run for each node a cloud's nova-compute DaemonSet selects, standing in for the nova-compute that runs there; empty: none")
 	flag.StringVar(&c.deregisterCompute, "deregister-compute", "", "command that removes a node registered so (its last argument the node's name), once no nova-compute DaemonSet selects it")
+	flag.StringVar(&c.publicEndpoints, "public-endpoints", "", "address (IP:port) to serve the clouds' public Keystone endpoints on (keystone.<cloud>.<-public-domain>), in front of the local Keystone; empty: none")
+	flag.StringVar(&c.publicDomain, "public-domain", "cobaltcore.example", "the domain of the clouds' public endpoints (the Compositions' endpointDomain, or a domain above it)")
+	flag.StringVar(&c.publicCACert, "public-ca-cert", "", "PEM certificate of the CA the public endpoints' certificates are minted from: the local OpenStack's, which the admin credential names")
+	flag.StringVar(&c.publicCAKey, "public-ca-key", "", "PEM key of that CA")
 	computeRegions := flag.String("compute-regions", "", "regions (comma-separated) whose clouds get Nova, Cinder and Neutron in their catalog, standing in for an operator that deploys compute; the others get only what the c5c3 ControlPlane deploys (Keystone, Placement, Glance)")
 	flag.Parse()
 	for _, r := range strings.Split(*computeRegions, ",") {
@@ -188,6 +201,22 @@ func run(ctx context.Context, c config) error {
 	}
 	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, singleCeph: single, stretchedCeph: stretched, clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]string{}, poolClients: map[string]kubernetes.Interface{},
 		ovnCA: oca, sbctlTLS: sbctlTLS}
+	if c.publicEndpoints != "" {
+		signer, err := loadCA(c.publicCACert, c.publicCAKey)
+		if err != nil {
+			return fmt.Errorf("-public-ca-cert, -public-ca-key: %w", err)
+		}
+		// The local Keystone's certificate is of the CA its clouds.yaml names.
+		p, err := newPublicEndpoints(signer, c.publicDomain, clouds, ca)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.cloudsYAML, err)
+		}
+		go func() {
+			if err := p.serve(ctx, c.publicEndpoints); err != nil {
+				fmt.Fprintln(os.Stderr, "operator-standin:", err)
+			}
+		}()
+	}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
 	t := time.NewTicker(3 * time.Second)
@@ -224,7 +253,7 @@ type standin struct {
 	pulled map[string]bool
 	// ovnCA signs the clouds' OVN client certificates and sbctlTLS are
 	// ovn-sbctl's flags, for ssl: endpoints.
-	ovnCA    *ovnCA
+	ovnCA    *localCA
 	sbctlTLS []string
 	// chassis are the OVN chassis registered, by cluster/node.
 	chassis map[string]string

@@ -29,15 +29,15 @@ import (
 // and one for its own ovn-sbctl.
 const ovnClientTLSSecret = "ovn-client-tls"
 
-type ovnCA struct {
+type localCA struct {
 	cert    *x509.Certificate
 	certPEM []byte
 	key     crypto.Signer
 }
 
-// loadOVNCA reads the CA's PEM certificate and key (PKCS#8, PKCS#1 or EC,
+// loadCA reads the CA's PEM certificate and key (PKCS#8, PKCS#1 or EC,
 // as openssl writes them).
-func loadOVNCA(certFile, keyFile string) (*ovnCA, error) {
+func loadCA(certFile, keyFile string) (*localCA, error) {
 	certPEM, err := os.ReadFile(certFile)
 	if err != nil {
 		return nil, err
@@ -65,28 +65,12 @@ func loadOVNCA(certFile, keyFile string) (*ovnCA, error) {
 	if err != nil || !ok {
 		return nil, fmt.Errorf("%s: not a private key openssl writes: %v", keyFile, err)
 	}
-	return &ovnCA{cert: cert, certPEM: certPEM, key: signer}, nil
+	return &localCA{cert: cert, certPEM: certPEM, key: signer}, nil
 }
 
 // issue mints a client certificate for cn: its PEM certificate and key.
-func (ca *ovnCA) issue(cn string) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+func (ca *localCA) issue(cn string) (certPEM, keyPEM []byte, err error) {
+	der, key, err := ca.sign(&x509.Certificate{Subject: pkix.Name{CommonName: cn}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,6 +79,28 @@ func (ca *ovnCA) issue(cn string) (certPEM, keyPEM []byte, err error) {
 		return nil, nil, err
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}), nil
+}
+
+// sign mints a certificate of tmpl's subject and uses, valid for a year,
+// with a new key: its DER and the key.
+func (ca *localCA) sign(tmpl *x509.Certificate) ([]byte, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.SerialNumber = serial
+	tmpl.NotBefore = time.Now().Add(-time.Minute)
+	tmpl.NotAfter = time.Now().Add(365 * 24 * time.Hour)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return der, key, nil
 }
 
 // ovnClientTLS is the cloud's client certificate Secret, nil when its OVN
@@ -122,14 +128,14 @@ func (s *standin) ovnSSL() bool {
 // setUpOVNTLS loads the CA when the endpoints are ssl: and writes the
 // stand-in's own client certificate for ovn-sbctl into dir; it returns
 // ovn-sbctl's TLS flags.
-func setUpOVNTLS(c config, dir string) (*ovnCA, []string, error) {
+func setUpOVNTLS(c config, dir string) (*localCA, []string, error) {
 	if !strings.Contains(c.ovnNB+" "+c.ovnSB, "ssl:") {
 		return nil, nil, nil
 	}
 	if c.ovnCACert == "" || c.ovnCAKey == "" {
 		return nil, nil, errors.New("ssl: OVN endpoints need -ovn-ca-cert and -ovn-ca-key (the CA that signs the clouds' client certificates)")
 	}
-	ca, err := loadOVNCA(c.ovnCACert, c.ovnCAKey)
+	ca, err := loadCA(c.ovnCACert, c.ovnCAKey)
 	if err != nil {
 		return nil, nil, err
 	}
