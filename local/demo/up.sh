@@ -150,6 +150,42 @@ bg kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$RUN/kube-co
 bg kube-scheduler "$KUBE_SCHEDULER" --kubeconfig="$RUN/kube-scheduler.kubeconfig" --authentication-kubeconfig="$RUN/kube-scheduler.kubeconfig" \
   --authorization-kubeconfig="$RUN/kube-scheduler.kubeconfig" --leader-elect=false --bind-address=127.0.0.1 --secure-port=18259
 
+say "starting the Gardener stand-in, with a spare Shoot cluster for each of the landscape's pools"
+mkdir -p "$RUN/shoots"
+# The stand-ins run at a lower CPU priority (nice 10, inherited by the
+# Shoots' kube-apiservers and the node agents they start): in a landscape
+# those clusters and nodes are other machines, and on 2 cores their dozen API
+# servers starved the management plane and the local OpenStack (Keystone
+# answered in 7-38 s and the provider's calls timed out).
+# The Shoots' API servers listen on the node's address (the bridge holds it
+# from the start): provider-kubernetes' pod reaches them there.
+# Each Shoot's cluster gets the CRDs of the operators its kind of pool runs
+# (c5c3.io/pool-kind): Rook and the external arbiter's in a storage pool, the
+# hypervisor operator's in a hypervisor pool, the c5c3-operator's in a
+# control-plane cluster. Rook's 20 CRDs took 7 of a cluster's 11 s to start
+# on an idle machine, and every Shoot had them.
+# -spare-shoots: a cluster per pool of the example landscape starts now,
+# right after the API server, while core, the registry, the node, Flux and
+# the packages install (started after the node, 40 s before Flux applied
+# the pools, three hypervisor pools' spares were not ready and their
+# Shoots took 28-52 s), in this order: the
+# control-plane clusters' (two, quick; the stretched pool's arbiter runs in
+# cp-eu-de-1, and waited minutes when its cluster came last), then the
+# storage pools' (Rook's CRDs make them the slowest, and their Ceph the
+# longest chain after), then the hypervisor pools';
+# each Shoot the pools make later takes one (with the admission plugin every pool's Shoot enables,
+# internal/gardener) and is ready in seconds. Started when Flux applied the
+# pools, their dozen starts took 150 s, two at a time (docs/benchmarks.md).
+spares() { find examples/infrastructure/*/"$1" -name '*.yaml' | wc -l; }
+bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
+  -shoot-crds storage=cluster/crds/rook -shoot-crds storage=cluster/crds/arbiter \
+  -shoot-crds hypervisor=cluster/crds/hypervisor-operator -shoot-crds control-plane=cluster/crds/c5c3 \
+  -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3 \
+  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoots "storage=$(spares storage-pools)" \
+  -spare-shoots "hypervisor=$(spares hypervisor-pools)" -spare-shoot-plugins DenyServiceExternalIPs
+wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
+
+
 say "initializing Crossplane core v2.4.0 as its chart's init container does"
 # `core init`: Crossplane's CRDs, its CA, server and client certificates in
 # Secrets of crossplane-system, and the ValidatingWebhookConfiguration of
@@ -279,38 +315,6 @@ for a in hypervisor-agent storage-agent ha-agent ovs-agent; do
       "127.0.0.1:5050/cobaltcore/$a:$VERSION" "xpkg.c5c3.io/cobaltcore/$a:$VERSION" >>"$RUN/push.log" 2>&1 ||
     die "cannot push the image of $a to the registry: $(tail -3 "$RUN/push.log")"
 done
-
-say "starting the Gardener stand-in, with a spare Shoot cluster for each of the landscape's pools"
-mkdir -p "$RUN/shoots"
-# The stand-ins run at a lower CPU priority (nice 10, inherited by the
-# Shoots' kube-apiservers and the node agents they start): in a landscape
-# those clusters and nodes are other machines, and on 2 cores their dozen API
-# servers starved the management plane and the local OpenStack (Keystone
-# answered in 7-38 s and the provider's calls timed out).
-# The Shoots' API servers listen on the node's address (so the stand-in
-# starts once the node is up): provider-kubernetes' pod reaches them there.
-# Each Shoot's cluster gets the CRDs of the operators its kind of pool runs
-# (c5c3.io/pool-kind): Rook and the external arbiter's in a storage pool, the
-# hypervisor operator's in a hypervisor pool, the c5c3-operator's in a
-# control-plane cluster. Rook's 20 CRDs took 7 of a cluster's 11 s to start
-# on an idle machine, and every Shoot had them.
-# -spare-shoots: a cluster per pool of the example landscape starts now,
-# while core, Flux and the packages install, in this order: the
-# control-plane clusters' (two, quick; the stretched pool's arbiter runs in
-# cp-eu-de-1, and waited minutes when its cluster came last), then the
-# storage pools' (Rook's CRDs make them the slowest, and their Ceph the
-# longest chain after), then the hypervisor pools';
-# each Shoot the pools make later takes one (with the admission plugin every pool's Shoot enables,
-# internal/gardener) and is ready in seconds. Started when Flux applied the
-# pools, their dozen starts took 150 s, two at a time (docs/benchmarks.md).
-spares() { find examples/infrastructure/*/"$1" -name '*.yaml' | wc -l; }
-bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
-  -shoot-crds storage=cluster/crds/rook -shoot-crds storage=cluster/crds/arbiter \
-  -shoot-crds hypervisor=cluster/crds/hypervisor-operator -shoot-crds control-plane=cluster/crds/c5c3 \
-  -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3 \
-  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoots "storage=$(spares storage-pools)" \
-  -spare-shoots "hypervisor=$(spares hypervisor-pools)" -spare-shoot-plugins DenyServiceExternalIPs
-wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
 
 say "starting Crossplane core v2.4.0"
 # Core dials each function at its Service's cluster DNS name. In a cluster

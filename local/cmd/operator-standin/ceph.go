@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -86,10 +88,14 @@ func (l *localCeph) Facts() (*cephFacts, error) {
 			Used      int64 `json:"total_used_raw_bytes"`
 		} `json:"stats"`
 	}
-	if err := l.JSON(&st, "status"); err != nil {
-		return nil, err
-	}
-	if err := l.JSON(&df, "df"); err != nil {
+	// Side by side: each ceph CLI call takes seconds on a busy machine, and
+	// every storage pool's CephCluster waits for both.
+	var dfErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { dfErr = l.JSON(&df, "df") })
+	err := l.JSON(&st, "status")
+	wg.Wait()
+	if err = errors.Join(err, dfErr); err != nil {
 		return nil, err
 	}
 	l.facts = &cephFacts{Health: st.Health.Status, FSID: st.FSID, Total: df.Stats.Total, Available: df.Stats.Available, Used: df.Stats.Used}

@@ -77,6 +77,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -219,14 +220,43 @@ func run(ctx context.Context, c config) error {
 	}
 	defer s.stopAgents(func(string) bool { return true })
 	defer s.unregisterChassis(func(string) bool { return true })
-	t := time.NewTicker(3 * time.Second)
-	defer t.Stop()
 	fmt.Println("operator stand-in watching", c.dir)
+	// What the operators report about objects, and what starts processes
+	// or calls services (the node agents' and nova-compute's containers,
+	// the compute hosts), which takes seconds a cluster, run as two loops:
+	// in one sweep, a pool's CephCluster waited for every agent of the
+	// clusters before it (a minute while a dozen pools started), and after
+	// the objects came first, for the agents of the sweep before (a
+	// storage pool's CephCluster was reported 24 s after its creation).
+	// They share no state but the clusters' clients.
+	objects := []step{{"controlPlanes", s.controlPlanes}, {"cephClusters", s.cephClusters}, {"cephClients", s.cephClients}, {"pools", s.pools}, {"arbiters", s.arbiters}, {"namespaces", s.namespaces}}
+	processes := []step{{"agents", s.agents}, {"deployCompute", s.deployCompute}, {"runCompute", s.runCompute}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		every(ctx, 3*time.Second, func() {
+			// Read again, once, when a CephCluster needs them.
+			s.singleCeph.facts = nil
+			if s.stretchedCeph != nil {
+				s.stretchedCeph.facts = nil
+			}
+			s.sweep(ctx, objects)
+		})
+	}()
+	every(ctx, 3*time.Second, func() { s.removeGone(ctx, s.sweep(ctx, processes)) })
+	<-done
+	return nil
+}
+
+// every calls fn, then again each period after it returned, until ctx ends.
+func every(ctx context.Context, period time.Duration, fn func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
 	for {
-		s.sweep(ctx)
+		fn()
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-t.C:
 		}
 	}
@@ -245,7 +275,10 @@ type standin struct {
 	// singleCeph stands in for every pool's Ceph, stretchedCeph (nil
 	// none) for the stretched pools' (ceph.go).
 	singleCeph, stretchedCeph *localCeph
-	clients                   map[string]*cluster
+	// clients of the Shoots' clusters, by kubeconfig file: the one thing
+	// both loops share.
+	clientsMu sync.Mutex
+	clients   map[string]*cluster
 	regions                   map[string]bool
 	// procs are the node agents running, by cluster/daemonset.
 	procs map[string]*exec.Cmd
@@ -273,18 +306,20 @@ type cluster struct {
 	kube     kubernetes.Interface
 }
 
-// sweep visits every Shoot cluster once. Errors are reported and retried
-// at the next sweep: a cluster may be starting or stopping.
-func (s *standin) sweep(ctx context.Context) {
+// step is what the stand-in does in one cluster, in one of its loops.
+type step struct {
+	name string
+	do   func(context.Context, *cluster) error
+}
+
+// sweep does the steps in every Shoot cluster once and returns the
+// clusters' kubeconfig files it saw. Errors are reported and retried at
+// the next sweep: a cluster may be starting or stopping.
+func (s *standin) sweep(ctx context.Context, steps []step) map[string]bool {
 	files, err := filepath.Glob(filepath.Join(s.dir, "*.kubeconfig"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "operator-standin:", err)
-		return
-	}
-	// Read again, once, when a CephCluster needs them.
-	s.singleCeph.facts = nil
-	if s.stretchedCeph != nil {
-		s.stretchedCeph.facts = nil
+		return nil
 	}
 	seen := map[string]bool{}
 	var clusters []*cluster
@@ -297,36 +332,33 @@ func (s *standin) sweep(ctx context.Context) {
 		}
 		clusters = append(clusters, c)
 	}
-	// What the operators report about objects first, in every cluster;
-	// then what starts processes or calls services (the node agents' and
-	// nova-compute's containers, the compute hosts), which takes seconds a
-	// cluster: a pool's CephCluster waited for every agent of the clusters
-	// before it (a minute while a dozen pools started).
-	type step struct {
-		name string
-		do   func(context.Context, *cluster) error
-	}
-	for _, pass := range [][]step{
-		{{"controlPlanes", s.controlPlanes}, {"cephClusters", s.cephClusters}, {"cephClients", s.cephClients}, {"pools", s.pools}, {"arbiters", s.arbiters}, {"namespaces", s.namespaces}},
-		{{"agents", s.agents}, {"deployCompute", s.deployCompute}, {"runCompute", s.runCompute}},
-	} {
-		for _, c := range clusters {
-			for _, st := range pass {
-				start := time.Now()
-				if err := st.do(ctx, c); err != nil && !apierrors.IsNotFound(err) {
-					fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
-				}
-				if d := time.Since(start); d > slowStep {
-					fmt.Printf("cluster %s: %s took %.0fs\n", c.name, st.name, d.Seconds())
-				}
+	for _, c := range clusters {
+		for _, st := range steps {
+			start := time.Now()
+			if err := st.do(ctx, c); err != nil && !apierrors.IsNotFound(err) {
+				fmt.Fprintf(os.Stderr, "operator-standin: cluster %s: %v\n", c.name, err)
+			}
+			if d := time.Since(start); d > slowStep {
+				fmt.Printf("cluster %s: %s took %.0fs\n", c.name, st.name, d.Seconds())
 			}
 		}
 	}
+	return seen
+}
+
+// removeGone stops what runs for the clusters no longer seen (nil: the
+// sweep could not list them, and nothing is stopped).
+func (s *standin) removeGone(ctx context.Context, seen map[string]bool) {
+	if seen == nil {
+		return
+	}
+	s.clientsMu.Lock()
 	for f := range s.clients {
 		if !seen[f] {
 			delete(s.clients, f)
 		}
 	}
+	s.clientsMu.Unlock()
 	gone := func(cluster string) bool { return !seen[filepath.Join(s.dir, cluster+".kubeconfig")] }
 	s.stopAgents(gone)
 	s.unregisterChassis(gone)
@@ -336,6 +368,8 @@ func (s *standin) sweep(ctx context.Context) {
 }
 
 func (s *standin) client(file string) (*cluster, error) {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
 	fi, err := os.Stat(file)
 	if err != nil {
 		return nil, err
