@@ -29,6 +29,8 @@ var computeTypes = map[string]bool{"compute": true, "volume": true, "volumev2": 
 // brought to this one. Clients of the cloud (the provider) then find their
 // endpoints in the region the cloud was claimed for.
 func (s *standin) registerRegion(ctx context.Context, region string, compute bool) error {
+	s.regionsMu.Lock()
+	defer s.regionsMu.Unlock()
 	if region == "" || s.regions[region] {
 		return nil
 	}

@@ -30,6 +30,7 @@ type localCeph struct {
 	// as Rook lists them (name=host:port,...).
 	conf, key, mon string
 	// facts are read once per sweep, when a CephCluster needs them.
+	mu    sync.Mutex
 	facts *cephFacts
 }
 
@@ -71,7 +72,18 @@ type cephFacts struct {
 	Total, Available, Used int64
 }
 
+// forget has Facts read the cluster again.
+func (l *localCeph) forget() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.facts = nil
+}
+
+// Facts are the cluster's health and capacity, read once until forget:
+// clusters swept at once wait for one reading.
 func (l *localCeph) Facts() (*cephFacts, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.facts != nil {
 		return l.facts, nil
 	}
