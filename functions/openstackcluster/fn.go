@@ -27,6 +27,7 @@ import (
 	neutronv1alpha1 "github.com/c5c3/consumer-plane/apis/neutron/v1alpha1"
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephhealth"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/remote"
 )
@@ -397,6 +398,41 @@ func (p *progress) status(c *cloud, plan *plan) map[string]any {
 	return s
 }
 
+// setDataAvailable says on the claim whether the storage pools holding the
+// cloud's data serve its reads and writes, from what each pool's Ceph
+// reports (#54 §2): a stretched pool that lost a zone and left its
+// placement groups inactive blocks the tenant's I/O while every pool is
+// Ready. Pools whose agents have not reported yet are left out; a cloud
+// with none says nothing.
+func setDataAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
+	var down, degraded []string
+	known := false
+	for _, s := range plan.storage {
+		if s.pool == nil || s.pool.Status.Health == "" {
+			continue
+		}
+		known = true
+		switch a := cephhealth.Of(s.pool.Status.HealthChecks); {
+		case !a.OK:
+			down = append(down, cephhealth.InPool(s.name, a))
+		case a.Reason == cephhealth.ReasonDegraded:
+			degraded = append(degraded, cephhealth.InPool(s.name, a))
+		}
+	}
+	switch {
+	case !known:
+	case len(down) > 0:
+		response.ConditionFalse(rsp, cephhealth.ConditionDataAvailable, "Unavailable").
+			WithMessage(strings.Join(append(down, degraded...), "; ")).TargetCompositeAndClaim()
+	case len(degraded) > 0:
+		response.ConditionTrue(rsp, cephhealth.ConditionDataAvailable, cephhealth.ReasonDegraded).
+			WithMessage(strings.Join(degraded, "; ")).TargetCompositeAndClaim()
+	default:
+		response.ConditionTrue(rsp, cephhealth.ConditionDataAvailable, cephhealth.ReasonAvailable).
+			WithMessage("every storage pool of the cloud serves its reads and writes").TargetCompositeAndClaim()
+	}
+}
+
 // setConditions says, per stage, what is ready and what it waits on.
 func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *plan) {
 	cond := func(typ string, ok bool, reason, msg string) {
@@ -425,6 +461,7 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 		storageMsg = strings.Join(append([]string{storageMsg}, kept...), "; ")
 	}
 	cond(conditionStorageReady, storageOK, "Waiting", storageMsg)
+	setDataAvailable(rsp, plan)
 
 	cpMsg := "waiting for the pools"
 	if p.controlPlaneWait != "" {

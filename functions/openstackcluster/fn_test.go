@@ -2625,3 +2625,52 @@ func TestEveryTenantPoolHasAQuota(t *testing.T) {
 		}
 	})
 }
+
+// TestDataAvailable: the claim says whether the storage pools holding its
+// data serve its reads and writes, from what each pool's Ceph reports
+// (#54 §2): inactive placement groups in a pool name that pool (the
+// stretched pool that lost a zone left its PGs peered while every pool was
+// Ready); a zone down that still serves is Degraded; a pool that has not
+// reported its health says nothing.
+func TestDataAvailable(t *testing.T) {
+	withChecks := func(health string, checks ...any) func(w *world) {
+		return func(w *world) {
+			w.st[0] = fntest.Edit(stPool("st-pool-a", "eu-de-1", "Ready"), func(m map[string]any) {
+				st := fntest.Map(m, "status")
+				st["health"], st["healthChecks"] = health, checks
+				if health == "" {
+					delete(st, "health")
+				}
+			})
+		}
+	}
+	for name, tc := range map[string]struct {
+		mutate      func(w *world)
+		status      string // "" no condition
+		reason, msg string
+	}{
+		"healthy": {withChecks("HEALTH_OK"), "True", "Available", "every storage pool of the cloud serves its reads and writes"},
+		"inactive placement groups": {withChecks("HEALTH_WARN", "HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer", "HEALTH_WARN PG_AVAILABILITY: Reduced data availability: 25 pgs inactive"),
+			"False", "Unavailable", "storage pool st-pool-a: placement groups are inactive: reads and writes of the data in them block (HEALTH_WARN PG_AVAILABILITY: Reduced data availability: 25 pgs inactive)"},
+		"a zone down, still serving": {withChecks("HEALTH_WARN", "HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer"),
+			"True", "Degraded", "storage pool st-pool-a: reads and writes are served from one zone, with less redundancy than the pool promises until the other is back (HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer)"},
+		"not reported yet": {mutate: withChecks("")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := allReady()
+			tc.mutate(&w)
+			rsp := run(t, w.request(teamA()))
+			mustNotFail(t, rsp)
+			c := condition(rsp, "DataAvailable")
+			if tc.status == "" {
+				if c != nil {
+					t.Errorf("DataAvailable = %v, want none", c)
+				}
+				return
+			}
+			if c == nil || !strings.HasSuffix(c.GetStatus().String(), strings.ToUpper(tc.status)) || c.GetReason() != tc.reason || c.GetMessage() != tc.msg || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+				t.Errorf("DataAvailable = %v, want %s %s: %s on the claim", c, tc.status, tc.reason, tc.msg)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephhealth"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/remote"
 )
@@ -121,6 +122,14 @@ func (r agentReport) SetCondition(rsp *fnv1.RunFunctionResponse) {
 	case r.Reason == "":
 	case r.Reporting:
 		response.ConditionTrue(rsp, conditionAgents, r.Reason).WithMessage(r.Message).TargetCompositeAndClaim()
+		// What the checks mean for the tenants' data: Ceph's HEALTH_WARN
+		// covers a clock skew and a zone lost alike (#54 §2).
+		a := cephhealth.Of(r.Checks)
+		set := response.ConditionTrue
+		if !a.OK {
+			set = response.ConditionFalse
+		}
+		set(rsp, cephhealth.ConditionDataAvailable, a.Reason).WithMessage(a.Message).TargetCompositeAndClaim()
 	default:
 		response.ConditionFalse(rsp, conditionAgents, r.Reason).WithMessage(r.Message + "; until then health and capacity are Rook's CephCluster's").TargetCompositeAndClaim()
 	}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephhealth"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -129,10 +130,12 @@ func poolsReportFromAgents(t *testing.T) {
 
 	for _, p := range examplesOf(storageClusters) {
 		var c *storageClaim
-		eventually(t, agentsWithin(p.name), p.name+": health and OSDs from its storage agent", p, func(s *storageClaim) (bool, string) {
+		eventually(t, agentsWithin(p.name), p.name+": health and OSDs from its storage agent, and what they mean for the data (DataAvailable)", p, func(s *storageClaim) (bool, string) {
 			c = s
-			got := s.Status.GetCondition("AgentsReporting")
-			return got.Status == corev1.ConditionTrue && s.Status.OSDs != nil, fmt.Sprintf("AgentsReporting %s: %q; osds %v", got.Status, got.Message, s.Status.OSDs)
+			got, data := s.Status.GetCondition("AgentsReporting"), s.Status.GetCondition(cephhealth.ConditionDataAvailable)
+			want := cephhealth.Of(s.Status.HealthChecks)
+			return got.Status == corev1.ConditionTrue && s.Status.OSDs != nil && data.Reason == xpv2.ConditionReason(want.Reason) && (data.Status == corev1.ConditionTrue) == want.OK,
+				fmt.Sprintf("AgentsReporting %s: %q; osds %v; DataAvailable %s %s: %q, want %s for checks %q", got.Status, got.Message, s.Status.OSDs, data.Status, data.Reason, data.Message, want.Reason, s.Status.HealthChecks)
 		})
 		if c != nil && c.Status.OSDs != nil && c.Status.Capacity != nil {
 			t.Logf("... %s, %d of %d OSDs up, %s available", c.Status.Health, c.Status.OSDs.Up, c.Status.OSDs.Total, c.Status.Capacity.Available)

@@ -34,6 +34,7 @@ import (
 	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/cephhealth"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -175,6 +176,12 @@ func tenantsClouds(t *testing.T) {
 				if n := prefixed(cephPools, x+"-st-pool"); n < 2 {
 					t.Errorf("%d Ceph pools %s-st-pool*, want 2 or more", n, x)
 				}
+			})
+			t.Run("its claim says its storage pools serve its data (DataAvailable)", func(t *testing.T) {
+				eventually(t, 60*time.Second, c.String()+": DataAvailable from its storage pools' Ceph", c.claim(), func(cl *cloudClaim) (bool, string) {
+					d := cl.Status.GetCondition(cephhealth.ConditionDataAvailable)
+					return d.Status == corev1.ConditionTrue, fmt.Sprintf("DataAvailable %s %s: %q", d.Status, d.Reason, d.Message)
+				})
 			})
 			t.Run("its CephX client", func(t *testing.T) {
 				if prefixed(cephAuth, "client.openstack-"+x+"-") < 1 {
