@@ -82,7 +82,9 @@ func TestDNS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = serveDNS(ctx, conn, &names{services: svcs.Lister(), slices: slices.Lister(), public: []publicDomain{pub}}) }()
+	go func() {
+		_ = serveDNS(ctx, conn, &names{services: svcs.Lister(), slices: slices.Lister(), public: []publicDomain{pub}})
+	}()
 	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "udp", conn.LocalAddr().String())
 	}}
