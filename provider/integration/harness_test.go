@@ -315,7 +315,13 @@ func (h *harness) waitSyncError(t *testing.T, mg resource.Managed, want ...strin
 // waitGone waits until the managed resource is deleted from the API server.
 func (h *harness) waitGone(t *testing.T, mg resource.Managed) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%T %s deleted", mg, mg.GetName()), func() (bool, string) {
+	h.waitGoneWithin(t, patience, mg)
+}
+
+// waitGoneWithin is waitGone with a patience of its own.
+func (h *harness) waitGoneWithin(t *testing.T, within time.Duration, mg resource.Managed) {
+	t.Helper()
+	eventuallyWithin(t, within, fmt.Sprintf("%T %s deleted", mg, mg.GetName()), func() (bool, string) {
 		err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(mg), mg)
 		if kerrors.IsNotFound(err) {
 			return true, ""
