@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 )
 
 // The c5c3-operator publishes a cloud's Keystone at the public endpoint its
@@ -43,22 +44,17 @@ type publicEndpoints struct {
 	certs map[string]*tls.Certificate
 }
 
-// newPublicEndpoints forwards to the Keystone of clouds (the local
-// OpenStack's clouds.yaml, cloud admin), trusting caBundle.
-func newPublicEndpoints(ca *localCA, domain string, clouds, caBundle []byte) (*publicEndpoints, error) {
-	var doc struct {
-		Clouds map[string]struct {
-			Auth struct {
-				AuthURL string `json:"auth_url"`
-			} `json:"auth"`
-		} `json:"clouds"`
+// newPublicEndpoints forwards to the Keystone of cloudsYAML (the local
+// OpenStack's clouds.yaml, cloud admin, read as registerRegion reads it),
+// trusting caBundle.
+func newPublicEndpoints(ca *localCA, domain string, cloudsYAML, caBundle []byte) (*publicEndpoints, error) {
+	auth, _, _, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(cloudsYAML)), clouds.WithCloudName("admin"))
+	if err != nil {
+		return nil, fmt.Errorf("cloud admin of the clouds.yaml: %w", err)
 	}
-	if err := yaml.Unmarshal(clouds, &doc); err != nil {
-		return nil, fmt.Errorf("not a clouds.yaml: %w", err)
-	}
-	u, err := url.Parse(doc.Clouds["admin"].Auth.AuthURL)
+	u, err := url.Parse(auth.IdentityEndpoint)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("the clouds.yaml's cloud admin has no auth_url: %q", doc.Clouds["admin"].Auth.AuthURL)
+		return nil, fmt.Errorf("the clouds.yaml's cloud admin has no auth_url: %q", auth.IdentityEndpoint)
 	}
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(caBundle) {
