@@ -183,6 +183,10 @@ test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests aga
 	tools/test/integration.sh $(CEPH_TAGS) $(GO_PACKAGES)
 	cd agents && REQUIRE_INTEGRATION=1 go test -tags '$(AGENT_TAGS)' -count=1 -timeout 15m -run 'Integration' ./...
 
+.PHONY: faults
+faults: tools-test ceph-up ## The fault suite: each case causes a fault on the real components and fails unless the product keeps its promise (docs/operations.md). Today a stretched pool's zone lost and a single-site pool's host lost: I/O back within 120 s, recovered after. make test runs them too.
+	REQUIRE_INTEGRATION=1 go test -count=1 -tags $(CEPH_TAGS) -timeout 20m -run '^TestFault' -v ./provider/integration/
+
 .PHONY: bench-provider
 bench-provider: tools-test openstack-up ## The provider's convergence benchmark: 500 resources against the local OpenStack beside a plain gophercloud loop (docs/benchmarks.md).
 	REQUIRE_INTEGRATION=1 go test -run '^$$' -bench BenchmarkConverge500 -benchtime=1x -timeout 60m ./provider/integration/

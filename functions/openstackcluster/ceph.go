@@ -426,7 +426,7 @@ func observedQuotasGB(observed map[resource.Name]resource.ObservedComposed, st s
 }
 
 // observedPlacement says how Ceph places a tenant's pool, from its Pool's
-// status: "stretch_zone_nvme, size 4, min_size 2" ("" before it is read).
+// status: "stretch_zone, size 4, min_size 2" ("" before it is read).
 func observedPlacement(o resource.ObservedComposed) string {
 	rule, _ := o.Resource.GetString("status.atProvider.crushRule")
 	size, _ := o.Resource.GetInteger("status.atProvider.size")

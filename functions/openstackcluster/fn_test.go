@@ -2351,7 +2351,7 @@ func TestStretchedStoragePool(t *testing.T) {
 		s["ceph"] = map[string]any{"deviceClass": "nvme", "replicationFactor": 4}
 	})
 	w.observed["ceph-st-pool-a-volumes"] = readyManaged(ceph, "Pool", "team-a-prod-7xk2p-st-pool-a-volumes",
-		map[string]any{"usedBytes": 1 << 30, "crushRule": "stretch_zone_nvme", "size": 4, "minSize": 2})
+		map[string]any{"usedBytes": 1 << 30, "crushRule": "stretch_zone", "size": 4, "minSize": 2})
 	rsp := run(t, w.request(teamA(func(s map[string]any) {
 		c := get(s, "storage", "ceph").(map[string]any)
 		c["volumePool"] = map[string]any{"replication": 3, "quotaGB": 100}
@@ -2366,7 +2366,7 @@ func TestStretchedStoragePool(t *testing.T) {
 			t.Errorf("the %s Pool's placement (-want +got):\n%s", use, diff)
 		}
 	}
-	stretchedRook := map[string]any{"failureDomain": "zone", "deviceClass": "nvme", "parameters": map[string]any{"min_size": "2"},
+	stretchedRook := map[string]any{"failureDomain": "zone", "parameters": map[string]any{"min_size": "2"},
 		"replicated": map[string]any{"size": float64(4), "requireSafeReplicaSize": true, "replicasPerFailureDomain": float64(2), "subFailureDomain": "host"}}
 	fs := manifestOf(desired(t, rsp, "ceph-st-pool-a-filesystem"))
 	data := maps.Clone(stretchedRook)
@@ -2384,7 +2384,7 @@ func TestStretchedStoragePool(t *testing.T) {
 		t.Errorf("the cloud asks st-pool-a for %v GB, want every pool's quota × 4 replicas: (100 + 10 + 20 + 50 + 5) × 4", got)
 	}
 	res := get(status(rsp), "cephResources").([]any)[0]
-	if got := get(res, "volumePool", "placement"); got != "stretch_zone_nvme, size 4, min_size 2" {
+	if got := get(res, "volumePool", "placement"); got != "stretch_zone, size 4, min_size 2" {
 		t.Errorf("status.cephResources[0].volumePool.placement = %v", got)
 	}
 }

@@ -748,14 +748,14 @@ func TestStretchedPool(t *testing.T) {
 
 	t.Run("stretch mode enabled", func(t *testing.T) {
 		observed["ceph-stretch-mode"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "StretchMode", "metadata": {"name": "storage-st-pool-a-stretch-mode"},
-		  "status": {"atProvider": {"enabled": true, "tiebreakerMonitor": "ext-a", "rule": "stretch_zone_nvme"},
+		  "status": {"atProvider": {"enabled": true, "tiebreakerMonitor": "ext-a", "rule": "stretch_zone"},
 		    "conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-27T08:00:00Z"}]}}`
 		rsp := run(t)
 		if got := phase(rsp); got != "Ready" {
 			t.Errorf("phase = %v, want Ready", got)
 		}
 		if c := condition(rsp, "StretchMode"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE ||
-			c.GetMessage() != "Ceph runs in stretch mode: every pool keeps 2 replicas in each zone by rule stretch_zone_nvme; monitor ext-a in cp-eu-de-3 is the tiebreaker" {
+			c.GetMessage() != "Ceph runs in stretch mode: every pool keeps 2 replicas in each zone by rule stretch_zone; monitor ext-a in cp-eu-de-3 is the tiebreaker" {
 			t.Errorf("StretchMode = %v: %s", c.GetStatus(), c.GetMessage())
 		}
 		if r := rsp.GetDesired().GetResources()["ceph-stretch-mode"]; r.GetReady() != fnv1.Ready_READY_TRUE {
@@ -964,9 +964,9 @@ func TestDataPlacement(t *testing.T) {
 				s["arbiterCluster"], s["zones"] = "cp-eu-de-3", []any{"eu-de-1a", "eu-de-1b"}
 				fntest.Map(s, "ceph")["replicationFactor"] = 4
 			},
-			placement: `{"failureDomain": "zone", "replicas": 4, "minReplicas": 2, "stretched": true, "crushRule": "stretch_zone_nvme",
+			placement: `{"failureDomain": "zone", "replicas": 4, "minReplicas": 2, "stretched": true, "crushRule": "stretch_zone",
 			  "survives": "the loss of a whole zone (eu-de-1a or eu-de-1b): 2 copies stay in the other, and the arbiter's monitor keeps quorum; or of the arbiter site; or of a host in each zone"}`,
-			mgr: `{"name": ".mgr", "failureDomain": "zone", "deviceClass": "nvme",
+			mgr: `{"name": ".mgr", "failureDomain": "zone",
 			  "replicated": {"size": 4, "requireSafeReplicaSize": true, "replicasPerFailureDomain": 2, "subFailureDomain": "host"},
 			  "parameters": {"compression_mode": "none", "min_size": "2"}}`,
 		},

@@ -36,8 +36,6 @@ type Placement struct {
 	Stretched bool
 	// Zones of the storage pool.
 	Zones []string
-	// DeviceClass of the storage pool's OSDs.
-	DeviceClass string
 }
 
 // Stretched says whether a storage pool is stretched over two zones (it
@@ -50,7 +48,7 @@ func Stretched(s *v1alpha1.StorageClusterParameters) bool { return s.ArbiterClus
 // asks for; in another a cloud's pools take Ceph's default rule, which
 // spreads replicas over hosts (zones are not known to it).
 func For(s *v1alpha1.StorageClusterParameters, zones []string, replicas int32) Placement {
-	p := Placement{Zones: zones, DeviceClass: string(s.Ceph.DeviceClass)}
+	p := Placement{Zones: zones}
 	if Stretched(s) {
 		p.FailureDomain, p.Replicas, p.MinReplicas, p.Stretched = DomainZone, StretchReplicas, StretchMinReplicas, true
 		return p
@@ -88,22 +86,22 @@ func (p Placement) Status() *v1alpha1.DataPlacement {
 }
 
 // CrushRule is the rule the provider makes for a stretched pool's tenant
-// pools (its Pool's spec.forProvider.stretch with the device class): see
+// pools (its Pool's spec.forProvider.stretch): see
 // provider/internal/clients/ceph StretchRule (TestStretchRuleNameMatchesThePlacementsName
-// there keeps the two names one).
+// there keeps the two names one). It takes every OSD of the zones, never a
+// device class: Ceph's stretch mode cannot serve a pool on a device class
+// rule once a zone is lost; the storage pool's OSDs all have its class
+// (its CephCluster's storage config), so no other OSD is taken.
 func (p Placement) CrushRule() string {
-	n := "stretch_" + DomainZone
-	if p.DeviceClass != "" {
-		n += "_" + p.DeviceClass
-	}
-	return n
+	return "stretch_" + DomainZone
 }
 
 // Rook is a Rook pool's spec (a CephBlockPool's, or a CephFilesystem's or
 // CephObjectStore's pool) placed so: its failure domain and replicated
 // settings, with parameters (nil: none) — for a stretched pool two
-// replicas per zone on other hosts and min_size, on the storage pool's
-// device class, as Rook's stretch clusters place them.
+// replicas per zone on other hosts and min_size, as Rook's stretch clusters
+// place them, on no device class (see CrushRule: Rook's rule would take the
+// class's shadow tree, which stretch mode cannot serve with a zone lost).
 func (p Placement) Rook(parameters map[string]any) map[string]any {
 	replicated := map[string]any{"size": int64(p.Replicas), "requireSafeReplicaSize": p.Replicas > 1}
 	out := map[string]any{"failureDomain": p.FailureDomain, "replicated": replicated}
@@ -114,9 +112,6 @@ func (p Placement) Rook(parameters map[string]any) map[string]any {
 			parameters = map[string]any{}
 		}
 		parameters["min_size"] = fmt.Sprint(p.MinReplicas)
-		if p.DeviceClass != "" {
-			out["deviceClass"] = p.DeviceClass
-		}
 	}
 	if parameters != nil {
 		out["parameters"] = parameters

@@ -7,11 +7,14 @@
 # on a rule of two hosts in each of two zones), writes an object, stops
 # zone eu-de-1a's two OSDs and its monitor, and says how long until a read
 # of that object and a new write are served again. Exits 0 when both are
-# within BOUND seconds, 1 when not.
+# within BOUND seconds, 1 when not. The provider's own path (its
+# StretchMode and Pool, the zone back, nothing lost) is make faults'
+# TestFaultCephStretchedZoneLost; this shows Ceph alone, by rule.
 #
-#   local/ceph/zone-loss.sh                  the rule as the provider makes
-#                                            it today: step take default class nvme
-#   RULE_CLASS= local/ceph/zone-loss.sh      the rule without a device class
+#   local/ceph/zone-loss.sh                  the rule the provider makes:
+#                                            step take default
+#   RULE_CLASS=nvme local/ceph/zone-loss.sh  the rule with a device class,
+#                                            as the provider made it before
 #
 # Measured on Ceph 16.2.15 (Debian's) on 2026-11-29: with the class, every PG
 # stays undersized+peered in degraded stretch mode (min_size 1, one bucket
@@ -22,7 +25,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=${ZONE_CEPH_RUN:-/tmp/cobaltcore-zone-ceph}
 BOUND=${BOUND:-120}
-RULE_CLASS=${RULE_CLASS-nvme}
+RULE_CLASS=${RULE_CLASS:-}
 COBALTCORE_CEPH_RUN=$D local/ceph/stop.sh >/dev/null 2>&1
 rm -rf "$D"
 trap 'COBALTCORE_CEPH_RUN=$D local/ceph/stop.sh >/dev/null 2>&1' EXIT

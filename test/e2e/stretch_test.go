@@ -39,7 +39,7 @@ func stretchedPool(t *testing.T) {
 		t.Fatalf("st-pool-s: %v", err)
 	}
 	t.Run("st-pool-s keeps 4 replicas, 2 in each zone, served with 2", func(t *testing.T) {
-		want := consumerv1alpha1.DataPlacement{FailureDomain: "zone", Replicas: 4, MinReplicas: 2, Stretched: true, CrushRule: "stretch_zone_nvme"}
+		want := consumerv1alpha1.DataPlacement{FailureDomain: "zone", Replicas: 4, MinReplicas: 2, Stretched: true, CrushRule: "stretch_zone"}
 		got := st.Status.DataPlacement
 		if got == nil {
 			t.Fatal("st-pool-s has no status.dataPlacement")
@@ -52,7 +52,7 @@ func stretchedPool(t *testing.T) {
 	})
 	t.Run("st-pool-s's claim says Ceph runs in stretch mode, the arbiter's monitor the tiebreaker", func(t *testing.T) {
 		c := st.Status.GetCondition("StretchMode")
-		if want := "Ceph runs in stretch mode: every pool keeps 2 replicas in each zone by rule stretch_zone_nvme; monitor arbiter in cp-eu-de-1 is the tiebreaker"; c.Status != "True" || c.Message != want {
+		if want := "Ceph runs in stretch mode: every pool keeps 2 replicas in each zone by rule stretch_zone; monitor arbiter in cp-eu-de-1 is the tiebreaker"; c.Status != "True" || c.Message != want {
 			t.Fatalf("its StretchMode condition is %s: %q", c.Status, c.Message)
 		}
 	})
@@ -82,7 +82,7 @@ func stretchedPool(t *testing.T) {
 		return nil
 	})
 	volumes := ""
-	eventuallyNil(t, 240*time.Second, "... and st-pool-s's Ceph has them so: size 4, min_size 2, rule stretch_zone_nvme (and the Pool's status says it)", func(ctx context.Context) error {
+	eventuallyNil(t, 240*time.Second, "... and st-pool-s's Ceph has them so: size 4, min_size 2, rule stretch_zone (and the Pool's status says it)", func(ctx context.Context) error {
 		inCeph, err := stretchedPools(ctx)
 		if err != nil {
 			return err
@@ -92,11 +92,11 @@ func stretchedPool(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if got := inCeph[p.Spec.ForProvider.Name]; got != "4 2 stretch_zone_nvme" {
+			if got := inCeph[p.Spec.ForProvider.Name]; got != "4 2 stretch_zone" {
 				return fmt.Errorf("Ceph has %s (%s) as %q", use, p.Spec.ForProvider.Name, got)
 			}
 			if use == "volumes" {
-				if p.Status.AtProvider.CrushRule != "stretch_zone_nvme" {
+				if p.Status.AtProvider.CrushRule != "stretch_zone" {
 					return fmt.Errorf("the Pool's status.atProvider.crushRule is %q", p.Status.AtProvider.CrushRule)
 				}
 				volumes = p.Spec.ForProvider.Name

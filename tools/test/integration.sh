@@ -43,10 +43,11 @@ job() { # NAME DIR COMMAND...: in the background, its output and seconds kept
 # ShootKubeconfig and SteadyStatePolls (95 s) moved to the second.
 openstack_a='Integration(Lifecycle|BadInput|Catalog|ManyProviderConfigs)'
 run=(-test.count=1 -test.timeout=30m -test.v)
-job provider-ceph "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationCeph'
+# The fault suite's Ceph cases (make faults) run with the Ceph tests.
+job provider-ceph "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationCeph|FaultCeph'
 job provider-ovn "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationOVN'
 job provider-openstack-a "$provider" "$out/provider.test" "${run[@]}" -test.run "$openstack_a"
-job provider-openstack-b "$provider" "$out/provider.test" "${run[@]}" -test.run 'Integration' -test.skip "IntegrationCeph|IntegrationOVN|$openstack_a"
+job provider-openstack-b "$provider" "$out/provider.test" "${run[@]}" -test.run 'Integration' -test.skip "IntegrationCeph|FaultCeph|IntegrationOVN|$openstack_a"
 job packages . go test -tags "$tags" -count=1 -timeout 30m -run 'Integration' "${others[@]}"
 
 rc=0

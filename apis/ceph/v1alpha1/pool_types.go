@@ -73,10 +73,13 @@ type PoolParameters struct {
 
 	// Stretch keeps the pool's replicas in two zones, two in each on other
 	// hosts, as Ceph's stretch mode places them: losing a whole zone leaves
-	// two copies. The provider makes the CRUSH rule
-	// stretch_<zoneType>[_<deviceClass>] (the device class, when set,
-	// stays inside it) and the pool takes it; size must be 4, and minSize
-	// 2 keeps I/O going with one zone lost.
+	// two copies. The provider makes the CRUSH rule stretch_<zoneType>
+	// and the pool takes it; size must be 4, and minSize 2 keeps I/O going
+	// with one zone lost. The rule takes every OSD under the root, never a
+	// device class (Ceph's stretch mode cannot serve a pool whose rule
+	// takes one once a zone is lost): deviceClass, when set, is checked
+	// instead, and the pool is not made while an OSD under the root has
+	// another class.
 	// +optional
 	Stretch *Stretch `json:"stretch,omitempty"`
 

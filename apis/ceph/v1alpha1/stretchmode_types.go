@@ -27,9 +27,12 @@ type StretchModeParameters struct {
 	// +optional
 	ZoneType string `json:"zoneType,omitempty"`
 
-	// DeviceClass of the OSDs the stretch rule takes ("" any): the rule
-	// is stretch_<zoneType>[_<deviceClass>], the rule of the provider's
-	// stretched Pools, so that stretch mode and they place data alike.
+	// DeviceClass every OSD under Root must have ("" any): stretch mode is
+	// not enabled, and says why, while an OSD under the root has another.
+	// The rule, stretch_<zoneType> (the rule of the provider's stretched
+	// Pools, so that stretch mode and they place data alike), takes every
+	// OSD under the root and never a device class: Ceph's stretch mode
+	// cannot serve a pool whose rule takes one once a zone is lost.
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.-]*$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.forProvider.deviceClass is immutable"
@@ -92,7 +95,7 @@ type StretchModeStatus struct {
 // on, the one monitor on no host of a zone (the external arbiter's) is the
 // tiebreaker, the monitors elect by connectivity, and every pool, present
 // and future, keeps two replicas in each of the two zones (size 4, min_size
-// 2) by the rule stretch_<zoneType>[_<deviceClass>], which is made if
+// 2) by the rule stretch_<zoneType>, which is made if
 // missing. Until the cluster has exactly that (two zones of equal weight,
 // one tiebreaker), Ready is False and says what is missing; nothing is
 // changed.

@@ -565,7 +565,7 @@ type CephPool struct {
 	// +optional
 	QuotaGB int64 `json:"quotaGB,omitempty"`
 	// Placement as Ceph reports the pool: its CRUSH rule, size and
-	// min_size (a stretched storage pool's: stretch_zone_<class>, 4, 2).
+	// min_size (a stretched storage pool's: stretch_zone, 4, 2).
 	// +optional
 	Placement string `json:"placement,omitempty"`
 }

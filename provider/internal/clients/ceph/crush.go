@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -24,53 +25,59 @@ import (
 var Crushtool = "/usr/bin/crushtool"
 
 // StretchRule keeps a pool's replicas in two buckets of ZoneType under
-// Root, two in each, each copy on another host, on OSDs of Class ("" any):
-// the placement of Ceph's stretch mode, where losing a whole zone leaves
-// two copies.
+// Root, two in each, each copy on another host: the placement of Ceph's
+// stretch mode, where losing a whole zone leaves two copies.
+//
+// The rule takes every OSD under Root, never a device class: a rule that
+// takes one takes the class's shadow tree (zone "eu-de-1a~nvme"), while
+// degraded stretch mode names the surviving zone by its real bucket
+// ("eu-de-1a"); the two never match, so once a zone is lost every placement
+// group of such a pool stays peered and its I/O blocks for as long as the
+// zone is down (Ceph tracker 78741; shown on Ceph 16.2.15 by
+// TestFaultCephStretchedZoneLost and local/ceph/zone-loss.sh). Class is
+// therefore a condition on the cluster, checked before the rule is used:
+// every OSD under Root has it, so the rule places data on the OSDs the
+// class names and no other.
 type StretchRule struct {
 	Root, ZoneType, Class string
 }
 
-// Name of the rule: stretch_<zoneType>[_<class>], under a root other than
-// default stretch_<root>_<zoneType>[_<class>].
+// Name of the rule: stretch_<zoneType>, under a root other than default
+// stretch_<root>_<zoneType>.
 func (r StretchRule) Name() string {
 	n := "stretch_"
 	if r.Root != "default" {
 		n += r.Root + "_"
 	}
-	n += r.ZoneType
-	if r.Class != "" {
-		n += "_" + r.Class
-	}
-	return n
+	return n + r.ZoneType
 }
 
 // text is the rule in crushtool's language, with id; sizes adds the
 // min_size and max_size lines the maps of Ceph releases before Quincy
 // carry in every rule.
 func (r StretchRule) text(id int, sizes bool) string {
-	take := "step take " + r.Root
-	if r.Class != "" {
-		take += " class " + r.Class
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "rule %s {\n\tid %d\n\ttype replicated\n", r.Name(), id)
 	if sizes {
 		b.WriteString("\tmin_size 1\n\tmax_size 10\n")
 	}
-	fmt.Fprintf(&b, "\t%s\n\tstep choose firstn 0 type %s\n\tstep chooseleaf firstn 2 type host\n\tstep emit\n}\n", take, r.ZoneType)
+	fmt.Fprintf(&b, "\tstep take %s\n\tstep choose firstn 0 type %s\n\tstep chooseleaf firstn 2 type host\n\tstep emit\n}\n", r.Root, r.ZoneType)
 	return b.String()
 }
 
-// CreateStretchRule makes the rule unless one of its name exists. The
+// CreateStretchRule checks the rule's device class holds for every OSD
+// under its root, then makes the rule unless one of its name exists. The
 // monitors make single-step rules only, and this one chooses the zones and
 // then two hosts in each; so, as Rook does for a stretched cluster and
 // Ceph's stretch mode documentation shows, the CRUSH map is read,
 // decompiled, given the rule, compiled with crushtool and set — only if no
 // one changed the map meanwhile (prior_version), else the next reconcile
-// tries again. A rule crushtool refuses (no such root, zone type or device
-// class) is a terminal error that says why.
+// tries again. A rule crushtool refuses (no such root or zone type) and a
+// class the OSDs do not all have are terminal errors that say why.
 func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
+	if err := c.checkStretchClass(ctx, r); err != nil {
+		return err
+	}
 	c.reads.forget(prefixRules)
 	rules, err := c.CrushRules(ctx)
 	if err != nil {
@@ -78,17 +85,6 @@ func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 	}
 	if _, ok := rules[r.Name()]; ok {
 		return nil
-	}
-	if r.Class != "" {
-		// crushtool fails on a class no OSD has without saying why.
-		var classes []string
-		if err := c.Command(ctx, map[string]any{"prefix": "osd crush class ls"}, nil, &classes); err != nil {
-			return err
-		}
-		if !slices.Contains(classes, r.Class) {
-			return terminalf("CRUSH rule %s cannot be made: no OSD of the cluster has device class %q (it has %s); a stretched pool keeps its device class in its rule",
-				r.Name(), r.Class, strings.Join(classes, ", "))
-		}
 	}
 	bin, status, err := c.RawCommand(ctx, map[string]any{"prefix": "osd getcrushmap"}, nil)
 	if err != nil {
@@ -105,7 +101,7 @@ func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 	text := strings.Replace(string(m), "# end crush map", r.text(id, strings.Contains(string(m), "\tmin_size "))+"\n# end crush map", 1)
 	compiled, err := crushtool(ctx, []byte(text), "-c")
 	if err != nil {
-		return terminalf("CRUSH rule %s (root %q, zone type %q, device class %q) cannot be made: %w", r.Name(), r.Root, r.ZoneType, r.Class, err)
+		return terminalf("CRUSH rule %s (root %q, zone type %q) cannot be made: %w", r.Name(), r.Root, r.ZoneType, err)
 	}
 	set := map[string]any{"prefix": "osd setcrushmap"}
 	if v, err := strconv.Atoi(strings.TrimSpace(status)); err == nil {
@@ -117,6 +113,31 @@ func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 		return fmt.Errorf("the CRUSH map changed while rule %s was added; trying again: %s", r.Name(), strings.TrimSpace(err.Error()))
 	}
 	return err
+}
+
+// checkStretchClass fails, naming the OSDs, unless every OSD under the
+// rule's root has its device class ("" any): the rule takes them all.
+func (c *Client) checkStretchClass(ctx context.Context, r StretchRule) error {
+	if r.Class == "" {
+		return nil
+	}
+	osds, err := c.OSDClasses(ctx, r.Root)
+	if err != nil {
+		return err
+	}
+	var other []string
+	for _, osd := range slices.Sorted(maps.Keys(osds)) {
+		if osds[osd] != r.Class {
+			other = append(other, fmt.Sprintf("%s is %q", osd, osds[osd]))
+		}
+	}
+	if len(other) == 0 {
+		return nil
+	}
+	return terminalf("a stretched pool on device class %q needs every OSD under CRUSH root %s of that class, and %s: "+
+		"rule %s takes every OSD under the root, because Ceph's stretch mode cannot serve a pool whose rule takes a device class once a zone is lost "+
+		"(Ceph tracker 78741); give the stretched cluster OSDs of that class only, or ask for the class its OSDs have",
+		r.Class, r.Root, strings.Join(other, ", "), r.Name())
 }
 
 // crushtool runs Crushtool on in with one of -d (decompile) and -c

@@ -93,33 +93,64 @@ type Zones struct {
 	Weight map[string]float64
 }
 
-// CrushZones reads the buckets of zoneType under root from the OSD tree.
-func (c *Client) CrushZones(ctx context.Context, root, zoneType string) (Zones, error) {
-	var tree struct {
-		Nodes []struct {
-			ID       int     `json:"id"`
-			Name     string  `json:"name"`
-			Type     string  `json:"type"`
-			Weight   float64 `json:"crush_weight"`
-			Children []int   `json:"children"`
-		} `json:"nodes"`
-	}
-	if err := c.Command(ctx, map[string]any{"prefix": prefixOSDTree}, nil, &tree); err != nil {
-		return Zones{}, err
-	}
+// osdTree is `ceph osd tree`: every bucket and OSD of the CRUSH map's main
+// tree (shadow trees of device classes are not listed).
+type osdTree struct {
+	Nodes []struct {
+		ID       int     `json:"id"`
+		Name     string  `json:"name"`
+		Type     string  `json:"type"`
+		Weight   float64 `json:"crush_weight"`
+		Class    string  `json:"device_class"`
+		Children []int   `json:"children"`
+	} `json:"nodes"`
+}
+
+// walk visits every node under the root bucket named root, each with the
+// name of the bucket of type below it is in ("" none, and the bucket itself
+// is visited with its own name).
+func (t osdTree) walk(root, below string, visit func(i int, in string)) {
 	byID := map[int]int{}
-	for i, n := range tree.Nodes {
+	for i, n := range t.Nodes {
 		byID[n.ID] = i
 	}
+	var walk func(i int, in string)
+	walk = func(i int, in string) {
+		n := t.Nodes[i]
+		if n.Type == below {
+			in = n.Name
+		}
+		visit(i, in)
+		for _, child := range n.Children {
+			if j, ok := byID[child]; ok {
+				walk(j, in)
+			}
+		}
+	}
+	for i, n := range t.Nodes {
+		if n.Type == "root" && n.Name == root {
+			walk(i, "")
+		}
+	}
+}
+
+func (c *Client) osdTree(ctx context.Context) (osdTree, error) {
+	var t osdTree
+	err := c.Command(ctx, map[string]any{"prefix": prefixOSDTree}, nil, &t)
+	return t, err
+}
+
+// CrushZones reads the buckets of zoneType under root from the OSD tree.
+func (c *Client) CrushZones(ctx context.Context, root, zoneType string) (Zones, error) {
+	t, err := c.osdTree(ctx)
+	if err != nil {
+		return Zones{}, err
+	}
 	z := Zones{HostZone: map[string]string{}, Weight: map[string]float64{}}
-	// walk visits the subtree of node i, below the zone named zone ("" not
-	// yet in one).
-	var walk func(i int, zone string)
-	walk = func(i int, zone string) {
-		n := tree.Nodes[i]
+	t.walk(root, zoneType, func(i int, zone string) {
+		n := t.Nodes[i]
 		switch {
 		case n.Type == zoneType:
-			zone = n.Name
 			if _, ok := z.Weight[zone]; !ok {
 				z.Weight[zone] = 0 // listed even without OSDs
 			}
@@ -128,18 +159,24 @@ func (c *Client) CrushZones(ctx context.Context, root, zoneType string) (Zones, 
 		case n.ID >= 0 && zone != "":
 			z.Weight[zone] += n.Weight
 		}
-		for _, child := range n.Children {
-			if j, ok := byID[child]; ok {
-				walk(j, zone)
-			}
-		}
-	}
-	for i, n := range tree.Nodes {
-		if n.Type == "root" && n.Name == root {
-			walk(i, "")
-		}
-	}
+	})
 	return z, nil
+}
+
+// OSDClasses are the device classes of the OSDs under root, by OSD name
+// ("osd.3"; "" an OSD of no class).
+func (c *Client) OSDClasses(ctx context.Context, root string) (map[string]string, error) {
+	t, err := c.osdTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	t.walk(root, "", func(i int, _ string) {
+		if n := t.Nodes[i]; n.ID >= 0 {
+			out[n.Name] = n.Class
+		}
+	})
+	return out, nil
 }
 
 // StretchPlan is where each monitor is located when stretch mode is

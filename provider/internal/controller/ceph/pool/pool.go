@@ -100,8 +100,8 @@ func rule(p v1alpha1.PoolParameters) string {
 	return p.CrushRule
 }
 
-// stretchRule is the rule of a stretched pool (spec.forProvider.stretch),
-// its device class inside it.
+// stretchRule is the rule of a stretched pool (spec.forProvider.stretch):
+// its device class is checked on the OSDs, not taken by the rule.
 func stretchRule(p v1alpha1.PoolParameters) ceph.StretchRule {
 	r := ceph.StretchRule{Root: p.Stretch.Root, ZoneType: p.Stretch.ZoneType, Class: p.DeviceClass}
 	if r.Root == "" {

@@ -46,7 +46,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error
 type external struct{ ceph *ceph.Client }
 
 // rule is the CRUSH rule stretch mode places every pool by: the rule of the
-// provider's stretched Pools on the same device class.
+// provider's stretched Pools, the device class checked on the OSDs.
 func rule(p v1alpha1.StretchModeParameters) ceph.StretchRule {
 	return ceph.StretchRule{Root: p.Root, ZoneType: p.ZoneType, Class: p.DeviceClass}
 }
