@@ -114,6 +114,7 @@ func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, ado
 		}
 		obj, err := f.Get(ctx, id)
 		if openstack.IsNotFound(err) {
+			ConfirmGone(mg)
 			return nil, false, nil
 		}
 		return obj, false, err
@@ -123,6 +124,9 @@ func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, ado
 	}
 	obj, err = f.FindByName(ctx)
 	if err != nil || obj == nil {
+		if err == nil {
+			ConfirmGone(mg)
+		}
 		return nil, false, err
 	}
 	meta.SetExternalName(mg, f.ID(obj))
@@ -169,6 +173,29 @@ func DeletionDone(mg resource.Managed) bool {
 	}
 	ready, synced := mg.GetCondition(xpv2.TypeReady), mg.GetCondition(xpv2.TypeSynced)
 	return ready.Reason == xpv2.ReasonDeleting && synced.Status == corev1.ConditionTrue && synced.Reason == xpv2.ReasonReconcileSuccess
+}
+
+// ConfirmGone lets a resource whose Delete succeeded (DeletionDone) and
+// whose object is gone be finalized on this pass. crossplane-runtime's
+// managed reconciler trusts that an object does not exist only once a
+// creation grace period has passed (30 s after the create), for services
+// whose reads lag their writes, and it does so during a deletion too: a
+// resource deleted a few seconds after its create kept its finalizer until
+// 30 s after the create (a Keystone user: 31 s on an idle machine, more
+// than a minute once in CI, and every cloud deleted soon after it was made
+// waited so). After a Delete that succeeded, an object not found is the
+// deletion confirmed, not a read lagging a create: the record of the
+// create is dropped from the resource in memory (it is on its way out).
+// Before that, nothing changes: a resource whose first look while being
+// deleted finds nothing still waits out the grace period, in case its
+// object was created a moment before.
+func ConfirmGone(mg resource.Managed) {
+	if !DeletionDone(mg) {
+		return
+	}
+	a := mg.GetAnnotations()
+	delete(a, meta.AnnotationKeyExternalCreateSucceeded)
+	mg.SetAnnotations(a)
 }
 
 // NameTaken is the terminal error of a create that found the unique name

@@ -2,11 +2,13 @@ package controller
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/gophercloud/gophercloud/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
@@ -152,5 +154,47 @@ func TestCreatedAnswersTheConfirmingObserve(t *testing.T) {
 	}
 	if got, _, _ := f.Lookup(ctx, mine); got.Version != "from the service" {
 		t.Errorf("a failed create left %+v to answer an Observe", got)
+	}
+}
+
+// A resource deleted soon after its create: once its Delete succeeded, an
+// object not found lets the reconciler finalize it at once (the record of
+// the create, which holds it for crossplane-runtime's creation grace
+// period, goes); before that, and for a resource not being deleted, the
+// record stays.
+func TestLookupConfirmsADeletion(t *testing.T) {
+	f := Finder[struct{ ID string }]{
+		Get: func(context.Context, string) (*struct{ ID string }, error) {
+			return nil, gophercloud.ErrUnexpectedResponseCode{Actual: http.StatusNotFound}
+		},
+	}
+	now := metav1.Now()
+	cases := map[string]struct {
+		deleted   bool
+		conds     []xpv2.Condition
+		confirmed bool
+	}{
+		"not deleted":               {conds: []xpv2.Condition{xpv2.Available(), xpv2.ReconcileSuccess()}},
+		"deleted, Delete not run":   {deleted: true, conds: []xpv2.Condition{xpv2.Available(), xpv2.ReconcileSuccess()}},
+		"deleted, Delete failed":    {deleted: true, conds: []xpv2.Condition{xpv2.Deleting(), xpv2.ReconcileError(errTest{})}},
+		"deleted, Delete succeeded": {deleted: true, conds: []xpv2.Condition{xpv2.Deleting(), xpv2.ReconcileSuccess()}, confirmed: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &keystonev1alpha1.Project{}
+			meta.SetExternalName(p, "5")
+			meta.SetExternalCreateSucceeded(p, time.Now())
+			if tc.deleted {
+				p.SetDeletionTimestamp(&now)
+			}
+			p.SetConditions(tc.conds...)
+			got, _, err := f.Lookup(context.Background(), p)
+			if err != nil || got != nil {
+				t.Fatalf("Lookup() = %v, %v; want nothing found", got, err)
+			}
+			if waits := meta.ExternalCreateSucceededDuring(p, time.Minute); waits == tc.confirmed {
+				t.Errorf("the create's record kept: %v, want %v", waits, !tc.confirmed)
+			}
+		})
 	}
 }

@@ -104,6 +104,7 @@ type external struct {
 
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.ShootKubeconfig) (managed.ExternalObservation, error) {
 	if pcontroller.DeletionDone(mg) {
+		pcontroller.ConfirmGone(mg)
 		return managed.ExternalObservation{}, nil
 	}
 	ref := mg.Spec.WriteConnectionSecretToReference
