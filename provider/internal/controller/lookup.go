@@ -182,8 +182,7 @@ func DeletionDone(mg resource.Managed) bool {
 // whose reads lag their writes, and it does so during a deletion too: a
 // resource deleted a few seconds after its create kept its finalizer until
 // 30 s after the create (a Keystone user: 31 s on an idle machine, more
-// than a minute once in CI, and every cloud deleted soon after it was made
-// waited so). After a Delete that succeeded, an object not found is the
+// than a minute once in CI; a Ceph pool or client, an OVN row the same). After a Delete that succeeded, an object not found is the
 // deletion confirmed, not a read lagging a create: the record of the
 // create is dropped from the resource in memory (it is on its way out).
 // Before that, nothing changes: a resource whose first look while being
