@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ceph/stretchmode"
 )
 
@@ -209,7 +210,7 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 	if err := h.kube.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
 		t.Fatal(err)
 	}
-	if a := p.Status.AtProvider; a.CrushRule != "stretch_zone" || a.Size != 4 || a.MinSize != 2 {
+	if a := p.Status.AtProvider; a.CrushRule != "stretch_zone" || a.Size != 4 || a.MinSize != 2 || a.StretchMode != ceph.StretchModeGoverned {
 		t.Errorf("the stretched Pool's status.atProvider: %s", jsonOf(a))
 	}
 	var pools []struct {

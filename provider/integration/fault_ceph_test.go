@@ -17,8 +17,10 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 )
 
 // The Ceph cases of the fault suite (#54; make faults, and make test with
@@ -86,6 +88,12 @@ func TestFaultCephStretchedZoneLost(t *testing.T) {
 		if p.Name == "volumes" && (p.Buckets != 2 || p.Barrier == 0) {
 			t.Fatalf("pool volumes is not a stretch pool (peering_crush_bucket_count %d, barrier %d): stretch mode's peering rules do not hold for it", p.Buckets, p.Barrier)
 		}
+	}
+	if err := h.kube.Get(context.Background(), client.ObjectKeyFromObject(pool), pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := pool.Status.AtProvider.StretchMode; got != ceph.StretchModeGoverned {
+		t.Errorf("the Pool's status.atProvider.stretchMode is %q, want %q", got, ceph.StretchModeGoverned)
 	}
 
 	// Zone eu-de-1a: its OSDs (on node-1a-1 and node-1a-2) and its monitor.

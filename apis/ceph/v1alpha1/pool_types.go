@@ -133,6 +133,17 @@ type PoolObservation struct {
 	Size int32 `json:"size,omitempty"`
 	// +optional
 	MinSize int32 `json:"minSize,omitempty"`
+	// StretchMode says, in a cluster in Ceph's stretch mode, whether it
+	// governs the pool: Governed (its PGs go active only with copies in
+	// both zones, and with min_size 1 once a zone is lost), or Outside: a
+	// plain pool of its size and min_size, which Ceph 16.2.15 can make of a
+	// pool created while stretch mode was being enabled (it still serves
+	// with a zone lost, but not also with a host of the other zone lost;
+	// docs/operations.md says what to do). Absent while the cluster is not
+	// in stretch mode.
+	// +kubebuilder:validation:Enum=Governed;Outside
+	// +optional
+	StretchMode string `json:"stretchMode,omitempty"`
 	// UsedBytes stored in the pool (ceph df: stored).
 	// +optional
 	UsedBytes int64 `json:"usedBytes,omitempty"`
@@ -176,6 +187,7 @@ type PoolStatus struct {
 // +kubebuilder:printcolumn:name="POOL",type=string,JSONPath=".spec.forProvider.name"
 // +kubebuilder:printcolumn:name="SIZE",type=integer,JSONPath=".spec.forProvider.size"
 // +kubebuilder:printcolumn:name="RULE",type=string,JSONPath=".status.atProvider.crushRule",priority=1
+// +kubebuilder:printcolumn:name="STRETCH-MODE",type=string,JSONPath=".status.atProvider.stretchMode",priority=1
 // +kubebuilder:printcolumn:name="USED",type=integer,JSONPath=".status.atProvider.usedBytes",priority=1
 // +kubebuilder:printcolumn:name="EXTERNAL-NAME",type=string,JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"

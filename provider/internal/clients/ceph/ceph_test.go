@@ -129,3 +129,25 @@ func TestContents(t *testing.T) {
 		}
 	}
 }
+
+// Stretch mode governs the pools Ceph gave its peering rule; a pool
+// without it in a cluster where others have it is outside; in a cluster
+// where none has it, stretch mode is off.
+func TestStretchModeOf(t *testing.T) {
+	governed, plain := Pool{Name: "volumes", PeeringBuckets: 2}, Pool{Name: "images"}
+	degraded := Pool{Name: "volumes", PeeringBuckets: 1}
+	for _, tc := range []struct {
+		pools map[string]Pool
+		pool  Pool
+		want  string
+	}{
+		{map[string]Pool{"volumes": governed, "images": plain}, governed, StretchModeGoverned},
+		{map[string]Pool{"volumes": degraded}, degraded, StretchModeGoverned},
+		{map[string]Pool{"volumes": governed, "images": plain}, plain, StretchModeOutside},
+		{map[string]Pool{"images": plain}, plain, ""},
+	} {
+		if got := StretchModeOf(tc.pools, tc.pool); got != tc.want {
+			t.Errorf("pool %+v among %v: %q, want %q", tc.pool, tc.pools, got, tc.want)
+		}
+	}
+}

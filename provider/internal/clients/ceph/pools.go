@@ -3,6 +3,8 @@ package ceph
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,7 +23,33 @@ type Pool struct {
 	} `json:"options"`
 	// ApplicationMetadata: application name to its key/value metadata.
 	ApplicationMetadata map[string]map[string]string `json:"application_metadata"`
+	// PeeringBuckets is how many zones an acting set must span before the
+	// pool's PGs go active (peering_crush_bucket_count): 2 for a pool under
+	// Ceph's stretch mode, 1 while it is degraded, 0 for a pool it does not
+	// govern.
+	PeeringBuckets int `json:"peering_crush_bucket_count"`
 }
+
+// StretchModeOf says whether Ceph's stretch mode governs pool, among the
+// cluster's pools: StretchModeGoverned, StretchModeOutside (the cluster is
+// in stretch mode, every pool made before it was enabled is governed, and
+// this one is not: Ceph 16.2.15 can leave out a pool made while stretch
+// mode was being enabled), or "" (the cluster is not in stretch mode).
+func StretchModeOf(pools map[string]Pool, pool Pool) string {
+	switch {
+	case pool.PeeringBuckets > 0:
+		return StretchModeGoverned
+	case slices.ContainsFunc(slices.Collect(maps.Values(pools)), func(p Pool) bool { return p.PeeringBuckets > 0 }):
+		return StretchModeOutside
+	}
+	return ""
+}
+
+// What StretchModeOf says.
+const (
+	StretchModeGoverned = "Governed"
+	StretchModeOutside  = "Outside"
+)
 
 // Usage is one pool of `ceph df`.
 type Usage struct {

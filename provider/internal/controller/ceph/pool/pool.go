@@ -166,6 +166,7 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 	}
 	mg.Status.AtProvider.PoolID, mg.Status.AtProvider.CrushRule = observed.ID, ceph.RuleName(rules, observed.CrushRule)
 	mg.Status.AtProvider.Size, mg.Status.AtProvider.MinSize = observed.Size, observed.MinSize
+	mg.Status.AtProvider.StretchMode = ceph.StretchModeOf(pools, observed)
 	if meta.WasDeleted(mg) && p.DataPolicy == v1alpha1.DataPolicyDelete {
 		// Its data may go: what it holds decides nothing.
 		return managed.ExternalObservation{ResourceExists: true}, nil
