@@ -26,13 +26,15 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.Ceph) error
 	return pcontroller.SetupManaged(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("Client"), &v1alpha1.ClientList{},
 		managed.WithTypedExternalConnector[*v1alpha1.Client](providerconfig.Connector[*v1alpha1.Client, *ceph.Client]{Client: pc.Client,
 			External: func(c *ceph.Client) managed.TypedExternalClient[*v1alpha1.Client] {
-				return &external{ceph: c, kube: mgr.GetClient()}
+				return &external{ceph: c, kube: mgr.GetClient(), live: mgr.GetAPIReader()}
 			}}))
 }
 
 type external struct {
 	ceph *ceph.Client
 	kube client.Client
+	// live reads past the cache (see Update).
+	live client.Reader
 }
 
 func entity(mg *v1alpha1.Client) string { return "client." + mg.Spec.ForProvider.Entity }
@@ -107,6 +109,17 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.Client) (managed.Ext
 		}
 	}
 	if p.RotateKey != mg.Status.AtProvider.KeyRotated {
+		// A reconcile may begin from a cached copy older than the last
+		// status write: the resource as the API server has it says
+		// whether this rotateKey was already done.
+		now := &v1alpha1.Client{}
+		if err := e.live.Get(ctx, client.ObjectKeyFromObject(mg), now); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		if now.Status.AtProvider.KeyRotated == p.RotateKey {
+			mg.Status.AtProvider.KeyRotated = p.RotateKey
+			return managed.ExternalUpdate{}, nil
+		}
 		if err := e.ceph.RotateKey(ctx, name, p.Caps); err != nil {
 			return managed.ExternalUpdate{}, fmt.Errorf("cannot rotate the key of %s: %w", name, err)
 		}
