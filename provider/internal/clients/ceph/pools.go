@@ -3,8 +3,6 @@ package ceph
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,11 +34,13 @@ type Pool struct {
 // this one is not: Ceph 16.2.15 can leave out a pool made while stretch
 // mode was being enabled), or "" (the cluster is not in stretch mode).
 func StretchModeOf(pools map[string]Pool, pool Pool) string {
-	switch {
-	case pool.PeeringBuckets > 0:
+	if pool.PeeringBuckets > 0 {
 		return StretchModeGoverned
-	case slices.ContainsFunc(slices.Collect(maps.Values(pools)), func(p Pool) bool { return p.PeeringBuckets > 0 }):
-		return StretchModeOutside
+	}
+	for _, p := range pools {
+		if p.PeeringBuckets > 0 {
+			return StretchModeOutside
+		}
 	}
 	return ""
 }
