@@ -69,8 +69,41 @@ var installConsumerAPI = sync.OnceValue(func() error {
 			return err
 		}
 	}
-	return nil
+	return keepConfigMapParams(ctx)
 })
+
+// keepConfigMapParams binds, for the whole test binary, a policy that takes
+// ConfigMaps as params and matches nothing. The policies of the examples take
+// ConfigMaps too, and each test deletes its own when it ends; kube-apiserver
+// 1.35 stops its ConfigMap param informer for good once no binding names the
+// kind for a second (kubernetes/kubernetes#130887), after which a policy
+// bound later finds no params and refuses everything. A landscape keeps both
+// policies bound; operations.md says what to do when it does not.
+func keepConfigMapParams(ctx context.Context) error {
+	for _, o := range []map[string]any{{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+		"metadata": map[string]any{"name": "test-keeps-configmap-params"},
+		"spec": map[string]any{
+			"paramKind": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+			"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
+				"apiGroups": []any{"keeper.test.c5c3.io"}, "apiVersions": []any{"*"}, "operations": []any{"CREATE"}, "resources": []any{"nothing"},
+			}}},
+			"validations": []any{map[string]any{"expression": "true"}},
+		},
+	}, {
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+		"metadata": map[string]any{"name": "test-keeps-configmap-params"},
+		"spec": map[string]any{
+			"policyName": "test-keeps-configmap-params", "validationActions": []any{"Deny"},
+			"paramRef": map[string]any{"name": "none", "namespace": "default", "parameterNotFoundAction": "Allow"},
+		},
+	}} {
+		if err := kube.Create(ctx, &unstructured.Unstructured{Object: o}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func setup(t *testing.T) context.Context {
 	t.Helper()
