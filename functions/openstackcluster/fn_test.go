@@ -1280,6 +1280,52 @@ func TestCatalog(t *testing.T) {
 	})
 }
 
+// TestCloudSaysWhyItsObjectsWait: an object in the cloud's own APIs that
+// the provider cannot create (its Keystone unreachable, as the fault suite's
+// TestFaultOpenStackUnreachable makes it) keeps the cloud from Ready, and
+// the claim's CloudReady carries the provider's reason, cut to a bound; an
+// object still being created says only that.
+func TestCloudSaysWhyItsObjectsWait(t *testing.T) {
+	failing := func(why string) string {
+		b, _ := json.Marshal(map[string]any{"apiVersion": "keystone.provider.c5c3.io/v1alpha1", "kind": "Project", "metadata": map[string]any{"name": "project"},
+			"status": map[string]any{"conditions": []any{
+				map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError", "lastTransitionTime": "2026-11-22T08:05:00Z", "message": why},
+			}}})
+		return string(b)
+	}
+	unreachable := `cannot observe project team-a-prod-7xk2p: Get "https://keystone.team-a-prod-7xk2p.cloud.example/v3/projects/4f1c": dial tcp 10.0.0.7:443: connect: connection refused`
+	for _, tc := range []struct {
+		name, observed, want string
+	}{
+		{"the provider's reason", failing(unreachable), "Keystone project team-a-prod-7xk2p is Failed: " + unreachable},
+		{"a long reason is cut", failing(strings.Repeat("é", 400)), "Keystone project team-a-prod-7xk2p is Failed: " + strings.Repeat("é", reasonLength) + "…"},
+		{"no reason given", failing(""), "Keystone project team-a-prod-7xk2p is Failed"},
+		{"being created", "", "Keystone project team-a-prod-7xk2p is Creating"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := allReady()
+			if tc.observed == "" {
+				delete(w.observed, "project")
+			} else {
+				w.observed["project"] = tc.observed
+			}
+			rsp := run(t, w.request(teamA()))
+			mustNotFail(t, rsp)
+			c := condition(rsp, conditionCloudReady)
+			if c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE {
+				t.Fatalf("CloudReady is True with the project %s", tc.name)
+			}
+			parts := strings.Split(c.GetMessage(), "; ")
+			if !slices.Contains(parts, tc.want) {
+				t.Errorf("CloudReady says %q, want a part %q", c.GetMessage(), tc.want)
+			}
+			if got := get(status(rsp), "phase"); got == "Ready" {
+				t.Error("the cloud is Ready while its project is not")
+			}
+		})
+	}
+}
+
 // TestANewCloudWaitsForThePool: a new cloud records what it asks for on
 // its usage of the pool, with the time it asked, and waits, saying so,
 // until the pool has decided; once the pool gives it its share, the cloud

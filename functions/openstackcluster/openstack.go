@@ -96,6 +96,30 @@ func served(catalog []string, service string) bool {
 	return slices.ContainsFunc(catalogTypes[service], func(t string) bool { return slices.Contains(catalog, t) })
 }
 
+// waitingOn says what an object in the cloud's own APIs waits on: its
+// state, and when the provider cannot sync it, the provider's reason (the
+// cloud's Keystone or Nova unreachable, a request refused), so that the
+// tenant reads on the claim why, without access to the managed resource.
+// The reason is about the tenant's own cloud; it is cut to reasonLength.
+func waitingOn(what string, status v1alpha1.CephPoolStatus, o resource.ObservedComposed) string {
+	s := fmt.Sprintf("%s is %s", what, status)
+	if status != v1alpha1.CephPoolFailed || o.Resource == nil {
+		return s
+	}
+	why := o.Resource.GetCondition(xpv2.TypeSynced).Message
+	if why == "" {
+		return s
+	}
+	if r := []rune(why); len(r) > reasonLength {
+		why = string(r[:reasonLength]) + "…"
+	}
+	return s + ": " + why
+}
+
+// reasonLength bounds the provider's reason on the claim: a condition's
+// message holds every stage's waits.
+const reasonLength = 300
+
 // composeCloud composes what needs the cloud's APIs: its ProviderConfig,
 // the tenant's project and quotas, a Nova aggregate and availability zone
 // per hypervisor pool with the tenant filter and the nodes the pool gave the
@@ -110,7 +134,7 @@ func composeCloud(c *cloud, allocated map[string]int32, hosts map[string][]strin
 		}
 		if status != v1alpha1.CephPoolReady {
 			st.ready = false
-			st.waiting = append(st.waiting, fmt.Sprintf("%s is %s", what, status))
+			st.waiting = append(st.waiting, waitingOn(what, status, observed[key]))
 		}
 		return nil
 	}

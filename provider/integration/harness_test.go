@@ -278,7 +278,13 @@ func (h *harness) condition(t *testing.T, mg resource.Managed, ct xpv2.Condition
 // waitReady waits for Ready=True and Synced=True.
 func (h *harness) waitReady(t *testing.T, mg resource.Managed) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%T %s ready", mg, mg.GetName()), func() (bool, string) {
+	h.waitReadyWithin(t, patience, mg)
+}
+
+// waitReadyWithin is waitReady with a patience of its own.
+func (h *harness) waitReadyWithin(t *testing.T, within time.Duration, mg resource.Managed) {
+	t.Helper()
+	eventuallyWithin(t, within, fmt.Sprintf("%T %s ready", mg, mg.GetName()), func() (bool, string) {
 		synced, err := h.condition(t, mg, xpv2.TypeSynced)
 		if err != nil {
 			return false, err.Error()

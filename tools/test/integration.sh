@@ -45,7 +45,9 @@ openstack_a='Integration(Lifecycle|BadInput|Catalog|ManyProviderConfigs)'
 run=(-test.count=1 -test.timeout=30m -test.v)
 # The fault suite's Ceph cases (make faults) run with the Ceph tests.
 job provider-ceph "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationCeph|FaultCeph'
-job provider-ovn "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationOVN'
+# The OpenStack case of the fault suite (about 100 s, mostly its outage)
+# runs beside the OVN tests, the shortest group.
+job provider-ovn "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationOVN|FaultOpenStack'
 job provider-openstack-a "$provider" "$out/provider.test" "${run[@]}" -test.run "$openstack_a"
 job provider-openstack-b "$provider" "$out/provider.test" "${run[@]}" -test.run 'Integration' -test.skip "IntegrationCeph|FaultCeph|IntegrationOVN|$openstack_a"
 job packages . go test -tags "$tags" -count=1 -timeout 30m -run 'Integration' "${others[@]}"
