@@ -861,6 +861,29 @@ func TestNodeBinding(t *testing.T) {
 		}
 	})
 
+	t.Run("a lost node running a cloud's instances stays its, out of service, and is replaced", func(t *testing.T) {
+		// a-1, team-b's node with its 4 instances, stops answering.
+		nodes = strings.Replace(nodes, `{"name": "a-1", "zone": "eu-de-1a", "inService": true, "instances": 4}`, `{"name": "a-1", "zone": "eu-de-1a", "inService": false, "instances": 4}`, 1)
+		t.Cleanup(func() {
+			nodes = strings.Replace(nodes, `"inService": false, "instances": 4`, `"inService": true, "instances": 4`, 1)
+		})
+		shares, bound := run(t, request(true))
+		want := []any{
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3), "nodes": []any{"a-3", "b-3"}},
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-2", "b-2"},
+				"draining": []any{"a-1"}, "outOfService": []any{"a-1"}, "instances": float64(4)},
+		}
+		if diff := cmp.Diff(want, shares); diff != "" {
+			t.Errorf("status.shares (-want +got):\n%s", diff)
+		}
+		if labelled.(map[string]any)["a-1"] != "team-b-x1" {
+			t.Errorf("a-1, lost with team-b's instances, is labelled %v, want team-b-x1", labelled.(map[string]any)["a-1"])
+		}
+		if !strings.Contains(bound.GetMessage(), "team-b/staging: [a-1] out of service with its instances on them: held until the instances are gone") {
+			t.Errorf("NodesBound says %q, not that team-b's a-1 is out of service", bound.GetMessage())
+		}
+	})
+
 	t.Run("kept while the agents do not report", func(t *testing.T) {
 		shares, bound := run(t, request(false))
 		want := []any{

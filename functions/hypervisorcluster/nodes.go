@@ -59,7 +59,7 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 		for i := range shares {
 			if old := slices.IndexFunc(xr.Status.Shares, func(s v1alpha1.PoolShare) bool { return s.Cloud == shares[i].Cloud }); old >= 0 {
 				old := xr.Status.Shares[old]
-				shares[i].Nodes, shares[i].Draining, shares[i].Instances = old.Nodes, old.Draining, old.Instances
+				shares[i].Nodes, shares[i].Draining, shares[i].Instances, shares[i].OutOfService = old.Nodes, old.Draining, old.Instances, old.OutOfService
 			}
 		}
 		return binding{reachable: hvs != nil}
@@ -83,7 +83,7 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 	b := binding{reachable: true, reported: true}
 	for i := range shares {
 		got := bound[shares[i].Cloud]
-		shares[i].Nodes, shares[i].Draining, shares[i].Instances = got.Nodes, got.Draining, got.Instances
+		shares[i].Nodes, shares[i].Draining, shares[i].Instances, shares[i].OutOfService = got.Nodes, got.Draining, got.Instances, got.OutOfService
 		if m := got.Message(); m != "" {
 			b.waits = append(b.waits, shares[i].Claim+": "+m)
 		}

@@ -58,6 +58,7 @@ const (
 	conditionNetworkReady      = "NetworkReady"
 	conditionSupported         = "Supported"
 	conditionServicesServed    = "ServicesServed"
+	conditionComputeAvailable  = "ComputeAvailable"
 )
 
 // Function composes an XOpenStackCluster.
@@ -433,6 +434,36 @@ func setDataAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
 	}
 }
 
+// setComputeAvailable says whether every node the cloud holds in its
+// hypervisor pools is in service, from the pools' shares: a node the
+// pool's agents report out of service (lost, disconnected, in maintenance)
+// with the cloud's instances on it is named, with what the pool does about
+// it. Like DataAvailable it does not gate Ready: the cloud's other nodes
+// serve, and new instances go there. Nothing is said before any pool
+// names the cloud's nodes.
+func setComputeAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
+	var lost, serving []string
+	for _, h := range plan.hypervisor {
+		if h.pool == nil || h.hosts == nil {
+			continue
+		}
+		if len(h.outOfService) > 0 {
+			lost = append(lost, fmt.Sprintf("hypervisor pool %s: node(s) %s of this cloud are out of service with its instances on them (the pool's AgentsReporting says why); they stay the cloud's until those instances are gone, and a free node of the pool takes their place in its share",
+				h.name, strings.Join(h.outOfService, ", ")))
+		}
+		serving = append(serving, fmt.Sprintf("%s %d", h.name, len(h.hosts)-len(h.outOfService)))
+	}
+	switch {
+	case len(serving) == 0:
+	case len(lost) > 0:
+		response.ConditionFalse(rsp, conditionComputeAvailable, "OutOfService").
+			WithMessage(strings.Join(lost, "; ")).TargetCompositeAndClaim()
+	default:
+		response.ConditionTrue(rsp, conditionComputeAvailable, "Available").
+			WithMessage("every node the cloud holds is in service: " + strings.Join(serving, ", ")).TargetCompositeAndClaim()
+	}
+}
+
 // setConditions says, per stage, what is ready and what it waits on.
 func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *plan) {
 	cond := func(typ string, ok bool, reason, msg string) {
@@ -462,6 +493,7 @@ func (p *progress) setConditions(rsp *fnv1.RunFunctionResponse, c *cloud, plan *
 	}
 	cond(conditionStorageReady, storageOK, "Waiting", storageMsg)
 	setDataAvailable(rsp, plan)
+	setComputeAvailable(rsp, plan)
 
 	cpMsg := "waiting for the pools"
 	if p.controlPlaneWait != "" {

@@ -145,8 +145,9 @@ type world struct {
 	claim []string
 	// named are the nodes each hypervisor pool has named for a cloud
 	// (pool → cloud → nodes), as its status.shares[].nodes says, and
-	// draining those it still holds beyond its share.
-	named, draining map[string]map[string][]string
+	// draining those it still holds beyond its share, outOfService those
+	// of them its agents report out of service.
+	named, draining, outOfService map[string]map[string][]string
 	// left are shares of clouds that no longer name the pool (pool →
 	// share), as the pool's status still holds them.
 	left map[string][]any
@@ -234,6 +235,9 @@ func (w world) decidedPools(xr string) []string {
 				if nodes := w.draining[string(p.Spec.Name)][s.Cloud]; nodes != nil {
 					share["draining"] = nodes
 					share["instances"] = 2 * len(nodes)
+				}
+				if nodes := w.outOfService[string(p.Spec.Name)][s.Cloud]; nodes != nil {
+					share["outOfService"] = nodes
 				}
 				shares = append(shares, share)
 			}
@@ -2182,6 +2186,48 @@ func TestAggregateHostsAreTheNamedNodes(t *testing.T) {
 	c := condition(rsp, conditionPoolsReady)
 	if want := "node-9 still run its instances (2 on the pool's nodes it holds) and leave the cloud once they are empty (migrate or delete those instances)"; !strings.Contains(c.GetMessage(), want) || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
 		t.Errorf("PoolsReady on the claim says %q (target %v), want it to name the draining node: %q", c.GetMessage(), c.GetTarget(), want)
+	}
+}
+
+// TestComputeAvailable: the claim says whether the nodes its cloud holds
+// serve. Nothing before the pool names them; True naming how many serve
+// in each pool; False naming the node the pool's agents report out of
+// service with the cloud's instances on it, which PoolsReady then does not
+// call a shrunk share. The cloud stays Ready either way.
+func TestComputeAvailable(t *testing.T) {
+	w := allReady()
+	rsp := run(t, w.request(teamA()))
+	if c := condition(rsp, conditionComputeAvailable); c != nil {
+		t.Errorf("ComputeAvailable %v (%s) before the pool names the cloud's nodes, want none", c.GetStatus(), c.GetMessage())
+	}
+
+	w.named = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-1", "node-2"}}}
+	rsp = run(t, w.request(teamA()))
+	c := condition(rsp, conditionComputeAvailable)
+	if c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE || c.GetMessage() != "every node the cloud holds is in service: hv-pool-a 2" || c.GetTarget() != fnv1.Target_TARGET_COMPOSITE_AND_CLAIM {
+		t.Errorf("ComputeAvailable = %v %q (target %v), want True naming 2 nodes of hv-pool-a on the claim", c.GetStatus(), c.GetMessage(), c.GetTarget())
+	}
+
+	// node-1 lost with the cloud's instances: the pool keeps it draining,
+	// out of service, and names node-3 in its place.
+	w.named = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-2", "node-3"}}}
+	w.draining = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-1"}}}
+	w.outOfService = map[string]map[string][]string{"hv-pool-a": {"team-a-prod-7xk2p": {"node-1"}}}
+	rsp = run(t, w.request(teamA()))
+	mustNotFail(t, rsp)
+	c = condition(rsp, conditionComputeAvailable)
+	want := "hypervisor pool hv-pool-a: node(s) node-1 of this cloud are out of service with its instances on them (the pool's AgentsReporting says why); they stay the cloud's until those instances are gone, and a free node of the pool takes their place in its share"
+	if c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "OutOfService" || c.GetMessage() != want {
+		t.Errorf("ComputeAvailable = %v %s %q, want False OutOfService %q", c.GetStatus(), c.GetReason(), c.GetMessage(), want)
+	}
+	if m := condition(rsp, conditionPoolsReady).GetMessage(); strings.Contains(m, "node-1") {
+		t.Errorf("PoolsReady calls the lost node-1 a node of a shrunk share: %s", m)
+	}
+	if got := get(status(rsp), "phase"); got != "Ready" {
+		t.Errorf("phase %v with a node out of service, want Ready: the cloud's other nodes serve", got)
+	}
+	if diff := cmp.Diff([]any{"node-1", "node-2", "node-3"}, get(desired(t, rsp, "aggregate-hv-pool-a"), "spec", "forProvider", "hosts")); diff != "" {
+		t.Errorf("the aggregate's hosts (-want +got):\n%s", diff)
 	}
 }
 

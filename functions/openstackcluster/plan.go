@@ -206,11 +206,12 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 				p.requests = append(p.requests, msg)
 			}
 		}
-		if len(a.draining) > 0 {
+		if shrunk := slices.DeleteFunc(slices.Clone(a.draining), func(n string) bool { return slices.Contains(a.outOfService, n) }); len(shrunk) > 0 {
 			// A smaller share frees empty nodes first; these run the
 			// cloud's instances, and stay its own until they are empty.
+			// (Those out of service are ComputeAvailable's.)
 			p.requests = append(p.requests, fmt.Sprintf("hypervisor pool %s gives the cloud %d nodes; %s still run its instances (%d on the pool's nodes it holds) and leave the cloud once they are empty (migrate or delete those instances)",
-				use.name, a.has, strings.Join(a.draining, ", "), a.instances))
+				use.name, a.has, strings.Join(shrunk, ", "), a.instances))
 		}
 		switch pool.Status.Phase {
 		case v1alpha1.HypervisorPoolPhaseReady, v1alpha1.HypervisorPoolPhaseScaling:

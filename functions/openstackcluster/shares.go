@@ -274,6 +274,9 @@ type allocation struct {
 	draining []string
 	// instances of the cloud on its hosts, as the pool's agents report them.
 	instances int32
+	// outOfService are hosts the pool's agents report out of service, with
+	// the cloud's instances on them (among draining).
+	outOfService []string
 }
 
 // allocationIn reads the cloud's share of a pool of capacity from the
@@ -324,7 +327,7 @@ func allocationIn(c *cloud, capacity int64, shares []pool.Share, asked, held int
 func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Record, recorded bool, now time.Time) allocation {
 	shares := make([]pool.Share, 0, len(p.Status.Shares))
 	held := recordedNodes(c.xr, string(p.Spec.Name))
-	var hosts, draining []string
+	var hosts, draining, outOfService []string
 	var instances int32
 	for _, s := range p.Status.Shares {
 		shares = append(shares, pool.Share{Cloud: s.Cloud, Claim: s.Claim, Asked: int64(s.Asked), Allocated: int64(s.Allocated)})
@@ -333,7 +336,7 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 			if len(s.Nodes)+len(s.Draining) > 0 {
 				hosts = slices.Sorted(slices.Values(slices.Concat(s.Nodes, s.Draining)))
 			}
-			draining, instances = s.Draining, s.Instances
+			draining, instances, outOfService = s.Draining, s.Instances, s.OutOfService
 		}
 	}
 	ask := asked(c.xr, p, held)
@@ -341,7 +344,7 @@ func hypervisorAllocation(c *cloud, p *v1alpha1.XHypervisorCluster, own pool.Rec
 		ask = 0 // leaving: it gives back every node it can
 	}
 	a := allocationIn(c, int64(p.Spec.Workers), shares, int64(ask), int64(held), own, recorded, now)
-	a.hosts, a.draining, a.instances = hosts, draining, instances
+	a.hosts, a.draining, a.instances, a.outOfService = hosts, draining, instances, outOfService
 	return a
 }
 

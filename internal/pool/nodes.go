@@ -40,10 +40,21 @@ type Bound struct {
 	// Instances on its nodes and those draining: a node a cloud holds
 	// runs only that cloud's instances.
 	Instances int32
+	// OutOfService are the draining nodes that are out of service: lost
+	// or in maintenance with the cloud's instances on them. A free node
+	// takes each one's place in the share.
+	OutOfService []string
 }
 
 // Message says what a cloud's nodes wait for, or "" when nothing.
 func (b Bound) Message() string {
+	if len(b.OutOfService) > 0 {
+		msg := fmt.Sprintf("%v out of service with its instances on them: held until the instances are gone", b.OutOfService)
+		if b.Short > 0 {
+			msg += fmt.Sprintf("; %d node(s) of its share are not free yet", b.Short)
+		}
+		return msg
+	}
 	switch {
 	case len(b.Draining) > 0 && b.Short > 0:
 		return fmt.Sprintf("%d node(s) of its share are not free yet; it still holds %v until their instances are gone", b.Short, b.Draining)
@@ -65,6 +76,10 @@ func (b Bound) Message() string {
 //   - A cloud that wants fewer gives up nodes without instances first,
 //     then those with the fewest; one that still runs instances stays
 //     bound (Draining) until they are gone.
+//   - A node out of service (failed, in maintenance) leaves its cloud at
+//     once when empty; with the cloud's instances on it, it stays the
+//     cloud's, draining and named OutOfService, and does not count in the
+//     share.
 //   - A cloud that wants more, or lost nodes (failed, removed), gets free
 //     usable nodes only — never another cloud's —, one at a time in the
 //     zone where it has fewest, then the zone with most free, then by name.
@@ -159,8 +174,14 @@ func BindNodes(nodes []Node, wants map[string]int64, before map[string][]string)
 				b.Instances += byName[n].Instances
 			}
 		}
+		for _, n := range b.Draining {
+			if !byName[n].Usable {
+				b.OutOfService = append(b.OutOfService, n)
+			}
+		}
 		slices.Sort(b.Nodes)
 		slices.Sort(b.Draining)
+		slices.Sort(b.OutOfService)
 		out[c] = b
 	}
 	return out

@@ -56,6 +56,19 @@ func TestBindNodes(t *testing.T) {
 				"team-b": {Nodes: []string{"node-02", "node-03"}},
 			},
 		},
+		"a failed node running the cloud's instances stays its, out of service, and a free node takes its place": {
+			nodes: func() []Node {
+				n := poolOf(4, "a")
+				n[0].Usable, n[0].Instances = false, 2
+				n[1].Instances = 1
+				return n
+			}(),
+			wants:  map[string]int64{"team-a": 2},
+			before: map[string][]string{"team-a": {"node-00", "node-01"}},
+			want: map[string]Bound{
+				"team-a": {Nodes: []string{"node-01", "node-02"}, Draining: []string{"node-00"}, OutOfService: []string{"node-00"}, Instances: 3},
+			},
+		},
 		"a failed node is replaced before another cloud grows": {
 			nodes: func() []Node {
 				n := poolOf(3, "a")
@@ -284,5 +297,24 @@ func BenchmarkBindNodes(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		BindNodes(nodes, wants, before)
+	}
+}
+
+// TestBoundMessage: what a cloud's nodes wait for, as the pool's NodesBound
+// says it per claim.
+func TestBoundMessage(t *testing.T) {
+	for _, tc := range []struct {
+		b    Bound
+		want string
+	}{
+		{Bound{Nodes: []string{"n1"}}, ""},
+		{Bound{Nodes: []string{"n1"}, Short: 2}, "2 node(s) of its share are not free yet (other clouds' nodes drain, or nodes are out of service)"},
+		{Bound{Nodes: []string{"n1"}, Draining: []string{"n2"}}, "the share shrank: it holds [n2] until their instances are gone"},
+		{Bound{Nodes: []string{"n1"}, Draining: []string{"n2"}, OutOfService: []string{"n2"}}, "[n2] out of service with its instances on them: held until the instances are gone"},
+		{Bound{Draining: []string{"n2"}, OutOfService: []string{"n2"}, Short: 1}, "[n2] out of service with its instances on them: held until the instances are gone; 1 node(s) of its share are not free yet"},
+	} {
+		if got := tc.b.Message(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.b, got, tc.want)
+		}
 	}
 }

@@ -191,6 +191,15 @@ type PoolShare struct {
 	// pool's agents report them.
 	// +optional
 	Instances int32 `json:"instances,omitempty"`
+	// OutOfService are the nodes the cloud holds that the pool's agents
+	// report out of service (failed, disconnected, in maintenance, not
+	// ready; the pool's AgentsReporting says which): they still run the
+	// cloud's instances, so they stay its (in draining) until those are
+	// gone, and a free node takes their place in the share. A node out of
+	// service without instances leaves the share at once.
+	// +listType=set
+	// +optional
+	OutOfService []string `json:"outOfService,omitempty"`
 }
 
 // XHypervisorCluster is a pool of KVM hypervisors on IronCore bare metal,
