@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
 	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
@@ -356,24 +355,7 @@ func (c requestCounts) String() string {
 // benchReconciles is how many reconciles the benchmark's kinds have run in
 // this process (controller-runtime's controller_runtime_reconcile_total).
 func benchReconciles(b *testing.B) float64 {
-	families, err := metrics.Registry.Gather()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var n float64
-	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && benchController(l.GetValue()) {
-					n += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return n
+	return counterSum(b, "controller_runtime_reconcile_total", func(l map[string]string) bool { return benchController(l["controller"]) })
 }
 
 func benchController(name string) bool {

@@ -353,24 +353,33 @@ func (l *link) restore(t *testing.T) {
 // operator's dashboard reads.
 func failedRequests(t *testing.T, host string) int64 {
 	t.Helper()
-	mfs, err := metrics.Registry.Gather()
+	return int64(counterSum(t, "cobaltcore_provider_openstack_requests_total", func(l map[string]string) bool {
+		return l["host"] == host && l["code"] == "error"
+	}))
+}
+
+// counterSum is the sum of a counter of this process's metrics (the
+// provider's, controller-runtime's) over the series whose labels match.
+func counterSum(tb testing.TB, name string, match func(labels map[string]string) bool) float64 {
+	tb.Helper()
+	families, err := metrics.Registry.Gather()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var n float64
-	for _, mf := range mfs {
-		if mf.GetName() != "cobaltcore_provider_openstack_requests_total" {
+	for _, f := range families {
+		if f.GetName() != name {
 			continue
 		}
-		for _, m := range mf.GetMetric() {
+		for _, m := range f.GetMetric() {
 			labels := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				labels[lp.GetName()] = lp.GetValue()
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["host"] == host && labels["code"] == "error" {
+			if match(labels) {
 				n += m.GetCounter().GetValue()
 			}
 		}
 	}
-	return int64(n)
+	return n
 }

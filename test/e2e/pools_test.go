@@ -121,12 +121,29 @@ func poolsReportFromAgents(t *testing.T) {
 			t.Errorf("Hypervisor %s: %v", node, err)
 		}
 	}
+	// The cloud whose share holds the node (#54: a node lost under a
+	// cloud's share).
+	holder := ""
+	if c, err := get[hypervisorClaim](ctx, hvPoolA); err == nil {
+		holder = shareHolding(c.Status.Shares, node)
+	}
 	maintenance(`{"spec":{"maintenance":"manual","maintenanceReason":"e2e"}}`)
 	t.Cleanup(func() { maintenance(`{"spec":{"maintenance":null,"maintenanceReason":null}}`) })
 	eventually(t, 60*time.Second, "hv-pool-a: its node in maintenance leaves nodeCount 2", hvPoolA, agentsReport(2))
 	eventually(t, 20*time.Second, "... and AgentsReporting names it", hvPoolA, conditionIs("AgentsReporting", "", node+" (Maintenance)"))
+	// Out of service and empty (the libvirt test driver runs no instance),
+	// it leaves its cloud at once: no share names it, and the cloud's
+	// aggregate and the node's label follow.
+	if holder == "" {
+		t.Logf("... no share held %s before: only its return is checked", node)
+	} else {
+		eventuallyNil(t, 90*time.Second, "... it leaves "+holder+"'s share, its aggregate of hv-pool-a and its label", nodeHeldBy(t, hvPoolA, node, ""))
+	}
 	maintenance(`{"spec":{"maintenance":null,"maintenanceReason":null}}`)
 	eventually(t, 60*time.Second, "... back in service: nodeCount 3", hvPoolA, agentsReport(3))
+	if holder != "" {
+		eventuallyNil(t, 90*time.Second, "... and a share holds it again, with its cloud's aggregate and label", nodeHeldBy(t, hvPoolA, node, "any"))
+	}
 
 	for _, p := range examplesOf(storageClusters) {
 		var c *storageClaim
@@ -140,6 +157,58 @@ func poolsReportFromAgents(t *testing.T) {
 		if c != nil && c.Status.OSDs != nil && c.Status.Capacity != nil {
 			t.Logf("... %s, %d of %d OSDs up, %s available", c.Status.Health, c.Status.OSDs.Up, c.Status.OSDs.Total, c.Status.Capacity.Available)
 		}
+	}
+}
+
+// shareHolding is the cloud whose share of a hypervisor pool holds node
+// (among its nodes or those draining), or "".
+func shareHolding(shares []consumerv1alpha1.PoolShare, node string) string {
+	for _, s := range shares {
+		if slices.Contains(s.Nodes, node) || slices.Contains(s.Draining, node) {
+			return s.Cloud
+		}
+	}
+	return ""
+}
+
+// nodeHeldBy checks, of hypervisor pool p's node, that no share holds it
+// and no cloud's aggregate of p or label has it (want ""), or that a share
+// holds it, with its cloud's aggregate of p and its label (want "any").
+func nodeHeldBy(t *testing.T, p ref, node, want string) func(context.Context) error {
+	admin := openStackAdmin(t)
+	return func(ctx context.Context) error {
+		c, err := get[hypervisorClaim](ctx, p)
+		if err != nil {
+			return err
+		}
+		cloud := shareHolding(c.Status.Shares, node)
+		switch {
+		case want == "" && cloud != "":
+			return fmt.Errorf("the share of %s still holds it", cloud)
+		case want != "" && cloud == "":
+			return fmt.Errorf("no share of %s holds it", p.name)
+		}
+		aggs, err := admin.aggregates(ctx, t)
+		if err != nil {
+			return err
+		}
+		for name, a := range aggs {
+			if strings.HasSuffix(name, "-"+p.name) && slices.Contains(a.Hosts, node) != (name == cloud+"-"+p.name) {
+				return fmt.Errorf("aggregate %s holds %v", name, a.Hosts)
+			}
+		}
+		n, err := openShoot(c.Status.ShootName)
+		if err != nil {
+			return err
+		}
+		got, err := n.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if l := got.Labels[pool.LabelCloud]; l != cloud {
+			return fmt.Errorf("its label %s is %q, want %q", pool.LabelCloud, l, cloud)
+		}
+		return nil
 	}
 }
 
