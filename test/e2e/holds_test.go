@@ -158,6 +158,7 @@ func instanceHoldsHypervisorPool(t *testing.T) {
 	if !eventuallyNil(t, 90*time.Second, "team-a-prod's tenant starts an instance on "+node+": its agent reports it", runs(1)) {
 		return
 	}
+	nodeLostWithInstance(t, c, x, node)
 	tenantPatches(t, c, map[string]any{
 		"hypervisorClusters": slices.DeleteFunc(slices.Clone(pools), func(p any) bool { return p == "hv-pool-a" }),
 		"hypervisorShares":   slices.DeleteFunc(slices.Clone(shares), func(s any) bool { m, _ := s.(map[string]any); return m["name"] == "hv-pool-a" }),
@@ -219,6 +220,44 @@ func instanceHoldsHypervisorPool(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// nodeLostWithInstance (9e, #54): the node running the cloud's instance goes
+// out of service (maintenance, as an operator or a failure puts it): it
+// stays the cloud's, out of service, with its aggregate; the tenant reads it
+// in ComputeAvailable, and the cloud stays Ready. Back in service, the
+// claim says every node serves again.
+func nodeLostWithInstance(t *testing.T, c tenantCloud, x, node string) {
+	t.Helper()
+	hv := shootCluster(t, "hv-pool-a").dyn.Resource(hypervisors)
+	maintenance := func(patch string) {
+		if _, err := hv.Patch(context.Background(), node, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Errorf("Hypervisor %s: %v", node, err)
+		}
+	}
+	const off = `{"spec":{"maintenance":null,"maintenanceReason":null}}`
+	maintenance(`{"spec":{"maintenance":"manual","maintenanceReason":"e2e: lost with an instance"}}`)
+	t.Cleanup(func() { maintenance(off) })
+	eventually(t, 90*time.Second, node+", running the instance, goes out of service: the tenant reads it in ComputeAvailable", c.claim(),
+		conditionIs("ComputeAvailable", "OutOfService", "node(s) "+node+" of this cloud are out of service with its instances on them"))
+	admin := openStackAdmin(t)
+	eventuallyNil(t, 60*time.Second, "... hv-pool-a keeps it team-a-prod's (status.shares[].outOfService), and its aggregate keeps it", func(ctx context.Context) error {
+		p, err := poolCompositeOf(ctx, "hv-pool-a")
+		if err != nil {
+			return err
+		}
+		if s := shareOf(p, x); !slices.Contains(s.OutOfService, node) || !slices.Contains(s.Draining, node) {
+			return fmt.Errorf("its share: nodes %v, draining %v, out of service %v", s.Nodes, s.Draining, s.OutOfService)
+		}
+		aggs, err := admin.aggregates(ctx, t)
+		if hosts := sortedHosts(aggs[x+"-hv-pool-a"]); err == nil && !slices.Contains(hosts, node) {
+			err = fmt.Errorf("its aggregate holds %v", hosts)
+		}
+		return err
+	})
+	eventually(t, 5*time.Second, "team-a-prod stays Ready meanwhile", c.claim(), isReady)
+	maintenance(off)
+	eventually(t, 90*time.Second, node+" back in service: ComputeAvailable says every node serves", c.claim(), conditionIs("ComputeAvailable", "Available", "every node the cloud holds is in service"))
 }
 
 // tenantPatches is the tenant's merge patch of its claim's spec.
