@@ -359,7 +359,7 @@ go_sections '^TestShares$'
 section "9-9c. in Go (test/e2e TestDeletes): 9 deleting a tenant's claim; 9b a pool in use cannot be deleted; 9c a new Composition revision leaves a pinned production cloud where it is"
 go_sections '^TestDeletes$'
 
-section "9d-9f. in Go (test/e2e TestHolds), at once: 9d a tenant's data holds its storage pool in the cloud; 9e a hypervisor pool whose node runs the cloud's instance stays the cloud's; 9f a stretched storage pool keeps two replicas in each zone, in Ceph's stretch mode"
+section "9d-9f. in Go (test/e2e TestHolds), at once: 9d a tenant's data holds its storage pool in the cloud; 9e a hypervisor pool whose node runs the cloud's instance stays the cloud's, out of service too; 9f a stretched storage pool keeps two replicas in each zone, in Ceph's stretch mode"
 go_sections '^TestHolds$'
 
 section "10. no error loops"
