@@ -121,8 +121,9 @@ func dataHoldsStoragePool(t *testing.T) {
 
 // instanceHoldsHypervisorPool (9e): team-a-prod holds 2 nodes of hv-pool-a
 // (6d, 9). Its tenant starts an instance on one (a domain in the node's
-// libvirt test driver, which the node's agent reads when it starts again),
-// then removes hv-pool-a from its claim: the pool stays the cloud's while
+// libvirt test driver, which the node's agent reads when it starts again);
+// that node goes out of service and back (nodeLostWithInstance); then the
+// tenant removes hv-pool-a from its claim: the pool stays the cloud's while
 // the instance runs — the empty node goes back at once, the aggregate
 // keeps the other, and the tenant reads why. Once the instance is gone, the
 // pool leaves the cloud. Put back, the cloud has hv-pool-a again.
