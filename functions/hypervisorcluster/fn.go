@@ -87,6 +87,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		status["availableCapacity"] = hvs.Available()
 		status["hypervisors"] = hvs.Status()
 		status["capacitySource"] = string(v1alpha1.CapacitySourceAgents)
+		if hvs.Unreachable != "" {
+			status["unreachable"] = hvs.Unreachable
+		}
 	case st.Shoot.Ready:
 		// Until the pool's agents report, every node Gardener reports
 		// Ready is one of the pool's minimum.

@@ -430,6 +430,22 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"19 of 21 Hypervisors in service (1 in maintenance, 1 disconnected, 0 not ready), 310 instances; 3664 vCPUs and 14656 GiB free; not in service: node-7 (Maintenance), node-9 (LibvirtDisconnected)"))),
 		},
+		"AgentsUnreachable": {
+			reason: "A HypervisorInventory whose reads fail now (the pool's cluster unreachable) keeps its last report: the pool shows it as the last, says why it is not of now, and binds no node anew.",
+			req: fntest.WithRequired(fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("True", "False", `{
+			  "hypervisors": 21, "inService": 19, "maintenance": 1, "disconnected": 1, "notReady": 0, "instances": 310,
+			  "capacity": {"vcpus": 2432, "memoryGiB": 19456}, "effectiveCapacity": {"vcpus": 4864, "memoryGiB": 19456},
+			  "allocation": {"vcpus": 1200, "memoryGiB": 4800}, "available": {"vcpus": 3664, "memoryGiB": 14656}}`)})),
+				"cloud-profile", false, cloudProfile("baremetal-kvm")),
+			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 19,
+			  "availableCapacity": {"vcpus": 3664, "memoryGB": 14656}, "capacitySource": "Agents",
+			  "hypervisors": {"total": 21, "inService": 19, "maintenance": 1, "disconnected": 1, "notReady": 0, "instances": 310,
+			    "capacity": {"vcpus": 4864, "memoryGB": 19456}, "allocated": {"vcpus": 1200, "memoryGB": 4800}},
+			  "unreachable": "HypervisorInventory hypervisor-hv-pool-a cannot read the pool's Hypervisors now: connect failed: cannot watch the Hypervisors"}`,
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Unreachable",
+					"HypervisorInventory hypervisor-hv-pool-a cannot read the pool's Hypervisors now: connect failed: cannot watch the Hypervisors; nodeCount, availableCapacity and hypervisors are the agents' last report, and every cloud keeps the nodes it holds until they report again"))),
+		},
 		"AgentsNoneInService": {
 			reason: "A pool whose every node is out of service reports zero nodes and zero free, not an empty capacity (which the XRD would refuse).",
 			req: fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("True", "True", `{
@@ -599,8 +615,13 @@ func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv
 	if _, reached := rsp.GetDesired().GetResources()[string(resourceHypervisors)]; reached && fntest.FatalOf(rsp) == "" {
 		c := fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_UNKNOWN, reasonNotReported,
 			"the pool's agents do not report its nodes yet: each cloud keeps the nodes it had, and new shares are named once they do")
-		if _, reporting := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()["hypervisors"]; reporting {
+		fields := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue().GetFields()
+		if _, reporting := fields["hypervisors"]; reporting {
 			c = fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_TRUE, reasonBound, "0 node(s) bound to 0 cloud(s), each share in full")
+		}
+		if why := fields["unreachable"].GetStringValue(); why != "" {
+			c = fntest.Condition(conditionNodesBound, fnv1.Status_STATUS_CONDITION_UNKNOWN, reasonUnreachable,
+				why+": each cloud keeps the nodes it had until the pool's agents can be read again")
 		}
 		rsp.Conditions = append(rsp.Conditions, c)
 	}
@@ -765,10 +786,13 @@ func TestNodeBinding(t *testing.T) {
 	  {"name": "b-1", "zone": "eu-de-1b", "inService": false},
 	  {"name": "b-2", "zone": "eu-de-1b", "inService": true},
 	  {"name": "b-3", "zone": "eu-de-1b", "inService": true}]`
+	// synced is the HypervisorInventory's Synced: "False" when its reads
+	// fail now (the pool's cluster unreachable), its report the last.
+	synced := "True"
 	request := func(reporting bool) *fnv1.RunFunctionRequest {
 		observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})
 		if reporting {
-			observed["hypervisors"] = observedHypervisors("True", "True", `{"hypervisors": 6, "inService": 5, "notReady": 1, "instances": 4,
+			observed["hypervisors"] = observedHypervisors("True", synced, `{"hypervisors": 6, "inService": 5, "notReady": 1, "instances": 4,
 			  "capacity": {"vcpus": 640, "memoryGiB": 5120}, "effectiveCapacity": {"vcpus": 640, "memoryGiB": 5120},
 			  "allocation": {"vcpus": 8, "memoryGiB": 16}, "available": {"vcpus": 632, "memoryGiB": 5104}, "nodes": `+nodes+`}`)
 		}
@@ -881,6 +905,24 @@ func TestNodeBinding(t *testing.T) {
 		}
 		if !strings.Contains(bound.GetMessage(), "team-b/staging: [a-1] out of service with its instances on them: held until the instances are gone") {
 			t.Errorf("NodesBound says %q, not that team-b's a-1 is out of service", bound.GetMessage())
+		}
+	})
+
+	t.Run("kept while the agents' report cannot be read now", func(t *testing.T) {
+		// The last report says b-1 is out of service; the pool's cluster
+		// cannot be reached now: nothing is bound anew from it.
+		synced = "False"
+		t.Cleanup(func() { synced = "True" })
+		shares, bound := run(t, request(true))
+		want := []any{
+			map[string]any{"cloud": "team-a-x1", "claim": "team-a/prod", "asked": float64(3), "allocated": float64(3)},
+			map[string]any{"cloud": "team-b-x1", "claim": "team-b/staging", "asked": float64(2), "allocated": float64(2), "nodes": []any{"a-1", "b-1"}},
+		}
+		if diff := cmp.Diff(want, shares); diff != "" {
+			t.Errorf("status.shares (-want +got):\n%s", diff)
+		}
+		if bound.GetStatus() != fnv1.Status_STATUS_CONDITION_UNKNOWN || bound.GetReason() != reasonUnreachable {
+			t.Errorf("NodesBound %v %s %q, want Unknown, %s", bound.GetStatus(), bound.GetReason(), bound.GetMessage(), reasonUnreachable)
 		}
 	})
 

@@ -41,6 +41,7 @@ const (
 	reasonReporting     = "Reporting"
 	reasonWaiting       = "Waiting"
 	reasonNoHypervisors = "NoHypervisors"
+	reasonUnreachable   = "Unreachable"
 )
 
 // hypervisors is what the pool's agents report, or why they report nothing.
@@ -50,6 +51,10 @@ type hypervisors struct {
 	Observed *kvmv1alpha1.HypervisorInventoryObservation
 	// Reason and Message of conditionAgents.
 	Reason, Message string
+	// Unreachable says why the provider cannot read the pool's Hypervisors
+	// now (the pool's cluster unreachable): Observed is then its last read,
+	// which says nothing of now.
+	Unreachable string
 }
 
 // composeHypervisors adds, once the pool's cluster can be reached, a
@@ -102,6 +107,13 @@ func composeHypervisors(observed map[resource.Name]resource.ObservedComposed, de
 		return &hypervisors{Reason: reasonWaiting, Message: msg}, nil
 	}
 	c := obs.Status.AtProvider
+	// A read that fails keeps the last one: the pool's cluster cannot be
+	// reached (or read) now, and the agents' figures are from before.
+	if s := obs.GetCondition(xpv2.TypeSynced); s.Status == corev1.ConditionFalse && c.Hypervisors > 0 {
+		why := fmt.Sprintf("HypervisorInventory %s cannot read the pool's Hypervisors now: %s", inv.Name, s.Message)
+		return &hypervisors{Observed: &c, Reason: reasonUnreachable, Unreachable: why,
+			Message: why + "; nodeCount, availableCapacity and hypervisors are the agents' last report, and every cloud keeps the nodes it holds until they report again"}, nil
+	}
 	if c.Hypervisors == 0 {
 		return &hypervisors{Reason: reasonNoHypervisors,
 			Message: "the pool's cluster has no Hypervisor yet: the hypervisor operator creates one per node, which the pool's hypervisor agents fill from libvirt"}, nil
@@ -118,8 +130,13 @@ func composeHypervisors(observed map[resource.Name]resource.ObservedComposed, de
 	return &hypervisors{Observed: &c, Reason: reasonReporting, Message: msg}, nil
 }
 
-// Reporting says whether the agents report the pool's nodes.
+// Reporting says whether the agents report the pool's nodes (now, or, when
+// unreachable, last).
 func (h *hypervisors) Reporting() bool { return h != nil && h.Observed != nil }
+
+// Current says whether the agents' report is of now: nodes are bound from
+// it only then.
+func (h *hypervisors) Current() bool { return h.Reporting() && h.Unreachable == "" }
 
 // Status is the pool's status.hypervisors, nil until the agents report.
 func (h *hypervisors) Status() *v1alpha1.PoolHypervisors {
@@ -145,7 +162,11 @@ func (h *hypervisors) SetCondition(rsp *fnv1.RunFunctionResponse) {
 	if h == nil {
 		return
 	}
-	if h.Reporting() {
+	switch {
+	case h.Unreachable != "":
+		response.ConditionFalse(rsp, conditionAgents, h.Reason).WithMessage(h.Message).TargetCompositeAndClaim()
+		return
+	case h.Reporting():
 		response.ConditionTrue(rsp, conditionAgents, h.Reason).WithMessage(h.Message).TargetCompositeAndClaim()
 		return
 	}

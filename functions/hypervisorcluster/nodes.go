@@ -43,6 +43,8 @@ type binding struct {
 	reported bool
 	// waits says, per cloud (its claim), what its nodes wait for.
 	waits []string
+	// unreachable says why the agents' last report is not of now.
+	unreachable string
 }
 
 // bindNodes names the nodes of each decided share (pool.BindNodes) from
@@ -55,14 +57,18 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 	for _, s := range xr.Status.Shares {
 		before[s.Cloud] = slices.Concat(s.Nodes, s.Draining)
 	}
-	if !hvs.Reporting() {
+	if !hvs.Current() {
 		for i := range shares {
 			if old := slices.IndexFunc(xr.Status.Shares, func(s v1alpha1.PoolShare) bool { return s.Cloud == shares[i].Cloud }); old >= 0 {
 				old := xr.Status.Shares[old]
 				shares[i].Nodes, shares[i].Draining, shares[i].Instances, shares[i].OutOfService = old.Nodes, old.Draining, old.Instances, old.OutOfService
 			}
 		}
-		return binding{reachable: hvs != nil}
+		b := binding{reachable: hvs != nil}
+		if hvs != nil {
+			b.unreachable = hvs.Unreachable
+		}
+		return b
 	}
 	nodes := make([]pool.Node, 0, len(hvs.Observed.Nodes))
 	usable := int64(0)
@@ -95,6 +101,9 @@ func bindNodes(xr *v1alpha1.XHypervisorCluster, shares []v1alpha1.PoolShare, hvs
 func (b binding) setCondition(rsp *fnv1.RunFunctionResponse, shares []v1alpha1.PoolShare) {
 	switch {
 	case !b.reachable:
+	case !b.reported && b.unreachable != "":
+		response.ConditionUnknown(rsp, conditionNodesBound, reasonUnreachable).
+			WithMessage(b.unreachable + ": each cloud keeps the nodes it had until the pool's agents can be read again").TargetCompositeAndClaim()
 	case !b.reported:
 		response.ConditionUnknown(rsp, conditionNodesBound, reasonNotReported).
 			WithMessage("the pool's agents do not report its nodes yet: each cloud keeps the nodes it had, and new shares are named once they do").TargetCompositeAndClaim()

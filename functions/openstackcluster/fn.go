@@ -406,13 +406,17 @@ func (p *progress) status(c *cloud, plan *plan) map[string]any {
 // Ready. Pools whose agents have not reported yet are left out; a cloud
 // with none says nothing.
 func setDataAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
-	var down, degraded []string
+	var down, degraded, unknown []string
 	known := false
 	for _, s := range plan.storage {
 		if s.pool == nil || s.pool.Status.Health == "" {
 			continue
 		}
 		known = true
+		if s.pool.Status.Unreachable != "" {
+			unknown = append(unknown, fmt.Sprintf("storage pool %s: %s", s.name, s.pool.Status.Unreachable))
+			continue
+		}
 		switch a := cephhealth.Of(s.pool.Status.HealthChecks); {
 		case !a.OK:
 			down = append(down, cephhealth.InPool(s.name, a))
@@ -424,7 +428,10 @@ func setDataAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
 	case !known:
 	case len(down) > 0:
 		response.ConditionFalse(rsp, cephhealth.ConditionDataAvailable, "Unavailable").
-			WithMessage(strings.Join(append(down, degraded...), "; ")).TargetCompositeAndClaim()
+			WithMessage(strings.Join(slices.Concat(down, unknown, degraded), "; ")).TargetCompositeAndClaim()
+	case len(unknown) > 0:
+		response.ConditionUnknown(rsp, cephhealth.ConditionDataAvailable, "Unreachable").
+			WithMessage("whether these storage pools serve the cloud's data is unknown while they cannot be read: " + strings.Join(append(unknown, degraded...), "; ")).TargetCompositeAndClaim()
 	case len(degraded) > 0:
 		response.ConditionTrue(rsp, cephhealth.ConditionDataAvailable, cephhealth.ReasonDegraded).
 			WithMessage(strings.Join(degraded, "; ")).TargetCompositeAndClaim()
@@ -442,10 +449,13 @@ func setDataAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
 // serve, and new instances go there. Nothing is said before any pool
 // names the cloud's nodes.
 func setComputeAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
-	var lost, serving []string
+	var lost, unknown, serving []string
 	for _, h := range plan.hypervisor {
 		if h.pool == nil || h.hosts == nil {
 			continue
+		}
+		if h.pool.Status.Unreachable != "" {
+			unknown = append(unknown, fmt.Sprintf("hypervisor pool %s: %s", h.name, h.pool.Status.Unreachable))
 		}
 		if len(h.outOfService) > 0 {
 			lost = append(lost, fmt.Sprintf("hypervisor pool %s: node(s) %s of this cloud are out of service with its instances on them (the pool's AgentsReporting says why); they stay the cloud's until those instances are gone, and a free node of the pool takes their place in its share",
@@ -457,7 +467,10 @@ func setComputeAvailable(rsp *fnv1.RunFunctionResponse, plan *plan) {
 	case len(serving) == 0:
 	case len(lost) > 0:
 		response.ConditionFalse(rsp, conditionComputeAvailable, "OutOfService").
-			WithMessage(strings.Join(lost, "; ")).TargetCompositeAndClaim()
+			WithMessage(strings.Join(append(lost, unknown...), "; ")).TargetCompositeAndClaim()
+	case len(unknown) > 0:
+		response.ConditionUnknown(rsp, conditionComputeAvailable, "Unreachable").
+			WithMessage("whether the cloud's nodes in these hypervisor pools are in service is unknown while they cannot be read (each keeps the nodes it had): " + strings.Join(unknown, "; ")).TargetCompositeAndClaim()
 	default:
 		response.ConditionTrue(rsp, conditionComputeAvailable, "Available").
 			WithMessage("every node the cloud holds is in service: " + strings.Join(serving, ", ")).TargetCompositeAndClaim()

@@ -2226,6 +2226,19 @@ func TestComputeAvailable(t *testing.T) {
 	if got := get(status(rsp), "phase"); got != "Ready" {
 		t.Errorf("phase %v with a node out of service, want Ready: the cloud's other nodes serve", got)
 	}
+
+	// The pool's agents cannot be read now: whether the nodes serve is
+	// unknown (the out-of-service node is from the last report).
+	w.outOfService = nil
+	w.hv[0] = fntest.Edit(w.hv[0], func(m map[string]any) {
+		fntest.Map(m, "status")["unreachable"] = "HypervisorInventory hypervisor-hv-pool-a cannot read the pool's Hypervisors now: connection refused"
+	})
+	rsp = run(t, w.request(teamA()))
+	c = condition(rsp, conditionComputeAvailable)
+	want = "whether the cloud's nodes in these hypervisor pools are in service is unknown while they cannot be read (each keeps the nodes it had): hypervisor pool hv-pool-a: HypervisorInventory hypervisor-hv-pool-a cannot read the pool's Hypervisors now: connection refused"
+	if c.GetStatus() != fnv1.Status_STATUS_CONDITION_UNKNOWN || c.GetReason() != "Unreachable" || c.GetMessage() != want {
+		t.Errorf("ComputeAvailable = %v %s %q, want Unknown Unreachable %q", c.GetStatus(), c.GetReason(), c.GetMessage(), want)
+	}
 	if diff := cmp.Diff([]any{"node-1", "node-2", "node-3"}, get(desired(t, rsp, "aggregate-hv-pool-a"), "spec", "forProvider", "hosts")); diff != "" {
 		t.Errorf("the aggregate's hosts (-want +got):\n%s", diff)
 	}
@@ -2747,6 +2760,12 @@ func TestDataAvailable(t *testing.T) {
 		"a zone down, still serving": {withChecks("HEALTH_WARN", "HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer"),
 			"True", "Degraded", "storage pool st-pool-a: reads and writes are served from one zone, with less redundancy than the pool promises until the other is back (HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer)"},
 		"not reported yet": {mutate: withChecks("")},
+		"the pool's Ceph cannot be read now": {func(w *world) {
+			withChecks("HEALTH_OK")(w)
+			w.st[0] = fntest.Edit(w.st[0], func(m map[string]any) {
+				fntest.Map(m, "status")["unreachable"] = "the storage agent's CephStatus ceph cannot be read now: connection refused"
+			})
+		}, "Unknown", "Unreachable", "whether these storage pools serve the cloud's data is unknown while they cannot be read: storage pool st-pool-a: the storage agent's CephStatus ceph cannot be read now: connection refused"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := allReady()

@@ -57,12 +57,15 @@ type cephStatus struct {
 // agentReport is what the storage agent reports, or why it reports nothing.
 type agentReport struct {
 	Reporting bool
-	Reason    string
-	Message   string
-	Health    string
-	Checks    []string
-	OSDs      *v1alpha1.OSDCount
-	Capacity  *v1alpha1.StorageCapacity
+	// Unreachable says why the agent's CephStatus cannot be read now: the
+	// report is then its last.
+	Unreachable string
+	Reason      string
+	Message     string
+	Health      string
+	Checks      []string
+	OSDs        *v1alpha1.OSDCount
+	Capacity    *v1alpha1.StorageCapacity
 }
 
 // maxChecks bounds the health checks a status lists (the XRD's MaxItems).
@@ -112,6 +115,13 @@ func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired 
 	if len(r.Checks) > 0 {
 		r.Message += "; " + strings.Join(r.Checks, "; ")
 	}
+	// A read that fails keeps the last one: the pool's cluster cannot be
+	// reached (or read) now, and the report is from before.
+	if c := o.Resource.GetCondition(xpv2.TypeSynced); c.Status == corev1.ConditionFalse {
+		r.Unreachable = fmt.Sprintf("the storage agent's CephStatus %s cannot be read now: %s", cephStatusName, c.Message)
+		r.Reason = "Unreachable"
+		r.Message = r.Unreachable + "; health, capacity and OSDs are its last report (" + strings.TrimPrefix(r.Message, "the storage agent reports ") + "), which says nothing of now"
+	}
 	return r, nil
 }
 
@@ -120,6 +130,10 @@ func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired 
 func (r agentReport) SetCondition(rsp *fnv1.RunFunctionResponse) {
 	switch {
 	case r.Reason == "":
+	case r.Unreachable != "":
+		response.ConditionFalse(rsp, conditionAgents, r.Reason).WithMessage(r.Message).TargetCompositeAndClaim()
+		response.ConditionUnknown(rsp, cephhealth.ConditionDataAvailable, "Unreachable").
+			WithMessage("whether the pool serves its data is unknown while its Ceph cannot be read: " + r.Unreachable).TargetCompositeAndClaim()
 	case r.Reporting:
 		response.ConditionTrue(rsp, conditionAgents, r.Reason).WithMessage(r.Message).TargetCompositeAndClaim()
 		// What the checks mean for the tenants' data: Ceph's HEALTH_WARN

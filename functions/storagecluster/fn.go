@@ -141,6 +141,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			if len(agent.Checks) > 0 {
 				status["healthChecks"] = agent.Checks
 			}
+			if agent.Unreachable != "" {
+				status["unreachable"] = agent.Unreachable
+			}
 		}
 	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {

@@ -342,6 +342,31 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "every placement group is active and nothing is full"),
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
+		"AgentUnreachable": {
+			reason: "A CephStatus whose read fails now (the pool's cluster unreachable) keeps the agent's last report: the pool shows it as the last, and its DataAvailable is Unknown, not what that report said (#54).",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+				"ceph-status": fntest.Edit(observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_OK",
+				  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
+				  "osds": {"total": 4, "up": 4, "in": 4}, "monitors": {"total": 3, "inQuorum": 3}}`), func(m map[string]any) {
+					st := fntest.Map(m, "status")
+					st["conditions"] = append(st["conditions"].([]any), map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError",
+						"message": "observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused", "lastTransitionTime": "2026-11-22T08:05:00Z"})
+				}),
+			})),
+			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
+			    "unreachable": "the storage agent's CephStatus ceph cannot be read now: observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused"}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
+					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Unreachable",
+					"the storage agent's CephStatus ceph cannot be read now: observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused; health, capacity and OSDs are its last report (HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum), which says nothing of now"),
+				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_UNKNOWN, "Unreachable",
+					"whether the pool serves its data is unknown while its Ceph cannot be read: the storage agent's CephStatus ceph cannot be read now: observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused"),
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+		},
 		"AgentReportsInactivePlacementGroups": {
 			reason: "Inactive placement groups (a stretched pool's zone lost, its PGs left peered) say on the pool and its claim that the tenants' reads and writes block, whatever Rook says (#54 §2).",
 			req: fntest.Request(xr, with(map[string]string{

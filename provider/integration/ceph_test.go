@@ -95,15 +95,25 @@ func mustCeph(t *testing.T, args ...string) string {
 // the cluster start.sh runs in dir into into, failing the test otherwise.
 func cephJSONAt(t *testing.T, dir string, into any, args ...string) {
 	t.Helper()
+	if err := tryCephJSONAt(dir, into, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryCephJSONAt is cephJSONAt for a check that is polled: a command that
+// fails or times out (a monitor electing, a loaded machine) is a reason to
+// look again, not the test's end.
+func tryCephJSONAt(dir string, into any, args ...string) error {
 	// Standard output alone: the CLI's warnings on standard error are no
 	// JSON.
 	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(dir, "ceph.conf")}, append(args, "-f", "json")...)...).Output()
 	if err != nil {
-		t.Fatalf("ceph %s: %v", strings.Join(args, " "), err)
+		return fmt.Errorf("ceph %s: %w", strings.Join(args, " "), err)
 	}
 	if err := json.Unmarshal(out, into); err != nil {
-		t.Fatalf("ceph %s: %v: %s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("ceph %s: %w: %s", strings.Join(args, " "), err, out)
 	}
+	return nil
 }
 
 // cephPool is one pool as `ceph osd pool ls detail` shows it, or nil.

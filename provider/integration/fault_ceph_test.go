@@ -108,7 +108,9 @@ func TestFaultCephStretchedZoneLost(t *testing.T) {
 				Recovering int `json:"recovering_stretch_mode"`
 			} `json:"stretch_mode"`
 		}
-		cephJSONAt(t, dir, &d, "osd", "dump")
+		if err := tryCephJSONAt(dir, &d, "osd", "dump"); err != nil {
+			return false, err.Error()
+		}
 		return d.Stretch.Degraded == 0 && d.Stretch.Recovering == 0, fmt.Sprintf("stretch mode degraded %d, recovering %d", d.Stretch.Degraded, d.Stretch.Recovering)
 	})
 
@@ -163,7 +165,7 @@ func lose(t *testing.T, dir, pool string, daemons []string, up int) *loss {
 	t.Helper()
 	l := &loss{dir: dir, pool: pool, daemons: daemons}
 	eventuallyWithin(t, 2*time.Minute, "every placement group active+clean before the loss", func() (bool, string) {
-		return pgsClean(t, dir)
+		return pgsClean(dir)
 	})
 	obj := filepath.Join(t.TempDir(), "obj")
 	if err := os.WriteFile(obj, []byte("written before the loss\n"), 0o600); err != nil {
@@ -188,7 +190,9 @@ func lose(t *testing.T, dir, pool string, daemons []string, up int) *loss {
 		var st struct {
 			Up int `json:"num_up_osds"`
 		}
-		cephJSONAt(t, dir, &st, "osd", "stat")
+		if err := tryCephJSONAt(dir, &st, "osd", "stat"); err != nil {
+			return false, err.Error()
+		}
 		return st.Up == up, fmt.Sprintf("%d OSDs up", st.Up)
 	})
 	seen := time.Since(start)
@@ -230,7 +234,7 @@ func (l *loss) comeBack(t *testing.T, recovered func() (bool, string)) {
 		signalDaemon(t, l.dir, d, syscall.SIGCONT)
 	}
 	eventuallyWithin(t, 5*time.Minute, "recovered: every placement group active+clean", func() (bool, string) {
-		if ok, why := pgsClean(t, l.dir); !ok || recovered == nil {
+		if ok, why := pgsClean(l.dir); !ok || recovered == nil {
 			return ok, why
 		}
 		return recovered()
@@ -259,8 +263,8 @@ func (l *loss) rados(args ...string) error {
 }
 
 // pgsClean says whether every placement group of the Ceph in dir is
-// active+clean, else what they are.
-func pgsClean(t *testing.T, dir string) (bool, string) {
+// active+clean, else what they are (or why Ceph did not say).
+func pgsClean(dir string) (bool, string) {
 	var s struct {
 		Map struct {
 			ByState []struct {
@@ -270,7 +274,9 @@ func pgsClean(t *testing.T, dir string) (bool, string) {
 			Count int `json:"num_pgs"`
 		} `json:"pg_summary"`
 	}
-	cephJSONAt(t, dir, &s, "pg", "stat")
+	if err := tryCephJSONAt(dir, &s, "pg", "stat"); err != nil {
+		return false, err.Error()
+	}
 	clean := 0
 	for _, st := range s.Map.ByState {
 		if st.Name == "active+clean" {

@@ -163,6 +163,12 @@ type HypervisorClusterStatus struct {
 	// AllocatedNodes is the sum of the shares' allocated nodes.
 	// +optional
 	AllocatedNodes int32 `json:"allocatedNodes,omitempty"`
+	// Unreachable says why the pool's agents cannot be read now (its
+	// cluster cannot be reached): nodeCount, availableCapacity and
+	// hypervisors are then their last report, each cloud keeps the nodes
+	// it holds, and the clouds' ComputeAvailable is Unknown.
+	// +optional
+	Unreachable string `json:"unreachable,omitempty"`
 }
 
 // PoolShare is a cloud's share of a hypervisor pool.

@@ -193,6 +193,12 @@ type StorageClusterStatus struct {
 	// OSDs of the pool's Ceph cluster (from the storage agent).
 	// +optional
 	OSDs *OSDCount `json:"osds,omitempty"`
+	// Unreachable says why the pool's storage agent cannot be read now
+	// (its cluster cannot be reached): health, healthChecks, capacity and
+	// osds are then its last report, and the clouds' DataAvailable is
+	// Unknown.
+	// +optional
+	Unreachable string `json:"unreachable,omitempty"`
 	// Inventory of the pool's bare-metal servers.
 	// +optional
 	Inventory *PoolInventory `json:"inventory,omitempty"`
