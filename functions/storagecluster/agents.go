@@ -110,17 +110,18 @@ func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired 
 		}
 		r.Checks = append(r.Checks, strings.TrimSuffix(c.Severity+" "+c.Name+": "+c.Summary, ": "))
 	}
-	r.Message = fmt.Sprintf("the storage agent reports %s: %d OSDs (%d up, %d in), %d of %d monitors in quorum",
+	report := fmt.Sprintf("%s: %d OSDs (%d up, %d in), %d of %d monitors in quorum",
 		s.Health, s.OSDs.Total, s.OSDs.Up, s.OSDs.In, s.Monitors.InQuorum, s.Monitors.Total)
 	if len(r.Checks) > 0 {
-		r.Message += "; " + strings.Join(r.Checks, "; ")
+		report += "; " + strings.Join(r.Checks, "; ")
 	}
+	r.Message = "the storage agent reports " + report
 	// A read that fails keeps the last one: the pool's cluster cannot be
 	// reached (or read) now, and the report is from before.
 	if c := o.Resource.GetCondition(xpv2.TypeSynced); c.Status == corev1.ConditionFalse {
 		r.Unreachable = fmt.Sprintf("the storage agent's CephStatus %s cannot be read now: %s", cephStatusName, c.Message)
 		r.Reason = "Unreachable"
-		r.Message = r.Unreachable + "; health, capacity and OSDs are its last report (" + strings.TrimPrefix(r.Message, "the storage agent reports ") + "), which says nothing of now"
+		r.Message = r.Unreachable + "; health, capacity and OSDs are its last report (" + report + "), which says nothing of now"
 	}
 	return r, nil
 }
