@@ -230,15 +230,7 @@ func instanceHoldsHypervisorPool(t *testing.T) {
 // claim says every node serves again.
 func nodeLostWithInstance(t *testing.T, c tenantCloud, x, node string) {
 	t.Helper()
-	hv := shootCluster(t, "hv-pool-a").dyn.Resource(hypervisors)
-	maintenance := func(patch string) {
-		if _, err := hv.Patch(context.Background(), node, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			t.Errorf("Hypervisor %s: %v", node, err)
-		}
-	}
-	const off = `{"spec":{"maintenance":null,"maintenanceReason":null}}`
-	maintenance(`{"spec":{"maintenance":"manual","maintenanceReason":"e2e: lost with an instance"}}`)
-	t.Cleanup(func() { maintenance(off) })
+	backInService := inMaintenance(t, "hv-pool-a", node, "e2e: lost with an instance")
 	eventually(t, 90*time.Second, node+", running the instance, goes out of service: the tenant reads it in ComputeAvailable", c.claim(),
 		conditionIs("ComputeAvailable", "OutOfService", "node(s) "+node+" of this cloud are out of service with its instances on them"))
 	admin := openStackAdmin(t)
@@ -257,7 +249,7 @@ func nodeLostWithInstance(t *testing.T, c tenantCloud, x, node string) {
 		return err
 	})
 	eventually(t, 5*time.Second, "team-a-prod stays Ready meanwhile", c.claim(), isReady)
-	maintenance(off)
+	backInService()
 	eventually(t, 90*time.Second, node+" back in service: ComputeAvailable says every node serves", c.claim(), conditionIs("ComputeAvailable", "Available", "every node the cloud holds is in service"))
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,20 +116,13 @@ func poolsReportFromAgents(t *testing.T) {
 	// (Section 2, which changes hv-pool-a's Servers, ran before.)
 	hvPoolA := ref{gvr: hypervisorClusters, namespace: "infrastructure", name: "hv-pool-a"}
 	node := "garden-c5c3.hv-pool-a-node-0"
-	hv := shootCluster(t, "hv-pool-a").dyn.Resource(hypervisors)
-	maintenance := func(patch string) {
-		if _, err := hv.Patch(context.Background(), node, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-			t.Errorf("Hypervisor %s: %v", node, err)
-		}
-	}
 	// The cloud whose share holds the node (#54: a node lost under a
 	// cloud's share).
 	holder := ""
 	if c, err := get[hypervisorClaim](ctx, hvPoolA); err == nil {
 		holder = shareHolding(c.Status.Shares, node)
 	}
-	maintenance(`{"spec":{"maintenance":"manual","maintenanceReason":"e2e"}}`)
-	t.Cleanup(func() { maintenance(`{"spec":{"maintenance":null,"maintenanceReason":null}}`) })
+	backInService := inMaintenance(t, "hv-pool-a", node, "e2e")
 	eventually(t, 60*time.Second, "hv-pool-a: its node in maintenance leaves nodeCount 2", hvPoolA, agentsReport(2))
 	eventually(t, 20*time.Second, "... and AgentsReporting names it", hvPoolA, conditionIs("AgentsReporting", "", node+" (Maintenance)"))
 	// Out of service and empty (the libvirt test driver runs no instance),
@@ -139,7 +133,7 @@ func poolsReportFromAgents(t *testing.T) {
 	} else {
 		eventuallyNil(t, 90*time.Second, "... it leaves "+holder+"'s share, its aggregate of hv-pool-a and its label", nodeHeldBy(t, hvPoolA, node, ""))
 	}
-	maintenance(`{"spec":{"maintenance":null,"maintenanceReason":null}}`)
+	backInService()
 	eventually(t, 60*time.Second, "... back in service: nodeCount 3", hvPoolA, agentsReport(3))
 	if holder != "" {
 		eventuallyNil(t, 90*time.Second, "... and a share holds it again, with its cloud's aggregate and label", nodeHeldBy(t, hvPoolA, node, "any"))
@@ -158,6 +152,23 @@ func poolsReportFromAgents(t *testing.T) {
 			t.Logf("... %s, %d of %d OSDs up, %s available", c.Status.Health, c.Status.OSDs.Up, c.Status.OSDs.Total, c.Status.Capacity.Available)
 		}
 	}
+}
+
+// inMaintenance puts a node of a hypervisor pool into maintenance, as an
+// operator does on its Hypervisor, and returns what puts it back in service
+// (done when the test ends too).
+func inMaintenance(t *testing.T, pool, node, reason string) (backInService func()) {
+	t.Helper()
+	hv := shootCluster(t, pool).dyn.Resource(hypervisors)
+	patch := func(p string) {
+		if _, err := hv.Patch(context.Background(), node, types.MergePatchType, []byte(p), metav1.PatchOptions{}); err != nil {
+			t.Errorf("Hypervisor %s: %v", node, err)
+		}
+	}
+	patch(`{"spec":{"maintenance":"manual","maintenanceReason":` + strconv.Quote(reason) + `}}`)
+	backInService = func() { patch(`{"spec":{"maintenance":null,"maintenanceReason":null}}`) }
+	t.Cleanup(backInService)
+	return backInService
 }
 
 // shareHolding is the cloud whose share of a hypervisor pool holds node
