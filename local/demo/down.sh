@@ -51,6 +51,9 @@ children=""
 for s in gardener-standin operator-standin; do
   [ -f "$RUN/$s.pid" ] && children="$children $(pgrep -P "$(cat "$RUN/$s.pid")" | tr '\n' ' ')"
 done
+# What runs supervised (up.sh) is started again when it exits: its loop
+# goes first.
+for f in "$RUN"/*.supervisor; do kill "$(cat "$f")" 2>/dev/null; rm -f "$f"; done
 # The API server last, so the controllers stop against a live one.
 for f in "${pids[@]}"; do [ "$(basename "$f")" = apiserver.pid ] || kill "$(cat "$f")" 2>/dev/null; done
 for f in "${pids[@]}"; do

@@ -125,6 +125,26 @@ GOFLAGS="${GOFLAGS:-} -trimpath" go build -tags "${GO_TAGS:-netgo,osusergo}" -o 
 # bg NAME COMMAND...: start a process, its log in RUN/NAME.log, its PID in RUN/NAME.pid.
 bg() { local n=$1; shift; "$@" >"$RUN/$n.log" 2>&1 & echo $! >"$RUN/$n.pid"; }
 alive() { kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null || die "$1 exited: $(tail -3 "$RUN/$1.log")"; }
+# supervised NAME COMMAND...: as bg, and started again a second after it
+# exits, however it exits: what a cluster does for the Deployment's pod
+# that runs it there. The fault checks kill it mid-reconcile (e2e 9).
+# RUN/NAME.pid is the running process, RUN/NAME.supervisor the loop's PID;
+# down.sh stops the loop first.
+supervised() {
+  local n=$1; shift
+  : >"$RUN/$n.log"
+  (
+    trap 'exit 0' TERM
+    while :; do
+      "$@" >>"$RUN/$n.log" 2>&1 &
+      echo $! >"$RUN/$n.pid"
+      rc=0; wait $! || rc=$?
+      echo "supervised: $n exited ($rc): starting it again in 1 s" >>"$RUN/$n.log"
+      sleep 1
+    done
+  ) 2>>"$RUN/$n.log" &
+  echo $! >"$RUN/$n.supervisor"
+}
 
 # The local node: its bridge holds the node's address, which the API
 # server advertises (local/node).
@@ -337,7 +357,7 @@ wait_for 30 "the DNS stand-in does not run ($RUN/dns-standin.log)" grep -q "keep
 # open, core v2.4.0 kept the breaker open and skipped even the polls, so the
 # pool never saw its agents' reports again. 1,000 at 10/s still stops a
 # runaway loop (docs/installing.md: the same for a real management cluster).
-KUBECONFIG=$RUN/crossplane.kubeconfig bg crossplane unshare --mount --propagation private \
+KUBECONFIG=$RUN/crossplane.kubeconfig supervised crossplane unshare --mount --propagation private \
   sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$RUN/hosts" \
   "$CROSSPLANE_CORE" core start --package-runtime=Deployment --webhook-port=$WEBHOOK_PORT \
   --tls-server-certs-dir="$c/core-server" --tls-client-certs-dir="$c/core" --xpkg-cache-dir="$RUN/cache" --ca-bundle-path="$r/ca.crt" --metrics-port=18080 --health-probe-port=18081 --poll-interval=30s \

@@ -85,7 +85,11 @@
 #      pools and client, and OVN HA chassis groups from the real services, and leaves every other
 #      tenant's objects as they were; a Ceph pool holding the tenant's image
 #      stays under the default spec.dataPolicy (Retain), and goes with it
-#      under Delete, which the platform team sets and a tenant may not;
+#      under Delete, which the platform team sets and a tenant may not; all
+#      of it while the provider, function-openstack-cluster, Crossplane core
+#      and kube-apiserver are killed in turn (each back as a cluster brings
+#      it back; 9f checks the cloud created meanwhile holds one object per
+#      managed resource);
 #  9b. a pool in use cannot be deleted: each cloud's ClusterUsage makes core's
 #      webhook refuse it; the pool claim's deletion is held, naming the cloud,
 #      every cloud stays Ready; once the last cloud on it is gone, it deletes;

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +30,9 @@ var (
 // status says where its data is and what that survives, Ceph runs in
 // stretch mode (set by the provider's StretchMode, each monitor in its
 // node's zone, the arbiter's the tiebreaker), and a cloud's Ceph pools are
-// made there with size 4 and min_size 2 by the stretch rule. Deleted, the
+// made there with size 4 and min_size 2 by the stretch rule; that cloud,
+// created while 9 killed the plane's processes, converged with one object
+// per managed resource in the real services. Deleted, the
 // pool takes its arbiter out of the control-plane cluster and releases it.
 // (internal-stretched, the cloud on it, was applied in 9b.)
 func stretchedPool(t *testing.T) {
@@ -104,6 +108,14 @@ func stretchedPool(t *testing.T) {
 		}
 		return nil
 	})
+	// internal-stretched was created while 9 killed the provider, its
+	// function, core and kube-apiserver: it converged, and the real services
+	// hold one object per managed resource of it, no second and no orphan.
+	if eventually(t, 240*time.Second, "internal-stretched, created while the plane's processes were killed (9), is Ready", c.claim(), isReady) {
+		t.Run("... and holds one object in the real services per managed resource: none twice, none left over", func(t *testing.T) {
+			oneEach(t, c.name, xs)
+		})
+	}
 	deleteClaims(t, c.claim())
 	eventuallyNone(t, 240*time.Second, "internal-stretched is deleted with its pools (dataPolicy Delete)", composedFor(t, c.name))
 	t.Run("... its volume pool is gone from st-pool-s's Ceph", func(t *testing.T) {
@@ -237,4 +249,49 @@ func monState(ctx context.Context) (string, error) {
 // stretchedCeph runs the ceph CLI against st-pool-s's own Ceph (up.sh).
 func stretchedCeph(ctx context.Context, args ...string) ([]string, error) {
 	return lines(ctx, 30*time.Second, "ceph", append([]string{"-c", plane.path("ceph-stretched/ceph.conf"), "--connect-timeout", "10"}, args...)...)
+}
+
+// oneEach: what the real services hold of a cloud on st-pool-s (names
+// holding its composite's name xr) is one object per managed resource of
+// its claim, kind by kind: a create retried after a crash made no second
+// project, aggregate, volume type, HA chassis group, Ceph pool or key.
+func oneEach(t *testing.T, claim, xr string) {
+	t.Helper()
+	ctx := t.Context()
+	l := listServices(ctx, t)
+	pools, err := stretchedCeph(ctx, "osd", "pool", "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, err := stretchedCeph(ctx, "auth", "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, line := range auth {
+		if strings.HasPrefix(line, "client.") {
+			keys = append(keys, line)
+		}
+	}
+	inService := map[string][]string{
+		"projects.keystone.provider.c5c3.io":   slices.Collect(maps.Keys(l.projects)),
+		"aggregates.nova.provider.c5c3.io":     slices.Collect(maps.Keys(l.aggregates)),
+		"volumetypes.cinder.provider.c5c3.io":  l.volumeTypes,
+		"hachassisgroups.ovn.provider.c5c3.io": slices.Collect(maps.Keys(l.haGroups)),
+		"pools.ceph.provider.c5c3.io":          pools,
+		"clients.ceph.provider.c5c3.io":        keys,
+	}
+	for _, kind := range slices.Sorted(maps.Keys(inService)) {
+		resource, group, _ := strings.Cut(kind, ".")
+		managed, err := labelledFor(ctx, schema.GroupVersionResource{Group: group, Version: "v1alpha1", Resource: resource}, claim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := slices.DeleteFunc(slices.Clone(inService[kind]), func(s string) bool { return !strings.Contains(s, xr) })
+		if len(managed) == 0 || len(held) != len(managed) {
+			t.Errorf("%s: %d managed resources %v, the real service holds %d: %v", kind, len(managed), managed, len(held), held)
+			continue
+		}
+		t.Logf("%s: %d, one each", kind, len(held))
+	}
 }

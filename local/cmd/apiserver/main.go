@@ -1,7 +1,8 @@
 // Command apiserver runs a local management cluster's API server — etcd and
 // kube-apiserver from the tool cache (`make tools`), started the way
 // controller-runtime's envtest starts them, with its certificates — until it
-// is sent SIGTERM or SIGINT. It writes an admin kubeconfig to
+// is sent SIGTERM or SIGINT, and starts kube-apiserver again whenever it
+// dies meanwhile, as kubelet restarts a cluster's. It writes an admin kubeconfig to
 // <dir>/kubeconfig and installs the CRDs of the given directories first.
 // With -garden it also serves Gardener's API as a garden cluster does: the
 // real gardener-apiserver ($GARDENER_APISERVER, `make tools`) on the same
@@ -103,6 +104,13 @@ func run(dir string, crds []string, withGarden bool, nodeIP, nodeName string) er
 		return err
 	}
 	fmt.Println("kube-apiserver ready at", env.Config.Host)
+	// From here on kube-apiserver comes back when it dies, as a cluster's
+	// does; stopped before envtest stops etcd.
+	r, err := superviseAPIServer(filepath.Join(dir, "kube-apiserver.log"))
+	if err != nil {
+		return err
+	}
+	defer r.stop()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
 	<-sig
