@@ -29,7 +29,8 @@ var (
 // eu-de-1 only, as an operator that deploys compute would), applied by
 // e2e.sh before this suite runs, composes only what its catalog serves, and
 // is not Ready: Ready means every service it enables answers. The claim
-// says which are missing and why, read as the tenant; deleted, it is gone
+// says which are missing and why, read as the tenant. Then its pool
+// hv-pool-us's cluster stops answering for a while; deleted, it is gone
 // before section 5 deletes the pool it consumes.
 func cloudWithoutCompute(t *testing.T) {
 	t.Parallel()
@@ -101,6 +102,12 @@ func cloudWithoutCompute(t *testing.T) {
 			t.Errorf("ServicesServed on team-c-us: %v %s: %q", c.Status.UnservedServices, served.Reason, served.Message)
 		}
 		t.Logf("%s: %s", served.Reason, served.Message)
+	})
+
+	// #54: meanwhile the cluster of hv-pool-us, whose nodes it holds, stops
+	// answering, and answers again (no other section uses hv-pool-us).
+	t.Run("hv-pool-us's cluster API unreachable: the pool says so, team-c-us stays as it was; both recover", func(t *testing.T) {
+		poolClusterUnreachable(t, "hv-pool-us", tenantCloud{namespace: "team-c", name: "team-c-us"})
 	})
 
 	if err := plane.dyn.Resource(claim.gvr).Namespace(claim.namespace).Delete(ctx, claim.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {

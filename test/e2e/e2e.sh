@@ -45,7 +45,9 @@
 #      says it waits until the platform names the tenant on the pool;
 #  4b. a cloud in a region whose catalog has no Nova, Cinder or Neutron
 #      (us-east-1) composes no aggregates, volume types or quotas, is Ready,
-#      and its tenant reads on the claim which services it lacks;
+#      and its tenant reads on the claim which services it lacks; its pool
+#      hv-pool-us's cluster API frozen, the pool says so and the cloud stays
+#      as it was, and both recover when it answers again;
 #   5. deleting a claim removes its composite, ServerInventory, Shoot and
 #      ShootKubeconfig, leaves the Servers and every other pool untouched
 #      (the stretched pool is deleted after 9f: its arbiter leaves the

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/c5c3/consumer-plane/local/procs"
 )
 
 // restarter starts kube-apiserver again, with the same arguments, whenever
@@ -33,7 +32,7 @@ type restarter struct {
 // this process) and restarts it whenever it exits, until stop. Its
 // restarts log to log.
 func superviseAPIServer(log string) (*restarter, error) {
-	pid, err := child("kube-apiserver")
+	pid, err := procs.Child(os.Getpid(), "kube-apiserver")
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +55,7 @@ func (r *restarter) loop() {
 			r.mu.Unlock()
 			return
 		}
-		if !gone(r.pid) {
+		if procs.Running(r.pid) {
 			r.mu.Unlock()
 			continue
 		}
@@ -84,7 +83,7 @@ func (r *restarter) start() error {
 		out.Close()
 		return err
 	}
-	go func() { _ = cmd.Wait(); out.Close() }() // reaps it, so that gone sees it go
+	go func() { _ = cmd.Wait(); out.Close() }() // reaps it, so that it is seen to go
 	r.pid, r.current = cmd.Process.Pid, cmd
 	return nil
 }
@@ -101,42 +100,8 @@ func (r *restarter) stop() {
 		return
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	for i := 0; i < 60 && !gone(cmd.Process.Pid); i++ {
+	for i := 0; i < 60 && procs.Running(cmd.Process.Pid); i++ {
 		time.Sleep(500 * time.Millisecond)
 	}
 	_ = cmd.Process.Kill()
-}
-
-// child is the PID of this process's child running the named binary.
-func child(name string) (int, error) {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, s := range stats {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after
-		// its closing parenthesis.
-		open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-		if open < 0 || closing < open {
-			continue
-		}
-		f := strings.Fields(string(b[closing+1:]))
-		if len(f) < 2 || string(b[open+1:closing]) != name || f[1] != strconv.Itoa(os.Getpid()) {
-			continue
-		}
-		return strconv.Atoi(strings.TrimSpace(string(b[:open])))
-	}
-	return 0, fmt.Errorf("no %s runs as a child of this process", name)
-}
-
-// gone: the process no longer runs (or is a zombie nobody reaped yet).
-func gone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	closing := bytes.LastIndexByte(b, ')')
-	f := strings.Fields(string(b[closing+1:]))
-	return len(f) == 0 || f[0] == "Z"
 }

@@ -14,11 +14,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -58,15 +61,103 @@ type Kind struct {
 	Changed func(old, updated any) bool
 }
 
+// A watch that stops receiving says nothing: a frozen or partitioned API
+// server keeps its connection open, and the view would go on serving its
+// last state as current. So each watched cluster's API is asked for
+// /readyz every probeEvery, each answer awaited for at most probeTimeout;
+// after probeMisses unanswered in a row the cluster counts as unreachable
+// until it answers again. /readyz is open to every authenticated identity
+// (system:public-info-viewer), so the credentials need nothing more.
+const (
+	probeEvery   = 10 * time.Second
+	probeTimeout = 5 * time.Second
+	probeMisses  = 2
+)
+
 // A Cluster is a watched, in-memory view of one cluster's objects of a Kind.
 type Cluster struct {
 	cache  crcache.Cache
 	cancel context.CancelFunc
+
+	mu          sync.Mutex
+	unreachable error // set while the cluster's API does not answer
 }
 
-// List lists watched objects from the cache: no request reaches the cluster.
+// List lists watched objects from the cache: no request reaches the
+// cluster. While the cluster's API does not answer, List fails, saying so,
+// instead of passing the last view off as current.
 func (c *Cluster) List(ctx context.Context, l client.ObjectList, opts ...client.ListOption) error {
+	c.mu.Lock()
+	err := c.unreachable
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	return c.cache.List(ctx, l, opts...)
+}
+
+// probe asks the cluster's API whether it is ready every probeEvery until
+// ctx ends, and calls changed when the cluster becomes unreachable or
+// answers again, so that its readers look at once.
+func (c *Cluster) probe(ctx context.Context, cfg *rest.Config, cluster string, changed func()) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return
+	}
+	var (
+		misses int
+		since  time.Time
+	)
+	tick := time.NewTicker(probeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		err := dc.RESTClient().Get().AbsPath("/readyz").Do(pctx).Error()
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		// Any answer but a server error is an API server serving: a
+		// landscape may keep /readyz from some identities.
+		if err != nil && (kerrors.IsForbidden(err) || kerrors.IsUnauthorized(err) || kerrors.IsNotFound(err)) {
+			err = nil
+		}
+		if err == nil {
+			misses = 0
+			c.mu.Lock()
+			was := c.unreachable
+			c.unreachable = nil
+			c.mu.Unlock()
+			if was != nil {
+				changed()
+			}
+			continue
+		}
+		if misses == 0 {
+			since = time.Now()
+		}
+		misses++
+		if misses < probeMisses {
+			continue
+		}
+		// Said once per outage: a message that changed with every probe
+		// would rewrite its readers' status every time.
+		c.mu.Lock()
+		was := c.unreachable
+		if was == nil {
+			c.unreachable = fmt.Errorf("the API of %s at %s has not answered since %s (its objects are as last seen): %w",
+				cluster, cfg.Host, since.UTC().Format(time.RFC3339), err)
+		}
+		c.mu.Unlock()
+		if was == nil {
+			changed()
+		}
+	}
 }
 
 // Clusters keeps one watched Cluster per ProviderConfig and credential.
@@ -181,7 +272,9 @@ func (cs *Clusters) watch(providerConfig string, cfg *rest.Config) (*Cluster, er
 		cancel()
 		return nil, fmt.Errorf("cannot list the %s of %s within %s: the credentials need %s", k.Objects, k.Cluster, syncTimeout, k.Permission)
 	}
-	return &Cluster{cache: c, cancel: cancel}, nil
+	cl := &Cluster{cache: c, cancel: cancel}
+	go cl.probe(ctx, cfg, k.Cluster, func() { notify(nil) })
+	return cl, nil
 }
 
 // debounce gathers a burst of changes into one observation: a rack powering

@@ -3,19 +3,23 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
+	"github.com/c5c3/consumer-plane/local/procs"
 )
 
 // planeProcess is one of the management plane's own processes, as the
@@ -141,7 +145,7 @@ func corePID(context.Context) (int, error) {
 		return 0, err
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err == nil && !running(pid) {
+	if err == nil && !procs.Running(pid) {
 		err = fmt.Errorf("core (pid %d) does not run", pid)
 	}
 	return pid, err
@@ -154,15 +158,11 @@ func apiServerPID(context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	parent := strings.TrimSpace(string(b))
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, s := range stats {
-		comm, state, ppid := procStat(s)
-		if comm == "kube-apiserver" && ppid == parent && state != "Z" {
-			return strconv.Atoi(filepath.Base(filepath.Dir(s)))
-		}
+	parent, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, err
 	}
-	return 0, fmt.Errorf("no kube-apiserver runs under the demo's apiserver (pid %s)", parent)
+	return procs.Child(parent, "kube-apiserver")
 }
 
 // apiServerReady: kube-apiserver says it is ready (/readyz: etcd, its
@@ -189,27 +189,133 @@ func httpOK(url string) func(context.Context) error {
 	}
 }
 
-// running: the process exists and is no zombie.
-func running(pid int) bool {
-	_, state, _ := procStat(fmt.Sprintf("/proc/%d/stat", pid))
-	return state != "" && state != "Z"
+// poolClusterUnreachable (#54): the API server of a hypervisor pool's
+// cluster stops answering (SIGSTOP: its connections stay open and nothing
+// answers, as with a partition or a hung server) while a cloud holds nodes
+// there. The pool says its cluster cannot be read and binds no node anew;
+// the cloud keeps its nodes and everything composed for it, reads
+// ComputeAvailable Unknown on its claim (as its tenant), and stays as it
+// was; the API answering again, both say so within a minute.
+func poolClusterUnreachable(t *testing.T, pool string, cloud tenantCloud) {
+	t.Helper()
+	ctx := t.Context()
+	p := ref{gvr: hypervisorClusters, namespace: "infrastructure", name: pool}
+	before, err := get[hypervisorClaim](ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xr := cloud.composite(t).Name
+	held := heldBy(before.Status.Shares, xr)
+	if len(held) == 0 {
+		t.Fatalf("%s holds no node of %s: %+v", cloud, pool, before.Status.Shares)
+	}
+	composed := composedFor(t, cloud.name)
+	had, err := composed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(had)
+
+	thaw, err := procs.Freeze(shootAPIServerPID(t, pool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(thaw)
+	frozen := time.Now()
+
+	eventually(t, 90*time.Second, pool+"'s cluster API frozen: AgentsReporting False, Unreachable, naming its API, and the pool binds no node anew (NodesBound Unknown)", p,
+		func(c *hypervisorClaim) (bool, string) {
+			a, nb := c.Status.GetCondition("AgentsReporting"), c.Status.GetCondition("NodesBound")
+			return a.Status == corev1.ConditionFalse && a.Reason == "Unreachable" && strings.Contains(c.Status.Unreachable, "has not answered since") &&
+					nb.Status == corev1.ConditionUnknown && nb.Reason == "Unreachable",
+				fmt.Sprintf("AgentsReporting %s %s %q; NodesBound %s %s; status.unreachable %q", a.Status, a.Reason, a.Message, nb.Status, nb.Reason, c.Status.Unreachable)
+		})
+	t.Logf("%s says so %s after its API froze", pool, time.Since(frozen).Round(time.Second))
+	eventuallyNil(t, 60*time.Second, "... its tenant reads ComputeAvailable Unknown (Unreachable) on "+cloud.name+", naming "+pool, func(ctx context.Context) error {
+		u, err := asTenant(t, cloud.namespace).Resource(cloud.claim().gvr).Namespace(cloud.namespace).Get(ctx, cloud.name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		c, err := decode[cloudClaim](u)
+		if err != nil {
+			return err
+		}
+		ca := c.Status.GetCondition("ComputeAvailable")
+		if ca.Status != corev1.ConditionUnknown || ca.Reason != "Unreachable" || !strings.Contains(ca.Message, pool) {
+			return fmt.Errorf("ComputeAvailable %s %s: %q", ca.Status, ca.Reason, ca.Message)
+		}
+		return nil
+	})
+	t.Run("... and "+cloud.name+" stays as it was: CloudReady, its nodes of "+pool+", everything composed for it", func(t *testing.T) {
+		c, err := get[cloudClaim](t.Context(), cloud.claim())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := c.Status.GetCondition("CloudReady"); r.Status != corev1.ConditionTrue {
+			t.Errorf("CloudReady %s %s: %q", r.Status, r.Reason, r.Message)
+		}
+		now, err := get[hypervisorClaim](t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := heldBy(now.Status.Shares, xr); !slices.Equal(got, held) {
+			t.Errorf("its share of %s holds %v, held %v", pool, got, held)
+		}
+		has, err := composed(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Sort(has); !slices.Equal(has, had) {
+			t.Errorf("composed for it: %v, was %v", has, had)
+		}
+	})
+
+	thaw()
+	back := time.Now()
+	eventually(t, 90*time.Second, "... its API answering again: AgentsReporting True and NodesBound True", p, func(c *hypervisorClaim) (bool, string) {
+		a, nb := c.Status.GetCondition("AgentsReporting"), c.Status.GetCondition("NodesBound")
+		return a.Status == corev1.ConditionTrue && nb.Status == corev1.ConditionTrue && c.Status.Unreachable == "",
+			fmt.Sprintf("AgentsReporting %s %q; NodesBound %s %q; status.unreachable %q", a.Status, a.Message, nb.Status, nb.Message, c.Status.Unreachable)
+	})
+	eventually(t, 60*time.Second, "... and "+cloud.name+"'s ComputeAvailable is True again", cloud.claim(), func(c *conditioned) (bool, string) {
+		ca := c.condition("ComputeAvailable")
+		return ca.Status == corev1.ConditionTrue, fmt.Sprintf("ComputeAvailable %s %s: %q", ca.Status, ca.Reason, ca.Message)
+	})
+	t.Logf("recovered %s after its API answered again", time.Since(back).Round(time.Second))
 }
 
-// procStat reads a process's name, state and parent's PID from its
-// /proc/PID/stat; all empty if it is gone.
-func procStat(name string) (comm, state, ppid string) {
-	b, err := os.ReadFile(name)
+// heldBy are the nodes a cloud's share of a pool holds, sorted.
+func heldBy(shares []consumerv1alpha1.PoolShare, cloud string) []string {
+	for _, s := range shares {
+		if s.Cloud == cloud {
+			return slices.Sorted(slices.Values(s.Nodes))
+		}
+	}
+	return nil
+}
+
+// shootAPIServerPID is the PID of the kube-apiserver serving a pool's
+// Shoot cluster (the Gardener stand-in runs one per Shoot): the process
+// listening on its kubeconfig's port.
+func shootAPIServerPID(t *testing.T, pool string) int {
+	t.Helper()
+	s := shootCluster(t, pool)
+	u, err := url.Parse(s.config.Host)
 	if err != nil {
-		return "", "", ""
+		t.Fatal(err)
 	}
-	// pid (comm) state ppid ...: comm may hold spaces.
-	open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || closing < open {
-		return "", "", ""
+	out, err := lines(t.Context(), 10*time.Second, "ss", "-Hltnp", "sport = :"+u.Port())
+	if err != nil {
+		t.Fatal(err)
 	}
-	f := strings.Fields(string(b[closing+1:]))
-	if len(f) < 2 {
-		return "", "", ""
+	for _, l := range out {
+		if i := strings.Index(l, `"kube-apiserver",pid=`); i >= 0 {
+			pid, _, _ := strings.Cut(l[i+len(`"kube-apiserver",pid=`):], ",")
+			if n, err := strconv.Atoi(pid); err == nil {
+				return n
+			}
+		}
 	}
-	return string(b[open+1 : closing]), f[0], f[1]
+	t.Fatalf("no kube-apiserver listens on %s's port %s: %q", pool, u.Port(), out)
+	return 0
 }
