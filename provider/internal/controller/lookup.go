@@ -114,7 +114,6 @@ func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, ado
 		}
 		obj, err := f.Get(ctx, id)
 		if openstack.IsNotFound(err) {
-			ConfirmGone(mg)
 			return nil, false, nil
 		}
 		return obj, false, err
@@ -124,9 +123,6 @@ func (f Finder[T]) Lookup(ctx context.Context, mg resource.Managed) (obj *T, ado
 	}
 	obj, err = f.FindByName(ctx)
 	if err != nil || obj == nil {
-		if err == nil {
-			ConfirmGone(mg)
-		}
 		return nil, false, err
 	}
 	meta.SetExternalName(mg, f.ID(obj))
@@ -187,7 +183,9 @@ func DeletionDone(mg resource.Managed) bool {
 // create is dropped from the resource in memory (it is on its way out).
 // Before that, nothing changes: a resource whose first look while being
 // deleted finds nothing still waits out the grace period, in case its
-// object was created a moment before.
+// object was created a moment before. providerconfig.Connector calls it
+// whenever an Observe finds nothing; a kind with a connector of its own
+// calls it itself.
 func ConfirmGone(mg resource.Managed) {
 	if !DeletionDone(mg) {
 		return

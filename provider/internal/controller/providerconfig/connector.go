@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 )
 
 // Get records that mg uses the ProviderConfig it references (usage tracks
@@ -39,7 +40,22 @@ func (c Connector[T, C]) Connect(ctx context.Context, mg T) (managed.TypedExtern
 	if err != nil {
 		return nil, err
 	}
-	return c.External(cl), nil
+	return confirmsGone[T]{c.External(cl)}, nil
+}
+
+// confirmsGone finishes a deletion on the pass that finds the object gone
+// (pcontroller.ConfirmGone), for every kind a Connector connects: each
+// kind's Observe only says whether its object exists.
+type confirmsGone[T resource.LegacyManaged] struct {
+	managed.TypedExternalClient[T]
+}
+
+func (e confirmsGone[T]) Observe(ctx context.Context, mg T) (managed.ExternalObservation, error) {
+	o, err := e.TypedExternalClient.Observe(ctx, mg)
+	if err == nil && !o.ResourceExists {
+		pcontroller.ConfirmGone(mg)
+	}
+	return o, err
 }
 
 // OpenStackClient is a Connector's Client for one OpenStack service: the

@@ -61,7 +61,6 @@ type external[T resource.LegacyManaged] struct {
 
 func (e *external[T]) Observe(ctx context.Context, mg T) (managed.ExternalObservation, error) {
 	if pcontroller.DeletionDone(mg) {
-		pcontroller.ConfirmGone(mg)
 		return managed.ExternalObservation{}, nil
 	}
 	project := e.kind.ProjectID(mg)

@@ -47,7 +47,6 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Client) (managed.Ex
 	name := entity(mg)
 	ent, err := e.ceph.GetEntity(ctx, name)
 	if ceph.IsNotFound(err) {
-		pcontroller.ConfirmGone(mg)
 		return managed.ExternalObservation{}, nil
 	}
 	if err != nil {

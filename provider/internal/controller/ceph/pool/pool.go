@@ -135,7 +135,6 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.Pool) (managed.Exte
 	}
 	observed, ok := pools[p.Name]
 	if !ok {
-		pcontroller.ConfirmGone(mg)
 		return managed.ExternalObservation{}, nil
 	}
 	adopted := false

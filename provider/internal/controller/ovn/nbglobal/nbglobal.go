@@ -66,7 +66,6 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.NBGlobal) (managed.
 		return managed.ExternalObservation{}, err
 	}
 	if len(ovn.OwnedKeys(column(mg), g.ExternalIDs)) == 0 {
-		pcontroller.ConfirmGone(mg)
 		return managed.ExternalObservation{}, nil
 	}
 	mg.Status.AtProvider = v1alpha1.NBGlobalObservation{UUID: g.UUID, NBCfg: int64(g.NbCfg), SBCfg: int64(g.SbCfg), HVCfg: int64(g.HvCfg)}

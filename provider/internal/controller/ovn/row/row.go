@@ -73,7 +73,6 @@ func (k Kind[M]) find(ctx context.Context, nb client.Client, mg resource.Managed
 			if exists {
 				return none, false, fmt.Errorf("%s %s is not in the monitor cache yet", k.What, uuid)
 			}
-			pcontroller.ConfirmGone(mg)
 			return none, false, nil
 		}
 		if err != nil {
@@ -98,7 +97,6 @@ func (k Kind[M]) find(ctx context.Context, nb client.Client, mg resource.Managed
 		meta.SetExternalName(mg, k.UUID(m))
 		return m, true, nil
 	}
-	pcontroller.ConfirmGone(mg)
 	return none, false, nil
 }
 
