@@ -3,13 +3,16 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/crossplane/function-sdk-go/response"
+	"google.golang.org/protobuf/types/known/durationpb"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/cephhealth"
@@ -52,7 +55,15 @@ type cephStatus struct {
 		Total    int32 `json:"total"`
 		InQuorum int32 `json:"inQuorum"`
 	} `json:"monitors"`
+	ReportedAt     *metav1.Time     `json:"reportedAt"`
+	ReportInterval *metav1.Duration `json:"reportInterval"`
 }
+
+// staleAfter is how many of its intervals the agent may miss before its
+// report counts as stale: two are a passing stall (a busy API server, a
+// new leader), three an agent that stopped or a cluster that cannot be
+// read.
+const staleAfter = 3
 
 // agentReport is what the storage agent reports, or why it reports nothing.
 type agentReport struct {
@@ -66,6 +77,9 @@ type agentReport struct {
 	Checks      []string
 	OSDs        *v1alpha1.OSDCount
 	Capacity    *v1alpha1.StorageCapacity
+	// StaleIn is how soon a current report goes stale unless a new one
+	// comes: the function looks again then (0: never, or already stale).
+	StaleIn time.Duration
 }
 
 // maxChecks bounds the health checks a status lists (the XRD's MaxItems).
@@ -74,7 +88,7 @@ const maxChecks = 16
 // observeAgent composes an Object that only reads the storage agent's
 // CephStatus in the pool's cluster, and reads it. It never gates the pool's
 // readiness: Rook's CephCluster does; the agent adds detail.
-func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, pc string) (agentReport, error) {
+func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, pc string, now time.Time) (agentReport, error) {
 	manifest := map[string]any{"apiVersion": "storage.c5c3.io/v1alpha1", "kind": "CephStatus", "metadata": map[string]any{"name": cephStatusName}}
 	desired[resourceCephStatus] = &resource.DesiredComposed{Resource: remote.Observed(pc+"-ceph-status", pc, manifest), Ready: resource.ReadyTrue}
 	waiting := agentReport{Reason: "Waiting", Message: "waiting for the pool's storage agent to publish CephStatus " + cephStatusName}
@@ -117,13 +131,50 @@ func observeAgent(observed map[resource.Name]resource.ObservedComposed, desired 
 	}
 	r.Message = "the storage agent reports " + report
 	// A read that fails keeps the last one: the pool's cluster cannot be
-	// reached (or read) now, and the report is from before.
-	if c := o.Resource.GetCondition(xpv2.TypeSynced); c.Status == corev1.ConditionFalse {
+	// reached (or read) now, and the report is from before. A report that
+	// reads but has not advanced for staleAfter of the agent's intervals is
+	// as old: the agent stopped, or the read only returns the last one (a
+	// watch on a cluster that stopped answering).
+	stale := ""
+	if s.ReportedAt != nil && s.ReportInterval != nil && s.ReportInterval.Duration > 0 {
+		limit := staleAfter * s.ReportInterval.Duration
+		if age := now.Sub(s.ReportedAt.Time); age > limit {
+			// The report's time, not its age: a message that changed with
+			// every look would rewrite the pool's status every time.
+			stale = fmt.Sprintf("the storage agent's last report is from %s, and it reports every %s: the agent or the pool's cluster does not answer",
+				s.ReportedAt.UTC().Format(time.RFC3339), s.ReportInterval.Duration)
+		} else {
+			r.StaleIn = limit - age + time.Second
+		}
+	}
+	switch c := o.Resource.GetCondition(xpv2.TypeSynced); {
+	case c.Status == corev1.ConditionFalse:
 		r.Unreachable = fmt.Sprintf("the storage agent's CephStatus %s cannot be read now: %s", cephStatusName, c.Message)
 		r.Reason = "Unreachable"
-		r.Message = r.Unreachable + "; health, capacity and OSDs are its last report (" + report + "), which says nothing of now"
+	case stale != "":
+		r.Unreachable = stale
+		r.Reason = "Stale"
+	default:
+		return r, nil
 	}
+	r.StaleIn = 0
+	r.Message = r.Unreachable + "; health, capacity and OSDs are its last report (" + report + "), which says nothing of now"
 	return r, nil
+}
+
+// Recheck has the function look again when the agent's current report
+// would go stale, if that is sooner than the response's TTL: no watch
+// wakes a composite for a report that does not come.
+func (r agentReport) Recheck(rsp *fnv1.RunFunctionResponse) {
+	if r.StaleIn <= 0 {
+		return
+	}
+	if rsp.Meta == nil {
+		rsp.Meta = &fnv1.ResponseMeta{}
+	}
+	if ttl := rsp.Meta.GetTtl(); ttl == nil || ttl.AsDuration() > r.StaleIn {
+		rsp.Meta.Ttl = durationpb.New(r.StaleIn)
+	}
 }
 
 // SetCondition reports on the composite and its claim where the pool's

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -246,11 +248,55 @@ func TestRunFunction(t *testing.T) {
 		return m
 	}
 
+	// The clock of the cases that judge an agent's report by its time.
+	now := time.Date(2026, 11, 22, 8, 10, 0, 0, time.UTC)
+	report := func(reportedAt string) string {
+		return observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_OK",
+		  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
+		  "osds": {"total": 4, "up": 4, "in": 4}, "monitors": {"total": 3, "inQuorum": 3},
+		  "reportedAt": "`+reportedAt+`", "reportInterval": "30s"}`)
+	}
 	cases := map[string]struct {
 		reason string
 		req    *fnv1.RunFunctionRequest
 		want   *fnv1.RunFunctionResponse
 	}{
+		"AgentReportStale": {
+			reason: "A report that reads but has not advanced for three of the agent's intervals (it stopped, or its cluster stopped answering and the read returns the last one) is the last, as an unreachable one: DataAvailable Unknown (#54).",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+				"ceph-status":   report("2026-11-22T08:08:29Z"),
+			})),
+			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
+			    "unreachable": "the storage agent's last report is from 2026-11-22T08:08:29Z, and it reports every 30s: the agent or the pool's cluster does not answer"}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
+					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Stale",
+					"the storage agent's last report is from 2026-11-22T08:08:29Z, and it reports every 30s: the agent or the pool's cluster does not answer; health, capacity and OSDs are its last report (HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum), which says nothing of now"),
+				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_UNKNOWN, "Unreachable",
+					"whether the pool serves its data is unknown while its Ceph cannot be read: the storage agent's last report is from 2026-11-22T08:08:29Z, and it reports every 30s: the agent or the pool's cluster does not answer"),
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+		},
+		"AgentReportCurrent": {
+			reason: "A report within three of the agent's intervals is current; the function looks again when it would go stale, sooner than its TTL: no watch wakes the pool for a report that does not come.",
+			req: fntest.Request(xr, with(map[string]string{
+				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+				"ceph-status":   report("2026-11-22T08:09:10Z"),
+			})),
+			want: ttl(41*time.Second, countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4}}`,
+				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
+					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"),
+				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
+					"the storage agent reports HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum"),
+				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "every placement group is active and nothing is full"),
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")))),
+		},
 		"NewPool": {
 			reason: "A new pool composes only its ServerInventory: nothing is asked of Gardener before the servers are known to exist.",
 			req:    fntest.Request(xr, nil),
@@ -495,7 +541,7 @@ func TestRunFunction(t *testing.T) {
 
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := &Function{log: logging.NewNopLogger()}
+			f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return now }}
 			got, err := f.RunFunction(context.Background(), tc.req)
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
@@ -1114,4 +1160,10 @@ func TestMachineTypeOfTheCloudProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ttl sets the response's TTL: how soon the function asks to look again.
+func ttl(d time.Duration, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
+	rsp.Meta.Ttl = durationpb.New(d)
+	return rsp
 }

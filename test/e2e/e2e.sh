@@ -106,6 +106,9 @@
 #      of its zones); its local Ceph, laid out as Rook lays out a stretched
 #      cluster, runs in Ceph's stretch mode, and a cloud's Ceph pools there
 #      are made with size 4 and min_size 2 by the stretch rule;
+#  9g. st-pool-us's cluster API frozen: its storage agent's report stops
+#      advancing and the pool names it the last (DataAvailable Unknown)
+#      within three of the agent's intervals; answering again, it reports;
 #  10. no error loops: Crossplane core, the provider and the functions log no
 #      new errors once everything has settled.
 #
@@ -365,7 +368,7 @@ go_sections '^TestShares$'
 section "9-9c. in Go (test/e2e TestDeletes): 9 deleting a tenant's claim; 9b a pool in use cannot be deleted; 9c a new Composition revision leaves a pinned production cloud where it is"
 go_sections '^TestDeletes$'
 
-section "9d-9f. in Go (test/e2e TestHolds), at once: 9d a tenant's data holds its storage pool in the cloud; 9e a hypervisor pool whose node runs the cloud's instance stays the cloud's, out of service too; 9f a stretched storage pool keeps two replicas in each zone, in Ceph's stretch mode"
+section "9d-9g. in Go (test/e2e TestHolds), at once: 9d a tenant's data holds its storage pool in the cloud; 9e a hypervisor pool whose node runs the cloud's instance stays the cloud's, out of service too; 9f a stretched storage pool keeps two replicas in each zone, in Ceph's stretch mode; 9g a storage pool's cluster API frozen"
 go_sections '^TestHolds$'
 
 section "10. no error loops"

@@ -319,3 +319,41 @@ func shootAPIServerPID(t *testing.T, pool string) int {
 	t.Fatalf("no kube-apiserver listens on %s's port %s: %q", pool, u.Port(), out)
 	return 0
 }
+
+// storagePoolClusterUnreachable (#54): the API server of a storage pool's
+// cluster stops answering. Its storage agent's report stops advancing (the
+// agent cannot publish, and the management cluster keeps reading its last
+// one), and within three of the agent's intervals the pool says so:
+// AgentsReporting False and DataAvailable Unknown instead of the last
+// report passed off as current. The API answering again, the next report
+// clears it.
+func storagePoolClusterUnreachable(t *testing.T, pool string) {
+	t.Helper()
+	p := ref{gvr: storageClusters, namespace: "infrastructure", name: pool}
+	if !eventually(t, 120*time.Second, pool+"'s storage agent reports", p, func(c *storageClaim) (bool, string) {
+		a := c.Status.GetCondition("AgentsReporting")
+		return a.Status == corev1.ConditionTrue, fmt.Sprintf("AgentsReporting %s %s: %q", a.Status, a.Reason, a.Message)
+	}) {
+		return
+	}
+	thaw, err := procs.Freeze(shootAPIServerPID(t, pool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(thaw)
+	frozen := time.Now()
+	eventually(t, 150*time.Second, pool+"'s cluster API frozen: AgentsReporting False, its agent's report named the last, DataAvailable Unknown", p, func(c *storageClaim) (bool, string) {
+		a, d := c.Status.GetCondition("AgentsReporting"), c.Status.GetCondition("DataAvailable")
+		return a.Status == corev1.ConditionFalse && (a.Reason == "Stale" || a.Reason == "Unreachable") && c.Status.Unreachable != "" && d.Status == corev1.ConditionUnknown,
+			fmt.Sprintf("AgentsReporting %s %s: %q; DataAvailable %s %s; status.unreachable %q", a.Status, a.Reason, a.Message, d.Status, d.Reason, c.Status.Unreachable)
+	})
+	t.Logf("%s says so %s after its API froze", pool, time.Since(frozen).Round(time.Second))
+	thaw()
+	back := time.Now()
+	eventually(t, 90*time.Second, "... its API answering again: its agent reports again, and DataAvailable is known again", p, func(c *storageClaim) (bool, string) {
+		a, d := c.Status.GetCondition("AgentsReporting"), c.Status.GetCondition("DataAvailable")
+		return a.Status == corev1.ConditionTrue && c.Status.Unreachable == "" && d.Status != corev1.ConditionUnknown,
+			fmt.Sprintf("AgentsReporting %s %s: %q; DataAvailable %s; status.unreachable %q", a.Status, a.Reason, a.Message, d.Status, c.Status.Unreachable)
+	})
+	t.Logf("recovered %s after its API answered again", time.Since(back).Round(time.Second))
+}

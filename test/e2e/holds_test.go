@@ -25,11 +25,16 @@ import (
 // when its claim lets go of a pool, and a stretched pool holds its data in
 // both zones (e2e.sh's sections 9d, 9e and 9f). The three edit different
 // clouds and pools (internal-prod and st-pool-b, team-a-prod and
-// hv-pool-a, internal-stretched and st-pool-s), so they run at once.
+// hv-pool-a, internal-stretched and st-pool-s), so they run at once; beside
+// them 9g freezes the cluster of st-pool-us, which none of them uses (#54).
 func TestHolds(t *testing.T) {
 	t.Run("9d a tenant's data holds its storage pool in the cloud", dataHoldsStoragePool)
 	t.Run("9e a hypervisor pool whose node runs the cloud's instance stays the cloud's", instanceHoldsHypervisorPool)
 	t.Run("9f a stretched storage pool keeps two replicas in each zone, in Ceph's stretch mode", stretchedPool)
+	t.Run("9g a storage pool's cluster API frozen: its agent's report is named the last, until it answers again", func(t *testing.T) {
+		t.Parallel()
+		storagePoolClusterUnreachable(t, "st-pool-us")
+	})
 }
 
 // dataHoldsStoragePool (9d): internal-prod's tenant writes an image into

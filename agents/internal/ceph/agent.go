@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,7 +54,9 @@ func (a *Agent) Start(ctx context.Context) error {
 // NeedLeaderElection is true: one replica publishes the cluster.
 func (a *Agent) NeedLeaderElection() bool { return true }
 
-// Publish reads the cluster once and writes its CephStatus when it changed.
+// Publish reads the cluster once and writes its CephStatus, with the time
+// of the report: written every interval, even when nothing else changed,
+// the time is how the pool tells a current report from a stale one.
 func (a *Agent) Publish(ctx context.Context) error {
 	if a.Metrics == nil {
 		a.Metrics = NewMetrics(nil)
@@ -82,10 +83,12 @@ func (a *Agent) Publish(ctx context.Context) error {
 		meta.SetStatusCondition(&obj.Status.Conditions, metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue,
 			Reason: "Read", Message: fmt.Sprintf("%s, %d/%d OSDs up", st.Health, st.OSDs.Up, st.OSDs.Total), ObservedGeneration: obj.Generation})
 	}
-	if !equality.Semantic.DeepEqual(orig.Status, obj.Status) {
-		if err := a.Client.Status().Patch(ctx, obj, client.MergeFrom(orig)); err != nil {
-			return errors.Join(rerr, fmt.Errorf("cannot write the status of CephStatus %s: %w", a.Name, err))
-		}
+	obj.Status.ReportedAt = &metav1.Time{Time: time.Now()}
+	if a.Interval > 0 {
+		obj.Status.ReportInterval = &metav1.Duration{Duration: a.Interval}
+	}
+	if err := a.Client.Status().Patch(ctx, obj, client.MergeFrom(orig)); err != nil {
+		return errors.Join(rerr, fmt.Errorf("cannot write the status of CephStatus %s: %w", a.Name, err))
 	}
 	return rerr
 }

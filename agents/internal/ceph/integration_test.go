@@ -90,7 +90,7 @@ func TestIntegrationStorageAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(conn.Close)
-	a := &ceph.Agent{Client: kube, Name: "ceph-test", Mon: conn, Log: testr.New(t)}
+	a := &ceph.Agent{Client: kube, Name: "ceph-test", Mon: conn, Interval: 30 * time.Second, Log: testr.New(t)}
 	t.Cleanup(func() {
 		_ = kube.Delete(context.Background(), &storagev1alpha1.CephStatus{ObjectMeta: metav1.ObjectMeta{Name: "ceph-test"}})
 	})
@@ -113,6 +113,7 @@ func TestIntegrationStorageAgent(t *testing.T) {
 			if c := meta.FindStatusCondition(obj.Status.Conditions, "Ready"); c == nil || c.Status != "True" {
 				t.Fatalf("Ready condition %+v", c)
 			}
+			reportAdvances(t, kube, a, obj)
 			return
 		}
 	}
@@ -252,5 +253,28 @@ func TestIntegrationStorageAgentRookEndpoints(t *testing.T) {
 		if out, err := exec.Command("timeout", args...).CombinedOutput(); err == nil {
 			t.Errorf("the storage agent's user could %s: %s", what, out)
 		}
+	}
+}
+
+// reportAdvances: each publication carries its time, even when nothing else
+// changed, so that the pool can tell a stale report (#54).
+func reportAdvances(t *testing.T, kube client.Client, a *ceph.Agent, first *storagev1alpha1.CephStatus) {
+	t.Helper()
+	if first.Status.ReportedAt == nil || time.Since(first.Status.ReportedAt.Time) > time.Minute {
+		t.Fatalf("reportedAt %v: not the time of the publication", first.Status.ReportedAt)
+	}
+	time.Sleep(1100 * time.Millisecond) // reportedAt keeps seconds
+	if err := a.Publish(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	next := &storagev1alpha1.CephStatus{}
+	if err := kube.Get(context.Background(), client.ObjectKey{Name: first.Name}, next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Status.ReportedAt == nil || !next.Status.ReportedAt.After(first.Status.ReportedAt.Time) {
+		t.Fatalf("published again, reportedAt is %v, was %v", next.Status.ReportedAt, first.Status.ReportedAt)
+	}
+	if next.Status.ReportInterval == nil || next.Status.ReportInterval.Duration != a.Interval {
+		t.Errorf("reportInterval %v, the agent publishes every %s", next.Status.ReportInterval, a.Interval)
 	}
 }

@@ -16,6 +16,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +kubebuilder:printcolumn:name="Used",type=integer,JSONPath=".status.capacity.usedBytes",priority=1
 // +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=".status.capacity.availableBytes",priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reported",type=date,JSONPath=".status.reportedAt"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 type CephStatus struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -45,6 +46,13 @@ type CephStatusStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ReportedAt is when the agent last published, every ReportInterval
+	// whether or not anything else changed: a report whose time stops
+	// advancing comes from an agent that stopped, or through a cluster that
+	// cannot be read, and the pool calls it stale.
+	ReportedAt *metav1.Time `json:"reportedAt,omitempty"`
+	// ReportInterval is how often the agent publishes.
+	ReportInterval *metav1.Duration `json:"reportInterval,omitempty"`
 }
 
 // HealthCheck is one failing health check.
