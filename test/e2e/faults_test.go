@@ -104,15 +104,12 @@ func podPID(selector string) func(context.Context) (int, error) {
 				if cs.State.Running == nil {
 					continue
 				}
-				id := strings.TrimPrefix(cs.ContainerID, "containerd://")
-				tasks, err := lines(ctx, 20*time.Second, "ctr", "--address", plane.path("node/containerd.sock"), "-n", "k8s.io", "tasks", "ls")
+				tasks, err := runningTasks(ctx, "k8s.io")
 				if err != nil {
 					return 0, err
 				}
-				for _, l := range tasks { // TASK PID STATUS
-					if f := strings.Fields(l); len(f) == 3 && f[0] == id && f[2] == "RUNNING" {
-						return strconv.Atoi(f[1])
-					}
+				if pid, ok := tasks[strings.TrimPrefix(cs.ContainerID, "containerd://")]; ok {
+					return strconv.Atoi(pid)
 				}
 			}
 		}

@@ -12,10 +12,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -201,30 +201,52 @@ func agentsRunTheirImages(t *testing.T) {
 // node's containerd: container ID to PID.
 func containerdTasks(t *testing.T, namespace string) map[string]string {
 	t.Helper()
+	running, err := runningTasks(t.Context(), namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return running
+}
+
+// runningTasks is containerdTasks for a polled check: it returns its error.
+func runningTasks(ctx context.Context, namespace string) (map[string]string, error) {
+	rows, err := ctrTable(ctx, namespace, "tasks", "ls") // TASK PID STATUS
+	if err != nil {
+		return nil, err
+	}
 	running := map[string]string{}
-	for id, cols := range ctrColumns(t, namespace, "tasks", "ls") { // TASK PID STATUS
+	for id, cols := range rows {
 		if len(cols) >= 2 && cols[1] == "RUNNING" {
 			running[id] = cols[0]
 		}
 	}
-	return running
+	return running, nil
 }
 
 // ctrColumns runs containerd's ctr on the local node and returns its table
 // by first column, without the header.
 func ctrColumns(t *testing.T, namespace string, args ...string) map[string][]string {
 	t.Helper()
-	out, err := exec.Command("ctr", append([]string{"--address", plane.path("node/containerd.sock"), "-n", namespace}, args...)...).Output()
+	rows, err := ctrTable(t.Context(), namespace, args...)
 	if err != nil {
-		t.Fatalf("ctr -n %s %s: %v", namespace, strings.Join(args, " "), err)
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// ctrTable is ctrColumns for a polled check: it returns its error.
+func ctrTable(ctx context.Context, namespace string, args ...string) (map[string][]string, error) {
+	out, err := lines(ctx, 20*time.Second, "ctr", append([]string{"--address", plane.path("node/containerd.sock"), "-n", namespace}, args...)...)
+	if err != nil {
+		return nil, err
 	}
 	rows := map[string][]string{}
-	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for i, line := range out {
 		if f := strings.Fields(line); i > 0 && len(f) > 1 {
 			rows[f[0]] = f[1:]
 		}
 	}
-	return rows
+	return rows, nil
 }
 
 // registryDigest is the digest the local registry serves for an image, as
