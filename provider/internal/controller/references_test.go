@@ -116,3 +116,24 @@ func TestResolvesWithWakes(t *testing.T) {
 		})
 	}
 }
+
+// The wake sources list referrers into a list of their own: the
+// controller's list is the state metrics recorder's, which lists into it
+// concurrently, so reading it (a deep copy) raced and crashed the provider.
+func TestEmptyLikeReadsNothingOfTheSharedList(t *testing.T) {
+	shared := &keystonev1alpha1.ProjectList{Items: make([]keystonev1alpha1.Project, 600)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 1000 {
+			shared.Items = append(shared.Items[:0], make([]keystonev1alpha1.Project, 600)...)
+		}
+	}()
+	for range 1000 {
+		l, ok := emptyLike(shared).(*keystonev1alpha1.ProjectList)
+		if !ok || l == shared || len(l.Items) != 0 {
+			t.Fatalf("emptyLike returned %T with %d items (the shared list: %t), want a new empty ProjectList", l, len(l.Items), l == shared)
+		}
+	}
+	<-done
+}
