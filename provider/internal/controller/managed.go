@@ -107,7 +107,7 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		}
 		srcs = append(srcs, ws...)
 	}
-	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
+	r := managed.NewReconciler(unchangedStatusSkipped{mgr}, resource.ManagedKind(gvk), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(copts).

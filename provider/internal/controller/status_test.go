@@ -1,0 +1,58 @@
+package controller
+
+import (
+	"context"
+	"testing"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	keystonev1alpha1 "github.com/c5c3/consumer-plane/apis/keystone/v1alpha1"
+)
+
+func TestStatusUpdateSkippedWhenUnchanged(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := keystonev1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	ready := &keystonev1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	ready.SetConditions(xpv2.Available(), xpv2.ReconcileSuccess())
+	ready.Status.AtProvider.ID = "0a1b"
+
+	cases := map[string]struct {
+		change func(p *keystonev1alpha1.Project)
+		want   int
+	}{
+		"a poll that changed nothing":            {func(*keystonev1alpha1.Project) {}, 0},
+		"a condition changed":                    {func(p *keystonev1alpha1.Project) { p.SetConditions(xpv2.Unavailable()) }, 1},
+		"what the cloud reports changed":         {func(p *keystonev1alpha1.Project) { p.Status.AtProvider.ID = "9f" }, 1},
+		"the object read is older than the held": {func(p *keystonev1alpha1.Project) { p.ResourceVersion = "1" }, 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			updates := 0
+			kube := fake.NewClientBuilder().WithScheme(scheme).WithObjects(ready.DeepCopy()).WithStatusSubresource(ready).
+				WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+					updates++
+					return c.SubResource(sub).Update(ctx, obj, opts...)
+				}}).Build()
+			c := statusSkipping{Client: kube}
+			p := &keystonev1alpha1.Project{}
+			if err := c.Get(context.Background(), client.ObjectKey{Name: "p"}, p); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(p)
+			err := c.Status().Update(context.Background(), p)
+			if tc.want == 0 && err != nil {
+				t.Fatal(err)
+			}
+			if updates != tc.want {
+				t.Errorf("%d status updates sent, want %d", updates, tc.want)
+			}
+		})
+	}
+}
