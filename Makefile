@@ -191,6 +191,11 @@ faults: tools-test ceph-up openstack-up ## The fault suite: each case causes a f
 bench-provider: tools-test openstack-up ## The provider's convergence benchmark: 500 resources against the local OpenStack beside a plain gophercloud loop (docs/benchmarks.md).
 	REQUIRE_INTEGRATION=1 go test -run '^$$' -bench BenchmarkConverge500 -benchtime=1x -timeout 60m ./provider/integration/
 
+.PHONY: bench-scale
+bench-scale: tools-test ## The provider at landscape scale: the provider binary against CLOUDS stub clouds (default 500; 5000 for #55's landscape), each its own OpenStack (address, CA, Keystone), 10 managed resources each, with PROVIDER_FLAGS (default: the binary's defaults); prints memory, CPU, reconcile rate, staleness, a new cloud's time to Ready, drift repair and restart catch-up (docs/benchmarks.md).
+	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' \
+		go test -run '^$$' -bench BenchmarkLandscape -benchtime=1x -count=1 -timeout 240m -v . | grep -vE '^(=== RUN|goos|goarch|pkg|cpu):'
+
 .PHONY: bench-provider-ovn-ceph
 bench-provider-ovn-ceph: tools-test ceph-up ## The provider's OVN and Ceph benchmarks: 200 OVN rows on a 3-member Raft Northbound, 20 Ceph pools, each beside a plain client loop (docs/benchmarks.md).
 	REQUIRE_INTEGRATION=1 go test -tags $(CEPH_TAGS) -run '^$$' -bench 'BenchmarkConverge(OVN200|Ceph20)' -benchtime=1x -timeout 30m ./provider/integration/

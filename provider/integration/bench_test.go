@@ -2,13 +2,9 @@ package integration
 
 import (
 	"bufio"
-	"bytes"
-	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,8 +16,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/aggregates"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -33,6 +27,7 @@ import (
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 // benchMix is how many of each kind the convergence benchmark declares.
@@ -76,7 +71,7 @@ func BenchmarkConverge500(b *testing.B) {
 		waitAllReady(b, h, mrs)
 		converge, created := time.Since(start), openstack.ReadCounts().Sub(before)
 		reconciles := benchReconciles(b) - reconcilesBefore
-		requests := apiserverRequests(b, h).sub(requestsBefore)
+		requests := apiserverRequests(b, h).Sub(requestsBefore)
 		<-profiled
 		b.Logf("API server requests while converging, by verb and resource (the benchmark's own watch and creates included): %s", requests)
 		lastCreate := lastCreateRecorded(b, h, mrs).Sub(start)
@@ -93,7 +88,7 @@ func BenchmarkConverge500(b *testing.B) {
 		b.ReportMetric(float64(created.Tokens), "provider-converge-tokens")
 		b.ReportMetric(float64(reconciles)/float64(len(mrs)), "provider-reconciles/resource")
 		b.ReportMetric(lastCreate.Seconds(), "provider-last-create-s")
-		b.ReportMetric(requests.total()/float64(len(mrs)), "apiserver-requests/resource")
+		b.ReportMetric(requests.Total()/float64(len(mrs)), "apiserver-requests/resource")
 		b.ReportMetric(float64(steady.Tokens)/polls, "provider-tokens/poll")
 		b.ReportMetric(float64(steady.Requests)/polls, "provider-calls/poll")
 		b.ReportMetric(rss, "process-rss-MB")
@@ -286,70 +281,10 @@ func profileAPIServer(b *testing.B, h *harness) <-chan struct{} {
 	return done
 }
 
-// requestCounts is the API server's apiserver_request_total, summed by verb
-// and resource (with its subresource).
-type requestCounts map[string]float64
-
-// apiserverRequests reads the API server's request counters from /metrics.
-func apiserverRequests(b *testing.B, h *harness) requestCounts {
-	cs, err := kubernetes.NewForConfig(h.config)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(bytes.NewReader(raw))
-	if err != nil {
-		b.Fatal(err)
-	}
-	counts := requestCounts{}
-	for _, m := range families["apiserver_request_total"].GetMetric() {
-		l := map[string]string{}
-		for _, p := range m.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
-		key := l["verb"] + " " + l["resource"]
-		if l["subresource"] != "" {
-			key += "/" + l["subresource"]
-		}
-		counts[key] += m.GetCounter().GetValue()
-	}
-	return counts
-}
-
-func (c requestCounts) sub(before requestCounts) requestCounts {
-	d := requestCounts{}
-	for k, v := range c {
-		if n := v - before[k]; n > 0 {
-			d[k] = n
-		}
-	}
-	return d
-}
-
-func (c requestCounts) total() float64 {
-	var n float64
-	for _, v := range c {
-		n += v
-	}
-	return n
-}
-
-// String lists the counts, the largest first.
-func (c requestCounts) String() string {
-	keys := slices.Collect(maps.Keys(c))
-	slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(c[b], c[a]) })
-	var s strings.Builder
-	for _, k := range keys {
-		if s.Len() > 0 {
-			s.WriteString(", ")
-		}
-		fmt.Fprintf(&s, "%.0f %s", c[k], k)
-	}
-	return s.String()
+// apiserverRequests reads the API server's request counters.
+func apiserverRequests(b *testing.B, h *harness) kubetest.RequestCounts {
+	b.Helper()
+	return kubetest.APIRequests(b, h.config)
 }
 
 // benchReconciles is how many reconciles the benchmark's kinds have run in

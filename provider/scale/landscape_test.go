@@ -1,0 +1,316 @@
+package scale
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"text/template"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/test/openstackstub"
+)
+
+// cloudObjects are the provider's objects of one cloud, as the
+// OpenStackCluster function composes them (its render goldens): the
+// cloud's ProviderConfig and credentials, and ten managed resources in the
+// cloud's own Keystone, Nova, Cinder and Neutron.
+var cloudObjects = template.Must(template.New("cloud").Parse(`
+apiVersion: v1
+kind: Secret
+metadata: {name: {{.Name}}-openstack-admin, namespace: crossplane-system}
+stringData:
+  cacert: |
+{{.CA}}
+  clouds.yaml: |
+    clouds:
+      admin:
+        auth:
+          auth_url: {{.AuthURL}}
+          username: admin
+          password: {{.Password}}
+          project_name: admin
+          user_domain_name: Default
+          project_domain_name: Default
+        region_name: {{.Region}}
+---
+apiVersion: openstack.provider.c5c3.io/v1alpha1
+kind: ProviderConfig
+metadata: {name: {{.Name}}}
+spec:
+  authURL: {{.AuthURL}}
+  region: {{.Region}}
+  caBundleSecretRef: {key: cacert, name: {{.Name}}-openstack-admin, namespace: crossplane-system}
+  credentials:
+    source: Secret
+    format: CloudsYAML
+    cloud: admin
+    secretRef: {key: clouds.yaml, name: {{.Name}}-openstack-admin, namespace: crossplane-system}
+---
+apiVersion: keystone.provider.c5c3.io/v1alpha1
+kind: Project
+metadata: {name: {{.Name}}}
+spec:
+  forProvider: {name: {{.Name}}, description: The default project of {{.Name}}}
+  providerConfigRef: {name: {{.Name}}}
+---
+apiVersion: keystone.provider.c5c3.io/v1alpha1
+kind: User
+metadata: {name: {{.Name}}-tenant}
+spec:
+  forProvider: {name: {{.Name}}-tenant, description: The tenant of {{.Name}}}
+  providerConfigRef: {name: {{.Name}}}
+  writeConnectionSecretToRef: {name: {{.Name}}-tenant-user, namespace: crossplane-system}
+---
+apiVersion: keystone.provider.c5c3.io/v1alpha1
+kind: RoleAssignment
+metadata: {name: {{.Name}}-tenant-member}
+spec:
+  forProvider:
+    projectIDRef: {name: {{.Name}}}
+    userIDRef: {name: {{.Name}}-tenant}
+    role: member
+  providerConfigRef: {name: {{.Name}}}
+---
+apiVersion: keystone.provider.c5c3.io/v1alpha1
+kind: ApplicationCredential
+metadata: {name: {{.Name}}-tenant}
+spec:
+  forProvider:
+    name: {{.Name}}-tenant
+    description: The tenant's credential of {{.Name}}
+    cloud: {name: {{.Name}}, region: {{.Region}}}
+    passwordSecretRef: {key: password, name: {{.Name}}-tenant-user, namespace: crossplane-system}
+    projectIDRef: {name: {{.Name}}}
+    userIDRef: {name: {{.Name}}-tenant}
+    roles: [member]
+  providerConfigRef: {name: {{.Name}}}
+  writeConnectionSecretToRef: {name: {{.Name}}-credentials, namespace: crossplane-system}
+{{range .Pools}}---
+apiVersion: nova.provider.c5c3.io/v1alpha1
+kind: Aggregate
+metadata: {name: {{$.Name}}-{{.}}}
+spec:
+  forProvider:
+    name: {{$.Name}}-{{.}}
+    availabilityZone: {{.}}
+    filterTenantIDRefs: [{name: {{$.Name}}}]
+    metadata: {c5c3.io_pool: {{.}}, c5c3.io_allocated_nodes: "20"}
+  providerConfigRef: {name: {{$.Name}}}
+{{end}}---
+apiVersion: cinder.provider.c5c3.io/v1alpha1
+kind: VolumeType
+metadata: {name: {{.Name}}-st-pool-a}
+spec:
+  forProvider: {name: {{.Name}}-st-pool-a, backendName: ceph-st-pool-a, description: RBD volumes in storage pool st-pool-a}
+  providerConfigRef: {name: {{.Name}}}
+---
+apiVersion: nova.provider.c5c3.io/v1alpha1
+kind: QuotaSet
+metadata: {name: {{.Name}}-compute}
+spec:
+  forProvider: {projectIDRef: {name: {{.Name}}}, cores: 2000, instances: 500, ramMB: 8192000}
+  providerConfigRef: {name: {{.Name}}}
+---
+apiVersion: cinder.provider.c5c3.io/v1alpha1
+kind: QuotaSet
+metadata: {name: {{.Name}}-volume}
+spec:
+  forProvider: {projectIDRef: {name: {{.Name}}}, gigabytes: 50000, snapshots: 4000, volumes: 2000}
+  providerConfigRef: {name: {{.Name}}}
+---
+apiVersion: neutron.provider.c5c3.io/v1alpha1
+kind: QuotaSet
+metadata: {name: {{.Name}}-network}
+spec:
+  forProvider: {projectIDRef: {name: {{.Name}}}, floatingIPs: 200, networks: 100, ports: 5000, routers: 50}
+  providerConfigRef: {name: {{.Name}}}
+`))
+
+// perCloud is how many managed resources cloudObjects declares.
+const perCloud = 10
+
+// pools are the hypervisor pools each cloud has an aggregate in.
+var pools = []string{"hv-pool-a", "hv-pool-b"}
+
+// cloudName is the name of cloud i's objects.
+func cloudName(i int) string { return fmt.Sprintf("c%05d", i) }
+
+// objectsOf renders cloud c's objects.
+func objectsOf(c *openstackstub.Cloud) ([]*unstructured.Unstructured, error) {
+	var ca strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(c.CA)), "\n") {
+		ca.WriteString("    " + l + "\n")
+	}
+	var buf bytes.Buffer
+	if err := cloudObjects.Execute(&buf, map[string]any{"Name": cloudName(c.Index), "AuthURL": c.AuthURL, "CA": strings.TrimRight(ca.String(), "\n"),
+		"Password": openstackstub.AdminPassword, "Region": openstackstub.Region, "Pools": pools}); err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	dec := yaml.NewYAMLOrJSONDecoder(&buf, 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if err.Error() == "EOF" {
+				return out, nil
+			}
+			return nil, err
+		}
+		if len(u.Object) > 0 {
+			out = append(out, u)
+		}
+	}
+}
+
+// managedKinds are the kinds of cloudObjects' managed resources.
+var managedKinds = []schema.GroupVersionKind{
+	{Group: "keystone.provider.c5c3.io", Version: "v1alpha1", Kind: "Project"},
+	{Group: "keystone.provider.c5c3.io", Version: "v1alpha1", Kind: "User"},
+	{Group: "keystone.provider.c5c3.io", Version: "v1alpha1", Kind: "RoleAssignment"},
+	{Group: "keystone.provider.c5c3.io", Version: "v1alpha1", Kind: "ApplicationCredential"},
+	{Group: "nova.provider.c5c3.io", Version: "v1alpha1", Kind: "Aggregate"},
+	{Group: "cinder.provider.c5c3.io", Version: "v1alpha1", Kind: "VolumeType"},
+	{Group: "nova.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
+	{Group: "cinder.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
+	{Group: "neutron.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
+}
+
+// createClouds creates the objects of clouds, workers at a time, labelled
+// with their batch.
+func createClouds(ctx context.Context, kube client.Client, batch string, clouds []*openstackstub.Cloud, workers int) error {
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		work     = make(chan *openstackstub.Cloud)
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				objs, err := objectsOf(c)
+				for _, o := range objs {
+					if err != nil {
+						break
+					}
+					o.SetLabels(map[string]string{batchLabel: batch})
+					err = kube.Create(ctx, o)
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("cloud %d: %w", c.Index, err)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, c := range clouds {
+		work <- c
+	}
+	close(work)
+	wg.Wait()
+	return firstErr
+}
+
+// batchLabel marks the objects created together, so that one List per
+// kind finds them.
+const batchLabel = "scale.c5c3.io/batch"
+
+// waitBatchReady waits until every managed resource of batch (n clouds) is
+// Ready, listing each kind every interval, and returns when each cloud's
+// last one was seen Ready.
+func waitBatchReady(ctx context.Context, kube client.Client, p *process, batch string, n int, interval, timeout time.Duration) (map[string]time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	done := map[string]time.Time{}
+	for {
+		if err := p.crashed(); err != nil {
+			return done, err
+		}
+		ready := map[string]int{}
+		var waiting string
+		for _, gvk := range managedKinds {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			if err := kube.List(ctx, list, client.MatchingLabels{batchLabel: batch}); err != nil {
+				return done, err
+			}
+			for i := range list.Items {
+				u := &list.Items[i]
+				pc, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
+				if isReady(u) {
+					ready[pc]++
+				} else if waiting == "" {
+					waiting = gvk.Kind + " " + u.GetName() + ": " + conditionMessage(u, "Synced")
+				}
+			}
+		}
+		now := time.Now()
+		for pc, r := range ready {
+			if _, ok := done[pc]; !ok && r == perCloud {
+				done[pc] = now
+			}
+		}
+		if len(done) == n {
+			return done, nil
+		}
+		if now.After(deadline) {
+			return done, fmt.Errorf("%d of %d clouds of batch %s Ready after %s; waiting on %s", len(done), n, batch, timeout, waiting)
+		}
+		time.Sleep(interval)
+	}
+}
+
+// envInt reads a positive integer from the environment, or def.
+func envInt(name string, def int) int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv(name), &n); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// deadlineFor is how long waiting on n managed resources may take at a
+// pessimistic 2 reconciles a second.
+func deadlineFor(n int) time.Duration { return time.Duration(n/2+120) * time.Second }
+
+func mustTB(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func isReady(u *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionMessage is the reason and message of u's condition kind.
+func conditionMessage(u *unstructured.Unstructured, kind string) string {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == kind {
+			return fmt.Sprintf("%v %v", m["reason"], m["message"])
+		}
+	}
+	return "no " + kind + " condition yet"
+}

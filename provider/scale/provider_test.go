@@ -1,0 +1,229 @@
+package scale
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// providerBinary builds provider/cmd/provider once, with the caller's
+// GOFLAGS (make passes the project's), as make xpkg builds the one that
+// ships; COBALTCORE_SCALE_PROVIDER names another binary instead (an older
+// build, to measure a change side by side).
+func providerBinary(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		if binary = os.Getenv("COBALTCORE_SCALE_PROVIDER"); binary != "" {
+			return
+		}
+		dir, err := os.MkdirTemp("", "scale-provider-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "provider")
+		out, err := exec.Command("go", "build", "-o", binary, "github.com/c5c3/consumer-plane/provider/cmd/provider").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build provider/cmd/provider: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+	return binary
+}
+
+// A process is the provider binary running against the test's API server,
+// its metrics served on a local port.
+type process struct {
+	cmd     *exec.Cmd
+	metrics string
+	log     string
+	exited  chan struct{}
+	killed  bool
+}
+
+// startProcess runs the provider with the flags, as its Deployment does
+// (every other flag at its default).
+func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
+	tb.Helper()
+	port, err := freePort()
+	mustTB(tb, err)
+	log, err := os.CreateTemp("", "scale-provider-*.log")
+	mustTB(tb, err)
+	p := &process{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: log.Name(), exited: make(chan struct{})}
+	args := append([]string{"--metrics-insecure", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--health-probe-bind-address=127.0.0.1:0"}, flags...)
+	p.cmd = exec.Command(providerBinary(tb), args...)
+	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+	mustTB(tb, p.cmd.Start())
+	go func() { _ = p.cmd.Wait(); close(p.exited); _ = log.Close() }()
+	tb.Cleanup(p.kill)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := p.scrape(); err == nil {
+			return p
+		}
+		select {
+		case <-p.exited:
+			tb.Fatalf("the provider exited at start; its log %s:\n%s", p.log, tail(p.log))
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("the provider serves no metrics 60 s after its start; its log %s", p.log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// kill stops the process at once (SIGKILL), as a node's loss does.
+func (p *process) kill() {
+	p.killed = true
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// crashed says, once the process has exited without being killed, how,
+// with the end of its log: a crash is a finding, never a slow figure.
+func (p *process) crashed() error {
+	select {
+	case <-p.exited:
+		if !p.killed {
+			return fmt.Errorf("the provider exited (%v); the end of its log %s:\n%s", p.cmd.ProcessState, p.log, tail(p.log))
+		}
+	default:
+	}
+	return nil
+}
+
+// rss returns the process's resident and peak resident memory, in bytes.
+func (p *process) rss() (now, peak int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			now = kb << 10
+		case "VmHWM:":
+			peak = kb << 10
+		}
+	}
+	return now, peak
+}
+
+// cpu is the CPU time the process has used (user and system).
+func (p *process) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
+}
+
+// scrape reads the process's metrics.
+func (p *process) scrape() (map[string]*dto.MetricFamily, error) {
+	rsp, err := http.Get(p.metrics) //nolint:noctx // a local scrape
+	if err != nil {
+		return nil, err
+	}
+	defer rsp.Body.Close() //nolint:errcheck // read to the end below
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(rsp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return families, nil
+}
+
+// sum adds the values (counters and gauges) of a metric's series whose
+// labels match.
+func (p *process) sum(tb testing.TB, name string, match func(map[string]string) bool) float64 {
+	tb.Helper()
+	families, err := p.scrape()
+	mustTB(tb, err)
+	f, ok := families[name]
+	if !ok {
+		return 0
+	}
+	var n float64
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if match != nil && !match(labels) {
+			continue
+		}
+		switch {
+		case m.GetCounter() != nil:
+			n += m.GetCounter().GetValue()
+		case m.GetGauge() != nil:
+			n += m.GetGauge().GetValue()
+		}
+	}
+	return n
+}
+
+// raiseFileLimit lets the test (and the provider it starts) hold a
+// connection per cloud, and the stub's listeners.
+func raiseFileLimit(tb testing.TB, want uint64) {
+	tb.Helper()
+	var l syscall.Rlimit
+	mustTB(tb, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
+	if l.Cur >= want {
+		return
+	}
+	l.Cur = min(want, l.Max)
+	mustTB(tb, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l))
+	if l.Cur < want {
+		tb.Logf("open files limited to %d (wanted %d)", l.Cur, want)
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close() //nolint:errcheck // only its port is wanted
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail is the end of a log, for a failure's message.
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}

@@ -1,0 +1,302 @@
+// Package scale measures the provider at landscape scale (#55): the
+// provider binary, as its Deployment runs it, against a real kube-apiserver
+// holding the managed resources of N clouds, each cloud its own stub
+// OpenStack (test/openstackstub: its own address, CA, Keystone and tokens,
+// answering at once). Run: make bench-scale (docs/benchmarks.md).
+package scale
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/test/kubetest"
+	"github.com/c5c3/consumer-plane/test/openstackstub"
+)
+
+// TestMain starts the API server only for the benchmark: make test runs
+// this package too, and has nothing to measure here.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		os.Exit(m.Run())
+	}
+	os.Exit(kubetest.Main(m, "../package/crds"))
+}
+
+// BenchmarkLandscape runs the provider against COBALTCORE_SCALE_CLOUDS
+// clouds (default 500) of ten managed resources each, with the provider
+// flags of COBALTCORE_SCALE_FLAGS (default: none, the binary's defaults),
+// and reports, in order:
+//
+//   - converge_s: from the provider's start to every resource Ready (the
+//     catch-up of a provider that starts on a landscape);
+//   - over a steady window of two poll intervals: rss_MiB (and peak_MiB),
+//     cpu_cores, observes/s (the provider's looks at its objects in the
+//     clouds), reconciles/s (controller-runtime's count, which includes the
+//     reconciles the rate limiter turned back), api_req/s (the provider's requests to the
+//     API server), auths/cloud/min and calls/cloud/min (what each cloud's
+//     Keystone and APIs are asked);
+//   - age_p50_s, age_p99_s, age_max_s: at the window's end, the time since
+//     each resource was last read from its cloud (a resource looked at once
+//     per poll interval is at most that old);
+//   - new1_first_s, new1_ready_s: one new cloud created beside the steady
+//     ones: until its cloud is first asked anything, and until its ten
+//     resources are Ready;
+//   - new100_p50_s, new100_max_s: 100 new clouds at once, until each is
+//     Ready;
+//   - drift_s: an aggregate's metadata changed behind the provider's back,
+//     until the provider sets it back;
+//   - restart_s: the provider killed and started again, until every
+//     resource was read from its cloud again.
+//
+// One iteration is the whole experiment: run it with -benchtime=1x.
+func BenchmarkLandscape(b *testing.B) {
+	kube := kubetest.Client(b)
+	ctx := context.Background()
+	n := envInt("COBALTCORE_SCALE_CLOUDS", 500)
+	flags := strings.Fields(os.Getenv("COBALTCORE_SCALE_FLAGS"))
+	poll := pollOf(flags)
+	raiseFileLimit(b, uint64(8*n+4096))
+	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
+	mustTB(b, os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, kubetest.Config(b)), 0o600))
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}}); err != nil && !kerrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		land, err := openstackstub.New(n, 0)
+		mustTB(b, err)
+		b.Cleanup(land.Close)
+		steady := fmt.Sprintf("steady-%d", i)
+		mustTB(b, createClouds(ctx, kube, steady, land.Clouds, 16))
+		say(b, "%d clouds (%d managed resources) created in %s", n, n*perCloud, time.Since(start).Round(time.Second))
+
+		// A provider starting on a landscape: everything to catch up on.
+		p := startProcess(b, kubeconfig, flags)
+		started := time.Now()
+		_, err = waitBatchReady(ctx, kube, p, steady, n, listEvery(n), deadlineFor(n*perCloud))
+		mustTB(b, err)
+		converge := time.Since(started)
+		say(b, "every resource Ready %s after the provider started", converge.Round(time.Second))
+
+		// The steady state: two poll intervals after a first one to settle.
+		time.Sleep(poll)
+		window := 2 * poll
+		before := sample(b, p, land)
+		time.Sleep(window)
+		after := sample(b, p, land)
+		ages := ageQuantiles(land.Clouds[:n], after.at)
+		rss, peak := p.rss()
+		minutes := window.Minutes()
+		steadyCPU := (after.cpu - before.cpu).Seconds() / window.Seconds()
+		say(b, "steady: RSS %d MiB (peak %d), %.2f cores, %.1f observes/s, %.1f reconciles/s, %.1f API requests/s, %.2f authentications and %.1f calls per cloud per minute; since last read: p50 %.0fs p99 %.0fs max %.0fs",
+			rss>>20, peak>>20, steadyCPU, float64(after.observes-before.observes)/window.Seconds(), (after.reconciles-before.reconciles)/window.Seconds(), (after.apiRequests-before.apiRequests)/window.Seconds(),
+			float64(after.auths-before.auths)/float64(n)/minutes, float64(after.calls-before.calls)/float64(n)/minutes, ages[0], ages[1], ages[2])
+
+		// What the API server was asked meanwhile: the provider is its only
+		// client in the window (the harness only reads its metrics).
+		say(b, "API server requests a second, the most frequent: %s", after.apiserver.Sub(before.apiserver).Top(6, window.Seconds()))
+
+		// One new cloud beside the steady ones, then 100 at once.
+		first, ready := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new1-%d", i), 1)
+		say(b, "one new cloud: first asked %.1fs, Ready %.1fs after its objects were created", first[0], ready[0])
+		_, ready100 := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new100-%d", i), 100)
+		say(b, "100 new clouds: Ready p50 %.1fs, max %.1fs after their objects were created", quantile(ready100, 0.5), ready100[len(ready100)-1])
+
+		// A drift in one cloud, repaired.
+		drift := repairTime(b, p, land.Clouds[0])
+		say(b, "an aggregate's metadata changed behind the provider: set back %.1fs later", drift)
+
+		// The provider killed and started again.
+		p.kill()
+		restarted := time.Now()
+		p = startProcess(b, kubeconfig, flags)
+		catchUp := allReadSince(b, p, land.Clouds, restarted, deadlineFor(len(land.Clouds)*perCloud))
+		say(b, "after a restart, every resource read again within %.1fs", catchUp)
+
+		b.ReportMetric(float64(n), "clouds")
+		b.ReportMetric(converge.Seconds(), "converge_s")
+		b.ReportMetric(float64(rss>>20), "rss_MiB")
+		b.ReportMetric(float64(peak>>20), "peak_MiB")
+		b.ReportMetric(steadyCPU, "cpu_cores")
+		b.ReportMetric(float64(after.observes-before.observes)/window.Seconds(), "observes/s")
+		b.ReportMetric((after.reconciles-before.reconciles)/window.Seconds(), "reconciles/s")
+		b.ReportMetric((after.apiRequests-before.apiRequests)/window.Seconds(), "api_req/s")
+		b.ReportMetric(float64(after.auths-before.auths)/float64(n)/minutes, "auths/cloud/min")
+		b.ReportMetric(float64(after.calls-before.calls)/float64(n)/minutes, "calls/cloud/min")
+		b.ReportMetric(ages[0], "age_p50_s")
+		b.ReportMetric(ages[1], "age_p99_s")
+		b.ReportMetric(ages[2], "age_max_s")
+		b.ReportMetric(first[0], "new1_first_s")
+		b.ReportMetric(ready[0], "new1_ready_s")
+		b.ReportMetric(quantile(ready100, 0.5), "new100_p50_s")
+		b.ReportMetric(ready100[len(ready100)-1], "new100_max_s")
+		b.ReportMetric(drift, "drift_s")
+		b.ReportMetric(catchUp, "restart_s")
+		if u := unknownCalls(land); u > 0 {
+			b.Errorf("the provider made %d calls the stub does not serve: the measurement misses them", u)
+		}
+	}
+}
+
+// say logs a step's figure, and prints it at once: a run at 5,000 clouds
+// takes an hour, and a benchmark's log shows only at its end.
+func say(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	tb.Logf(format, args...)
+	fmt.Fprintf(os.Stderr, "[scale %s] "+format+"\n", append([]any{time.Now().Format(time.TimeOnly)}, args...)...)
+}
+
+// pollOf is the --poll of flags, or the binary's default.
+func pollOf(flags []string) time.Duration {
+	for _, f := range flags {
+		if v, ok := strings.CutPrefix(f, "--poll="); ok {
+			if d, err := time.ParseDuration(v); err == nil {
+				return d
+			}
+		}
+	}
+	return time.Minute
+}
+
+// listEvery is how often waiting on n clouds lists them: the lists must
+// not be what the API server is busy with.
+func listEvery(n int) time.Duration {
+	return min(10*time.Second, time.Duration(n)*10*time.Millisecond+200*time.Millisecond)
+}
+
+// A snapshot of the provider and the clouds.
+type snapshot struct {
+	at                      time.Time
+	cpu                     time.Duration
+	reconciles, apiRequests float64
+	auths, calls, observes  int64
+	apiserver               kubetest.RequestCounts
+}
+
+func sample(tb testing.TB, p *process, land *openstackstub.Landscape) snapshot {
+	s := snapshot{at: time.Now(), cpu: p.cpu(), apiserver: kubetest.APIRequests(tb, kubetest.Config(tb)),
+		reconciles:  p.sum(tb, "controller_runtime_reconcile_total", nil),
+		apiRequests: p.sum(tb, "rest_client_requests_total", nil)}
+	for _, c := range land.Clouds {
+		n := c.Counts()
+		s.auths += n.Auths
+		s.calls += n.Auths + n.Reads + n.Writes
+		s.observes += n.Observes
+	}
+	return s
+}
+
+// ageQuantiles returns p50, p99 and the maximum of the time since each
+// object of clouds was last read, at t.
+func ageQuantiles(clouds []*openstackstub.Cloud, t time.Time) [3]float64 {
+	var ages []float64
+	for _, c := range clouds {
+		for _, seen := range c.LastSeen() {
+			ages = append(ages, t.Sub(seen).Seconds())
+		}
+	}
+	slices.Sort(ages)
+	if len(ages) == 0 {
+		return [3]float64{}
+	}
+	return [3]float64{quantile(ages, 0.5), quantile(ages, 0.99), ages[len(ages)-1]}
+}
+
+// quantile of sorted values.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}
+
+// newClouds adds k clouds to the landscape and creates their objects at
+// once; it returns, sorted, the seconds until each cloud was first asked
+// anything and until its resources were Ready.
+func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *process, land *openstackstub.Landscape, batch string, k int) (first, ready []float64) {
+	tb.Helper()
+	clouds := make([]*openstackstub.Cloud, k)
+	for j := range clouds {
+		c, err := land.Add()
+		mustTB(tb, err)
+		clouds[j] = c
+	}
+	created := time.Now()
+	mustTB(tb, createClouds(ctx, kube, batch, clouds, 16))
+	// Behind a saturated queue a new cloud can wait many minutes: that is
+	// a figure to report, not a reason to stop.
+	done, err := waitBatchReady(ctx, kube, p, batch, k, listEvery(k), 30*time.Minute+deadlineFor(k*perCloud))
+	mustTB(tb, err)
+	for _, c := range clouds {
+		first = append(first, c.FirstRequest().Sub(created).Seconds())
+		ready = append(ready, done[cloudName(c.Index)].Sub(created).Seconds())
+	}
+	slices.Sort(first)
+	slices.Sort(ready)
+	return first, ready
+}
+
+// repairTime changes an aggregate of c behind the provider's back and
+// returns the seconds until the provider has set it back.
+func repairTime(tb testing.TB, p *process, c *openstackstub.Cloud) float64 {
+	tb.Helper()
+	name := cloudName(c.Index) + "-" + pools[0]
+	mustTB(tb, c.DriftAggregate(name, "c5c3.io_allocated_nodes", "99"))
+	changed := time.Now()
+	for time.Since(changed) < 10*time.Minute {
+		mustTB(tb, p.crashed())
+		md, err := c.AggregateMetadata(name)
+		mustTB(tb, err)
+		if md["c5c3.io_allocated_nodes"] == "20" {
+			return time.Since(changed).Seconds()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tb.Fatalf("aggregate %s: the drift was not repaired within 10 minutes", name)
+	return 0
+}
+
+// allReadSince waits until every object of clouds was read after t and
+// returns the seconds that took.
+func allReadSince(tb testing.TB, p *process, clouds []*openstackstub.Cloud, t time.Time, timeout time.Duration) float64 {
+	tb.Helper()
+	for time.Since(t) < timeout {
+		mustTB(tb, p.crashed())
+		stale := 0
+		for _, c := range clouds {
+			for _, seen := range c.LastSeen() {
+				if seen.Before(t) {
+					stale++
+				}
+			}
+		}
+		if stale == 0 {
+			return time.Since(t).Seconds()
+		}
+		time.Sleep(time.Second)
+	}
+	tb.Fatalf("not every resource was read again within %s of the restart", timeout)
+	return 0
+}
+
+func unknownCalls(land *openstackstub.Landscape) int64 {
+	var n int64
+	for _, c := range land.Clouds {
+		n += c.Counts().Unknown
+	}
+	return n
+}
