@@ -155,10 +155,13 @@ type Cache struct {
 }
 
 // DefaultSessions is how many credentials' sessions the provider keeps by
-// default: a landscape of 1,000 clouds has a ProviderConfig per cloud, and
-// a session per credential and region costs a token and its catalog (a
-// few KiB). Past the size, every poll of the evicted ones authenticates.
-const DefaultSessions = 2048
+// default. Every cloud has two credentials: its ProviderConfig's admin, and
+// its tenant's user, as whom the ApplicationCredential logs in. A session
+// per credential and region costs a token and its catalog (a few KiB), so
+// a landscape of 5,000 clouds (10,000 sessions) fits; past the size, every
+// poll of the evicted ones authenticates again (2,048 before: past 1,024
+// clouds).
+const DefaultSessions = 16384
 
 // Defaults of LimitCalls: one cloud's resources rarely need more requests
 // under way at once, and a healthy endpoint answers well within the wait.
