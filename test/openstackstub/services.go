@@ -1,6 +1,7 @@
 package openstackstub
 
 import (
+	"cmp"
 	"maps"
 	"net/http"
 	"slices"
@@ -157,11 +158,7 @@ func (c *Cloud) computeRoutes(route router) {
 		return c.aggregates[id], id
 	}
 	route("GET "+p+"/os-aggregates", false, func(_ *http.Request, _ map[string]any) (int, any) {
-		out := []map[string]any{}
-		for _, id := range slices.Sorted(maps.Keys(c.aggregates)) {
-			out = append(out, c.aggregates[id])
-		}
-		return http.StatusOK, map[string]any{"aggregates": out}
+		return http.StatusOK, map[string]any{"aggregates": byID(c.aggregates)}
 	})
 	route("GET "+p+"/os-aggregates/{id}", false, func(r *http.Request, _ map[string]any) (int, any) {
 		a, id := aggregate(r)
@@ -239,11 +236,7 @@ func (c *Cloud) computeRoutes(route router) {
 func (c *Cloud) blockStorageRoutes(route router) {
 	const p = "/volume/v3"
 	route("GET "+p+"/types", false, func(_ *http.Request, _ map[string]any) (int, any) {
-		out := []map[string]any{}
-		for _, id := range slices.Sorted(maps.Keys(c.types)) {
-			out = append(out, c.types[id])
-		}
-		return http.StatusOK, map[string]any{"volume_types": out}
+		return http.StatusOK, map[string]any{"volume_types": byID(c.types)}
 	})
 	route("GET "+p+"/types/{id}", false, func(r *http.Request, _ map[string]any) (int, any) {
 		t, ok := c.types[r.PathValue("id")]
@@ -373,4 +366,13 @@ func (c *Cloud) quotaRoutes(route router, service, path, key string, defaults ma
 		delete(c.seen, service+"_quota/"+r.PathValue("project"))
 		return http.StatusAccepted, nil
 	})
+}
+
+// byID lists objects sorted by their IDs, as the services list them.
+func byID[K cmp.Ordered](objects map[K]map[string]any) []map[string]any {
+	out := []map[string]any{}
+	for _, id := range slices.Sorted(maps.Keys(objects)) {
+		out = append(out, objects[id])
+	}
+	return out
 }
