@@ -290,9 +290,7 @@ func TestIntegrationCephPoolDeviceClass(t *testing.T) {
 	var rule struct {
 		ID int `json:"rule_id"`
 	}
-	if err := json.Unmarshal([]byte(mustCeph(t, "osd", "crush", "rule", "dump", "replicated_hdd", "-f", "json")), &rule); err != nil {
-		t.Fatal(err)
-	}
+	cephJSONAt(t, cephRun(), &rule, "osd", "crush", "rule", "dump", "replicated_hdd")
 	if got := cephPool(t, name)["crush_rule"].(float64); int(got) != rule.ID {
 		t.Fatalf("pool crush_rule %v, want replicated_hdd (%d)", got, rule.ID)
 	}
