@@ -54,7 +54,7 @@ func BenchmarkConverge500(b *testing.B) {
 		plain, plainCalls, plainTokens := plainLoop(b, run)
 
 		// The provider.
-		reconcilesBefore, requestsBefore := benchReconciles(b), apiserverRequests(b, h)
+		reconcilesBefore, requestsBefore := benchReconciles(b), kubetest.APIRequests(b, h.config)
 		profiled := profileAPIServer(b, h)
 		start, before := time.Now(), openstack.ReadCounts()
 		var mrs []resource.Managed
@@ -71,7 +71,7 @@ func BenchmarkConverge500(b *testing.B) {
 		waitAllReady(b, h, mrs)
 		converge, created := time.Since(start), openstack.ReadCounts().Sub(before)
 		reconciles := benchReconciles(b) - reconcilesBefore
-		requests := apiserverRequests(b, h).Sub(requestsBefore)
+		requests := kubetest.APIRequests(b, h.config).Sub(requestsBefore)
 		<-profiled
 		b.Logf("API server requests while converging, by verb and resource (the benchmark's own watch and creates included): %s", requests)
 		lastCreate := lastCreateRecorded(b, h, mrs).Sub(start)
@@ -279,12 +279,6 @@ func profileAPIServer(b *testing.B, h *harness) <-chan struct{} {
 		}
 	}()
 	return done
-}
-
-// apiserverRequests reads the API server's request counters.
-func apiserverRequests(b *testing.B, h *harness) kubetest.RequestCounts {
-	b.Helper()
-	return kubetest.APIRequests(b, h.config)
 }
 
 // benchReconciles is how many reconciles the benchmark's kinds have run in

@@ -165,33 +165,19 @@ func (p *process) scrape() (map[string]*dto.MetricFamily, error) {
 	return families, nil
 }
 
-// sum adds the values (counters and gauges) of a metric's series whose
-// labels match.
-func (p *process) sum(tb testing.TB, name string, match func(map[string]string) bool) float64 {
+// sums reads the process's metrics once and adds up each named metric's
+// series (counters and gauges).
+func (p *process) sums(tb testing.TB, names ...string) []float64 {
 	tb.Helper()
 	families, err := p.scrape()
 	mustTB(tb, err)
-	f, ok := families[name]
-	if !ok {
-		return 0
-	}
-	var n float64
-	for _, m := range f.GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if match != nil && !match(labels) {
-			continue
-		}
-		switch {
-		case m.GetCounter() != nil:
-			n += m.GetCounter().GetValue()
-		case m.GetGauge() != nil:
-			n += m.GetGauge().GetValue()
+	out := make([]float64, len(names))
+	for i, name := range names {
+		for _, m := range families[name].GetMetric() {
+			out[i] += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 		}
 	}
-	return n
+	return out
 }
 
 // raiseFileLimit lets the test (and the provider it starts) hold a

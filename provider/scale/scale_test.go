@@ -188,9 +188,9 @@ type snapshot struct {
 }
 
 func sample(tb testing.TB, p *process, land *openstackstub.Landscape) snapshot {
-	s := snapshot{at: time.Now(), cpu: p.cpu(), apiserver: kubetest.APIRequests(tb, kubetest.Config(tb)),
-		reconciles:  p.sum(tb, "controller_runtime_reconcile_total", nil),
-		apiRequests: p.sum(tb, "rest_client_requests_total", nil)}
+	s := snapshot{at: time.Now(), cpu: p.cpu(), apiserver: kubetest.APIRequests(tb, kubetest.Config(tb))}
+	sums := p.sums(tb, "controller_runtime_reconcile_total", "rest_client_requests_total")
+	s.reconciles, s.apiRequests = sums[0], sums[1]
 	for _, c := range land.Clouds {
 		n := c.Counts()
 		s.auths += n.Auths

@@ -276,14 +276,9 @@ func (c *Cloud) authenticate(w http.ResponseWriter, r *http.Request) {
 // list filters objects by the query's name (and domain_id), sorted by ID.
 func list(r *http.Request, objects map[string]map[string]any) []map[string]any {
 	name, domain := r.URL.Query().Get("name"), r.URL.Query().Get("domain_id")
-	out := []map[string]any{}
-	for _, id := range slices.Sorted(maps.Keys(objects)) {
-		o := objects[id]
-		if (name == "" || o["name"] == name) && (domain == "" || o["domain_id"] == domain) {
-			out = append(out, o)
-		}
-	}
-	return out
+	return slices.DeleteFunc(byID(objects), func(o map[string]any) bool {
+		return (name != "" && o["name"] != name) || (domain != "" && o["domain_id"] != domain)
+	})
 }
 
 func links() map[string]any { return map[string]any{"next": nil, "previous": nil, "self": ""} }

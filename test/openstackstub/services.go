@@ -103,14 +103,10 @@ func (c *Cloud) identityRoutes(route router) {
 		return http.StatusNoContent, nil
 	})
 	appcreds := func(r *http.Request) []map[string]any {
-		out := []map[string]any{}
-		for _, id := range slices.Sorted(maps.Keys(c.appcreds)) {
-			a := c.appcreds[id]
-			if a["user_id"] == r.PathValue("user") && (r.URL.Query().Get("name") == "" || a["name"] == r.URL.Query().Get("name")) {
-				out = append(out, a)
-			}
-		}
-		return out
+		name := r.URL.Query().Get("name")
+		return slices.DeleteFunc(byID(c.appcreds), func(a map[string]any) bool {
+			return a["user_id"] != r.PathValue("user") || (name != "" && a["name"] != name)
+		})
 	}
 	route("GET /v3/users/{user}/application_credentials", false, func(r *http.Request, _ map[string]any) (int, any) {
 		return http.StatusOK, map[string]any{"application_credentials": appcreds(r), "links": links()}

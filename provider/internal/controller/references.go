@@ -105,7 +105,13 @@ func wakeSources(mgr ctrl.Manager, obj Referencing, list client.ObjectList, wake
 	referrers := func(ctx context.Context, refs []xpv2.TypedReference) []reconcile.Request {
 		var reqs []reconcile.Request
 		for _, ref := range refs {
-			l := emptyLike(list)
+			// A list of its own: the controller's list is also the one
+			// crossplane-runtime's state metrics recorder lists into every
+			// few seconds, and a deep copy of it raced with that List and
+			// crashed the provider ("index out of range" in DeepCopyInto)
+			// when 600 clouds' resources woke each other after a restart
+			// (make bench-scale).
+			l := newOf(list)
 			if err := mgr.GetClient().List(ctx, l, client.MatchingFields{indexReferenced: referenceKey(ref)}); err != nil {
 				// The referrer's own retry still comes.
 				continue
@@ -140,14 +146,10 @@ func wakeSources(mgr ctrl.Manager, obj Referencing, list client.ObjectList, wake
 	return srcs, nil
 }
 
-// emptyLike returns a new, empty list of list's type. The list a
-// controller is set up with is also the one crossplane-runtime's state
-// metrics recorder lists into every few seconds: a deep copy of it raced
-// with that List and crashed the provider ("index out of range" in
-// DeepCopyInto) when 600 clouds' resources woke each other after a restart
-// (make bench-scale).
-func emptyLike(list client.ObjectList) client.ObjectList {
-	return reflect.New(reflect.TypeOf(list).Elem()).Interface().(client.ObjectList) //nolint:forcetypeassert // a pointer to list's own type
+// newOf returns a new, empty object of v's type (v is a pointer, as every
+// client.Object and client.ObjectList is).
+func newOf[T any](v T) T {
+	return reflect.New(reflect.TypeOf(v).Elem()).Interface().(T) //nolint:forcetypeassert // a pointer to v's own type
 }
 
 // Unblocking passes the updates of a managed resource that can unblock the

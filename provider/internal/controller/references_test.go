@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	cinderv1alpha1 "github.com/c5c3/consumer-plane/apis/cinder/v1alpha1"
@@ -120,7 +121,7 @@ func TestResolvesWithWakes(t *testing.T) {
 // The wake sources list referrers into a list of their own: the
 // controller's list is the state metrics recorder's, which lists into it
 // concurrently, so reading it (a deep copy) raced and crashed the provider.
-func TestEmptyLikeReadsNothingOfTheSharedList(t *testing.T) {
+func TestNewOfReadsNothingOfTheSharedList(t *testing.T) {
 	shared := &keystonev1alpha1.ProjectList{Items: make([]keystonev1alpha1.Project, 600)}
 	done := make(chan struct{})
 	go func() {
@@ -130,9 +131,10 @@ func TestEmptyLikeReadsNothingOfTheSharedList(t *testing.T) {
 		}
 	}()
 	for range 1000 {
-		l, ok := emptyLike(shared).(*keystonev1alpha1.ProjectList)
+		var list client.ObjectList = shared
+		l, ok := newOf(list).(*keystonev1alpha1.ProjectList)
 		if !ok || l == shared || len(l.Items) != 0 {
-			t.Fatalf("emptyLike returned %T with %d items (the shared list: %t), want a new empty ProjectList", l, len(l.Items), l == shared)
+			t.Fatalf("newOf returned %T with %d items (the shared list: %t), want a new empty ProjectList", l, len(l.Items), l == shared)
 		}
 	}
 	<-done
