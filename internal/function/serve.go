@@ -35,7 +35,7 @@ func (c *CLI) Serve(newFunction func(logging.Logger) fnv1.FunctionRunnerServiceS
 		return err
 	}
 	limit := c.MaxRecvMessageSize * 1024 * 1024
-	paced := paceGuard{FunctionRunnerServiceServer: newFunction(log), now: time.Now}
+	paced := paceGuard{FunctionRunnerServiceServer: shardGuard{newFunction(log)}, now: time.Now}
 	guarded := secretGuard{FunctionRunnerServiceServer: paced, log: log}
 	return function.Serve(sizeGuard{FunctionRunnerServiceServer: guarded, limit: limit, log: log},
 		function.Listen(c.Network, c.Address),

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/consumer-plane/internal/shard"
 	"github.com/c5c3/consumer-plane/test/openstackstub"
 )
 
@@ -203,7 +204,9 @@ func createClouds(ctx context.Context, kube client.Client, batch string, clouds 
 					if err != nil {
 						break
 					}
-					o.SetLabels(map[string]string{batchLabel: batch})
+					// As the functions label what they compose
+					// (internal/function's shardGuard).
+					o.SetLabels(map[string]string{batchLabel: batch, shard.Label: shard.Of(cloudName(c.Index))})
 					err = kube.Create(ctx, o)
 				}
 				if err != nil {
@@ -231,7 +234,7 @@ const batchLabel = "scale.c5c3.io/batch"
 // waitBatchReady waits until every managed resource of batch (n clouds) is
 // Ready, listing each kind every interval, and returns when each cloud's
 // last one was seen Ready.
-func waitBatchReady(ctx context.Context, kube client.Client, p *process, batch string, n int, interval, timeout time.Duration) (map[string]time.Time, error) {
+func waitBatchReady(ctx context.Context, kube client.Client, p crasher, batch string, n int, interval, timeout time.Duration) (map[string]time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	done := map[string]time.Time{}
 	for {

@@ -73,7 +73,9 @@ func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
 	p := &process{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: log.Name(), exited: make(chan struct{})}
 	args := append([]string{"--metrics-insecure", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--health-probe-bind-address=127.0.0.1:0"}, flags...)
 	p.cmd = exec.Command(providerBinary(tb), args...)
-	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	// POD_NAMESPACE as Crossplane's Deployment runtime sets it: the
+	// namespace of the Leases of --shards.
+	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "POD_NAMESPACE=crossplane-system")
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	mustTB(tb, p.cmd.Start())
 	go func() { _ = p.cmd.Wait(); close(p.exited); _ = log.Close() }()
@@ -100,6 +102,21 @@ func (p *process) kill() {
 	p.killed = true
 	_ = p.cmd.Process.Kill()
 	<-p.exited
+}
+
+// A crasher reports a provider process that exited unbidden.
+type crasher interface{ crashed() error }
+
+// replicas are processes run side by side, as a Deployment's replicas.
+type replicas []*process
+
+func (r replicas) crashed() error {
+	for _, p := range r {
+		if err := p.crashed(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // crashed says, once the process has exited without being killed, how,

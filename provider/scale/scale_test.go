@@ -272,7 +272,7 @@ func repairTime(tb testing.TB, p *process, c *openstackstub.Cloud) float64 {
 
 // allReadSince waits until every object of clouds was read after t and
 // returns the seconds that took.
-func allReadSince(tb testing.TB, p *process, clouds []*openstackstub.Cloud, t time.Time, timeout time.Duration) float64 {
+func allReadSince(tb testing.TB, p crasher, clouds []*openstackstub.Cloud, t time.Time, timeout time.Duration) float64 {
 	tb.Helper()
 	for time.Since(t) < timeout {
 		mustTB(tb, p.crashed())

@@ -6,8 +6,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,13 +21,19 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/c5c3/consumer-plane/internal/securemetrics"
+	"github.com/c5c3/consumer-plane/internal/shard"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
@@ -35,6 +45,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
+	"github.com/c5c3/consumer-plane/provider/internal/shardlease"
 )
 
 // DefaultReconcileRate is --max-reconcile-rate's default, chosen from make
@@ -51,7 +62,8 @@ func main() {
 		debug          = flag.Bool("debug", false, "Log at debug level.")
 		pollInterval   = flag.Duration("poll", time.Minute, "How often each managed resource is checked for drift.")
 		maxReconcile   = flag.Int("max-reconcile-rate", DefaultReconcileRate, "Reconciles per second of each service the provider manages (Keystone, Nova, Cinder, quotas, Gardener, IronCore, KVM, OVN, Ceph, ProviderConfigs), and workers per controller; the API server client may send 5 times this many requests a second. Each service's resources are polled once per --poll only while their count stays below this rate times the poll's seconds (docs/operations.md).")
-		leaderElection = flag.Bool("leader-election", false, "Elect a leader, so several replicas can run.")
+		leaderElection = flag.Bool("leader-election", false, "Elect a leader, so several replicas can run (one serving, the others standing by). See --shards to split the work instead.")
+		shards         = flag.Int("shards", 1, fmt.Sprintf("Split the managed resources into this many shards (1 to %d), each served by one replica: every replica takes the Lease of one shard (in the namespace POD_NAMESPACE names) and watches, caches and reconciles only the resources of its composites' buckets (label %s); a replica more than the shards stands by for one. Run the Deployment with at least this many replicas (docs/operations.md).", shard.Buckets, shard.Label))
 		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 		sessionCache   = flag.Int("openstack-session-cache", openstack.DefaultSessions, "OpenStack credentials (per region) whose authenticated session and token are kept; past it, polls of the least recently used authenticate again.")
 		callsPerCred   = flag.Int("openstack-max-calls-per-credential", openstack.DefaultCallsPerSession, "OpenStack requests one credential may have under way at once; a request that waits longer than --openstack-call-wait fails and is retried, so a cloud whose endpoint hangs holds at most this many reconcile workers (0: no limit).")
@@ -69,12 +81,18 @@ func main() {
 	log := logging.NewLogrLogger(zl.WithName("provider-cobaltcore"))
 	ctrl.SetLogger(zl)
 
+	ctx := ctrl.SetupSignalHandler()
+	cfg := ratelimiter.LimitRESTConfig(ctrl.GetConfigOrDie(), *maxReconcile)
+	selector, lost, err := serveShard(ctx, log, cfg, *shards)
+	exitOn(log, err, "cannot take a shard")
+
 	scheme, err := register.Scheme()
 	exitOn(log, err, "cannot build the scheme")
-	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(ctrl.GetConfigOrDie(), *maxReconcile), ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Client:                  register.ClientOptions(),
-		LeaderElection:          *leaderElection,
+		Cache:                   register.CacheOptions(scheme, selector),
+		LeaderElection:          *leaderElection && *shards == 1,
 		LeaderElectionID:        "provider-cobaltcore.c5c3.io",
 		Metrics:                 metricsFlags.Options(),
 		HealthProbeBindAddress:  *probeAddr,
@@ -111,8 +129,59 @@ func main() {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}
 	exitOn(log, register.All(mgr, o, deps), "cannot set up the controllers")
-	exitOn(log, mgr.Start(ctrl.SetupSignalHandler()), "cannot run the manager")
+	go func() {
+		// Another replica may serve the shard as soon as its Lease is
+		// lost: stop at once, as controller-runtime does when it loses
+		// leadership (the Deployment starts the replica again).
+		<-lost
+		if ctx.Err() == nil {
+			log.Info("lost the Lease of its shard: stopping")
+			os.Exit(1)
+		}
+	}()
+	exitOn(log, mgr.Start(ctx), "cannot run the manager")
 }
+
+// serveShard takes one of the shards' Leases when the resources are split
+// into several, and returns the selector of the resources this replica
+// serves and a channel closed when its Lease is lost (never, unsharded).
+func serveShard(ctx context.Context, log logging.Logger, cfg *rest.Config, n int) (labels.Selector, <-chan struct{}, error) {
+	if n == 1 {
+		return labels.Everything(), make(chan struct{}), nil
+	}
+	if _, err := shard.Selector(0, n); err != nil {
+		return nil, nil, fmt.Errorf("--shards: %w", err)
+	}
+	namespace := os.Getenv("POD_NAMESPACE")
+	if namespace == "" {
+		return nil, nil, errors.New("--shards needs the namespace of the shards' Leases in POD_NAMESPACE (Crossplane's Deployment runtime sets it)")
+	}
+	host, _ := os.Hostname()
+	identity := host + "_" + string(uuid.NewUUID())
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	i, lost, err := shardlease.Acquire(ctx, cs, namespace, identity, n, ctrl.Log.WithName("shards"))
+	if err != nil {
+		return nil, nil, err
+	}
+	sel, err := shard.Selector(i, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	shardGauge.WithLabelValues(strconv.Itoa(i), strconv.Itoa(n)).Set(1)
+	log.Info("serving a shard", "shard", i, "shards", n, "lease", shardlease.Name(i, n), "selector", sel.String())
+	return sel, lost, nil
+}
+
+// shardGauge says which shard a replica serves.
+var shardGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Name: "cobaltcore_provider_shard",
+	Help: "1 for the shard this replica serves (label shard, of shards), when the provider runs with --shards.",
+}, []string{"shard", "shards"})
+
+func init() { metrics.Registry.MustRegister(shardGauge) }
 
 // namespaces are the names of a comma-separated flag, blanks dropped.
 func namespaces(flag string) []string {

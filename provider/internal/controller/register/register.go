@@ -4,14 +4,18 @@ package register
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cephv1alpha1 "github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
@@ -185,4 +189,33 @@ func orDefault[T any](f, def func(*openstack.Session) (T, error)) func(*openstac
 // connect (#23 §11).
 func ClientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}}
+}
+
+// CacheOptions are the options of the manager's cache for a replica that
+// serves the resources sel selects (a shard, internal/shard): every managed
+// resource kind and the OpenStack ProviderConfigs are watched and cached
+// through sel, so the replica holds and reconciles its shard alone. The
+// other ProviderConfig kinds stay whole: the landscape's own (the garden's,
+// the metal cluster's) serve every shard's pools, and they are few.
+// ProviderConfigUsages stay whole too, so that each replica counts a
+// ProviderConfig's users as they are.
+func CacheOptions(s *runtime.Scheme, sel labels.Selector) cache.Options {
+	if sel.Empty() {
+		return cache.Options{}
+	}
+	by := map[client.Object]cache.ByObject{}
+	openstackPC := openstackv1alpha1.SchemeGroupVersion.WithKind("ProviderConfig")
+	for gvk := range s.AllKnownTypes() {
+		if !strings.HasSuffix(gvk.Group, ".provider.c5c3.io") {
+			continue
+		}
+		o, err := s.New(gvk)
+		if err != nil {
+			continue
+		}
+		if _, managed := o.(resource.Managed); managed || gvk == openstackPC {
+			by[o.(client.Object)] = cache.ByObject{Label: sel}
+		}
+	}
+	return cache.Options{ByObject: by}
 }

@@ -1,0 +1,193 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/c5c3/consumer-plane/internal/shard"
+	"github.com/c5c3/consumer-plane/test/kubetest"
+	"github.com/c5c3/consumer-plane/test/openstackstub"
+)
+
+// shards is how many shards BenchmarkShards splits the landscape into,
+// one replica each.
+const shards = 2
+
+// BenchmarkShards runs the provider as a Deployment of two replicas with
+// --shards=2 runs (#55 §4), each with the flags of COBALTCORE_SCALE_FLAGS,
+// against COBALTCORE_SCALE_CLOUDS clouds (default 500), and checks and
+// reports, in order:
+//
+//   - each replica takes its own shard's Lease, and holds exactly the
+//     managed resources of its shard's buckets (crossplane-runtime's
+//     crossplane_managed_resource_exists): together every resource, each
+//     in one replica;
+//   - converge_s: from the replicas' start to every resource Ready;
+//   - over a steady window of two poll intervals: each replica's RSS and
+//     CPU (rss_MiB, cpu_cores: the larger replica), and the time since each
+//     resource was last read (age_p99_s);
+//   - one replica killed: every resource of the other shard is read again
+//     within two poll intervals while it is down (the other shard does not
+//     stall), then the replica started again takes its shard back once the
+//     old Lease expires, and restart_s is the time until every resource of
+//     its shard was read again.
+//
+// One iteration is the whole experiment: run it with -benchtime=1x
+// (make bench-scale SHARDS=2).
+func BenchmarkShards(b *testing.B) {
+	kube := kubetest.Client(b)
+	ctx := context.Background()
+	n := envInt("COBALTCORE_SCALE_CLOUDS", 500)
+	flags := append(strings.Fields(os.Getenv("COBALTCORE_SCALE_FLAGS")), fmt.Sprintf("--shards=%d", shards))
+	poll := pollOf(flags)
+	raiseFileLimit(b, uint64(8*n+4096))
+	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
+	mustTB(b, os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, kubetest.Config(b)), 0o600))
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}}); err != nil && !kerrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+
+	for i := 0; i < b.N; i++ {
+		land, err := openstackstub.New(n, 0)
+		mustTB(b, err)
+		b.Cleanup(land.Close)
+		batch := fmt.Sprintf("shards-%d", i)
+		mustTB(b, createClouds(ctx, kube, batch, land.Clouds, 16))
+		of := cloudsByShard(land.Clouds)
+		say(b, "%d clouds (%d managed resources) created: %d and %d clouds in shards 0 and 1", n, n*perCloud, len(of[0]), len(of[1]))
+
+		started := time.Now()
+		r := replicas{startProcess(b, kubeconfig, flags), startProcess(b, kubeconfig, flags)}
+		serving := make([]int, len(r))
+		for j, p := range r {
+			serving[j] = servedShard(b, p, r)
+		}
+		if serving[0] == serving[1] {
+			b.Fatalf("both replicas serve shard %d", serving[0])
+		}
+		_, err = waitBatchReady(ctx, kube, r, batch, n, listEvery(n), deadlineFor(n*perCloud))
+		mustTB(b, err)
+		converge := time.Since(started)
+		for j, p := range r {
+			holdsItsShard(b, p, r, serving[j], len(of[serving[j]])*perCloud)
+		}
+		say(b, "every resource Ready %s after the replicas started; replica 0 serves shard %d, replica 1 shard %d, each holding exactly its shard's resources",
+			converge.Round(time.Second), serving[0], serving[1])
+
+		time.Sleep(poll)
+		window := 2 * poll
+		cpu0 := []time.Duration{r[0].cpu(), r[1].cpu()}
+		time.Sleep(window)
+		ages := ageQuantiles(land.Clouds, time.Now())
+		var rssMax int64
+		var cpuMax float64
+		for j, p := range r {
+			rss, peak := p.rss()
+			cores := (p.cpu() - cpu0[j]).Seconds() / window.Seconds()
+			rssMax, cpuMax = max(rssMax, rss), max(cpuMax, cores)
+			say(b, "steady: replica %d (shard %d): RSS %d MiB (peak %d), %.2f cores", j, serving[j], rss>>20, peak>>20, cores)
+		}
+		say(b, "steady: since last read: p50 %.0fs p99 %.0fs max %.0fs", ages[0], ages[1], ages[2])
+
+		// Replica 0 killed, as a node's loss does: the other shard goes on.
+		down := serving[0]
+		r[0].kill()
+		killed := time.Now()
+		other := of[1-down]
+		for time.Since(killed) < 2*poll && !allReadAfter(other, killed) {
+			mustTB(b, r[1].crashed())
+			time.Sleep(time.Second)
+		}
+		if !allReadAfter(other, killed) {
+			b.Errorf("with the replica of shard %d down, not every resource of shard %d was read within two poll intervals (%s)", down, 1-down, 2*poll)
+		}
+		say(b, "replica of shard %d killed: every resource of shard %d read again within %.1fs", down, 1-down, time.Since(killed).Seconds())
+
+		restarted := time.Now()
+		r[0] = startProcess(b, kubeconfig, flags)
+		if got := servedShard(b, r[0], r); got != down {
+			b.Fatalf("the restarted replica serves shard %d, want %d (the other is held)", got, down)
+		}
+		restart := allReadSince(b, r, of[down], restarted, deadlineFor(len(of[down])*perCloud))
+		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (its old Lease expires 15 s after the kill)", down, restart)
+
+		b.ReportMetric(float64(n), "clouds")
+		b.ReportMetric(converge.Seconds(), "converge_s")
+		b.ReportMetric(float64(rssMax>>20), "rss_MiB")
+		b.ReportMetric(cpuMax, "cpu_cores")
+		b.ReportMetric(ages[1], "age_p99_s")
+		b.ReportMetric(restart, "restart_s")
+		if u := unknownCalls(land); u > 0 {
+			b.Errorf("the provider made %d calls the stub does not serve: the measurement misses them", u)
+		}
+	}
+}
+
+// cloudsByShard splits clouds by the shard of their bucket.
+func cloudsByShard(clouds []*openstackstub.Cloud) [shards][]*openstackstub.Cloud {
+	var of [shards][]*openstackstub.Cloud
+	for _, c := range clouds {
+		bucket, _ := strconv.Atoi(shard.Of(cloudName(c.Index)))
+		of[bucket%shards] = append(of[bucket%shards], c)
+	}
+	return of
+}
+
+// servedShard waits until p says which shard it serves
+// (cobaltcore_provider_shard).
+func servedShard(tb testing.TB, p *process, r replicas) int {
+	tb.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		mustTB(tb, r.crashed())
+		if families, err := p.scrape(); err == nil {
+			for _, m := range families["cobaltcore_provider_shard"].GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "shard" && m.GetGauge().GetValue() == 1 {
+						i, _ := strconv.Atoi(l.GetValue())
+						return i
+					}
+				}
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	tb.Fatalf("the replica serves no shard 2 minutes after its start; its log %s:\n%s", p.log, tail(p.log))
+	return -1
+}
+
+// holdsItsShard checks that p's cache holds want managed resources, those
+// of its shard: crossplane-runtime counts what the cache holds every 5 s.
+func holdsItsShard(tb testing.TB, p *process, r replicas, i, want int) {
+	tb.Helper()
+	var got float64
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		mustTB(tb, r.crashed())
+		if got = p.sums(tb, "crossplane_managed_resource_exists")[0]; int(got) == want {
+			return
+		}
+	}
+	tb.Fatalf("the replica of shard %d holds %.0f managed resources, want %d (those of its buckets)", i, got, want)
+}
+
+// allReadAfter reports whether every object of clouds was read after t.
+func allReadAfter(clouds []*openstackstub.Cloud, t time.Time) bool {
+	for _, c := range clouds {
+		for _, seen := range c.LastSeen() {
+			if seen.Before(t) {
+				return false
+			}
+		}
+	}
+	return true
+}
