@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,6 +37,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/secrets"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
@@ -157,7 +159,8 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	// service limited to 50 reconciles a second, the API server client to
 	// 250 requests a second.
 	const rate = 50
-	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(restCfg, rate), ctrl.Options{Scheme: scheme, Client: register.ClientOptions(), Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(restCfg, rate), ctrl.Options{Scheme: scheme, Client: register.ClientOptions(),
+		Cache: register.CacheOptions(scheme, labels.Everything()), Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +178,7 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 		IronCore:             ironcore.NewClusters(watch.DefaultClusters, time.Hour),
 		KVM:                  kvm.NewClusters(watch.DefaultClusters, time.Hour),
 		ReconcilesPerService: rate,
-		CredentialsFor:       providerconfig.DefaultSecretsFor,
+		CredentialsFor:       secrets.DefaultFor,
 		NewIdentity:          crashingIdentity,
 		NewCompute:           crashingCompute,
 		NewBlockStorage:      crashingBlockStorage,

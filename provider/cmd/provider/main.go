@@ -41,9 +41,9 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/secrets"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
-	"github.com/c5c3/consumer-plane/provider/internal/controller/providerconfig"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/register"
 	"github.com/c5c3/consumer-plane/provider/internal/shardlease"
 )
@@ -69,7 +69,7 @@ func main() {
 		callsPerCred   = flag.Int("openstack-max-calls-per-credential", openstack.DefaultCallsPerSession, "OpenStack requests one credential may have under way at once; a request that waits longer than --openstack-call-wait fails and is retried, so a cloud whose endpoint hangs holds at most this many reconcile workers (0: no limit).")
 		callWait       = flag.Duration("openstack-call-wait", openstack.DefaultCallWait, "How long an OpenStack request waits for one of its credential's requests under way to end.")
 		watchedCluster = flag.Int("watched-clusters", watch.DefaultClusters, "Clusters of each kind (metal clusters, hypervisor pool clusters, the pool clusters whose nodes a NodeLabel labels) whose objects are watched; past it, the least recently used watch stops.")
-		credentialsFor = flag.Duration("credentials-cache", providerconfig.DefaultSecretsFor, "How long a ProviderConfig's credentials Secret, once read, answers the reconciles that follow: a rotated credential is used at most this much later (0: read it on every connect).")
+		credentialsFor = flag.Duration("credentials-cache", secrets.DefaultFor, "How long a Secret the provider read (credentials, CA bundles, passwords, connection Secrets) is kept in memory: while kept, it answers every read for which a metadata-only watch of Secrets shows it unchanged, so a rotated credential is used as soon as the watch sees it (0: read every Secret from the API server on every use).")
 		connIdle       = flag.Duration("connection-idle-timeout", time.Hour, "OVN and Ceph connections and IronCore Server watches unused for this long are closed.")
 		copySources    = flag.String("secret-copy-source-namespaces", strings.Join(secretcopy.DefaultSourceNamespaces, ","), "Namespaces of the management cluster whose Secrets a SecretCopy may copy to another cluster, comma-separated: those the Compositions' secretNamespace and accessSecretNamespace name. A Secret a ProviderConfig reads is never copied, wherever it is.")
 	)

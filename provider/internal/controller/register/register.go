@@ -3,6 +3,7 @@
 package register
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -34,7 +36,9 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/secrets"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 	cephclient "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/client"
 	cephpool "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
 	cephstretchmode "github.com/c5c3/consumer-plane/provider/internal/controller/ceph/stretchmode"
@@ -109,9 +113,9 @@ type Deps struct {
 	// each other's tokens: at 50 a second, the last was Ready after 24 s
 	// where a plain loop needs 10 s (#24 §5, docs/benchmarks.md).
 	ReconcilesPerService int
-	// CredentialsFor is how long a ProviderConfig's credentials Secret,
-	// once read, answers the connects that follow (0: every connect reads
-	// it from the API server).
+	// CredentialsFor is how long a Secret the provider read is kept,
+	// answering the reads for which the watch of Secrets' versions shows it
+	// unchanged (clients/secrets; 0: every read goes to the API server).
 	CredentialsFor time.Duration
 
 	NewIdentity     func(*openstack.Session) (openstack.Identity, error)
@@ -123,7 +127,14 @@ type Deps struct {
 func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	kube := mgr.GetClient()
 	if d.CredentialsFor > 0 {
-		kube = providerconfig.CachedSecrets(kube, d.CredentialsFor)
+		versions, err := secretVersions(mgr)
+		if err != nil {
+			return err
+		}
+		kube = secrets.Cached(kube, versions, d.CredentialsFor)
+		// Every controller's, the managed reconcilers' connection
+		// publishing included.
+		mgr = pcontroller.WithClient(mgr, kube)
 	}
 	pc := providerconfig.OpenStack{Kube: kube, Sessions: d.Sessions}
 	ovnPC := providerconfig.OVN{Kube: kube, Conns: d.OVN}
@@ -191,19 +202,27 @@ func ClientOptions() client.Options {
 	return client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}}
 }
 
-// CacheOptions are the options of the manager's cache for a replica that
-// serves the resources sel selects (a shard, internal/shard): every managed
-// resource kind and the OpenStack ProviderConfigs are watched and cached
-// through sel, so the replica holds and reconciles its shard alone. The
-// other ProviderConfig kinds stay whole: the landscape's own (the garden's,
-// the metal cluster's) serve every shard's pools, and they are few.
-// ProviderConfigUsages stay whole too, so that each replica counts a
+// CacheOptions are the options of the manager's cache.
+//
+// Secrets are watched for their versions alone (secrets.Version):
+// each kept with its name and resourceVersion only, since kubectl keeps a
+// Secret's data in an annotation, so that the Secrets the provider reads
+// are read again when they change instead of on every use.
+//
+// A replica that serves the resources sel selects (a shard, internal/shard)
+// watches and caches every managed resource kind and the OpenStack
+// ProviderConfigs through sel, so it holds and reconciles its shard alone.
+// The other ProviderConfig kinds stay whole: the landscape's own (the
+// garden's, the metal cluster's) serve every shard's pools, and they are
+// few. ProviderConfigUsages stay whole too, so that each replica counts a
 // ProviderConfig's users as they are.
 func CacheOptions(s *runtime.Scheme, sel labels.Selector) cache.Options {
-	if sel.Empty() {
-		return cache.Options{}
+	by := map[client.Object]cache.ByObject{
+		secrets.Version(): {Transform: versionOnly},
 	}
-	by := map[client.Object]cache.ByObject{}
+	if sel.Empty() {
+		return cache.Options{ByObject: by}
+	}
 	openstackPC := openstackv1alpha1.SchemeGroupVersion.WithKind("ProviderConfig")
 	for gvk := range s.AllKnownTypes() {
 		if !strings.HasSuffix(gvk.Group, ".provider.c5c3.io") {
@@ -218,4 +237,40 @@ func CacheOptions(s *runtime.Scheme, sel labels.Selector) cache.Options {
 		}
 	}
 	return cache.Options{ByObject: by}
+}
+
+// versionOnly keeps of a watched Secret what tells its version.
+func versionOnly(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+	}}, nil
+}
+
+// secretVersions is the watch of Secrets' versions, answering only once it
+// has listed them all: a reader that blocked until then (as the cache's
+// does) would hold every reconcile if the watch cannot list Secrets.
+func secretVersions(mgr ctrl.Manager) (client.Reader, error) {
+	inf, err := mgr.GetCache().GetInformer(context.Background(), secrets.Version(), cache.BlockUntilSynced(false))
+	if err != nil {
+		return nil, err
+	}
+	return syncedReader{Reader: mgr.GetCache(), synced: inf.HasSynced}, nil
+}
+
+type syncedReader struct {
+	client.Reader
+	synced func() bool
+}
+
+var errNotSynced = errors.New("the watch of Secrets' versions has not listed them yet")
+
+func (r syncedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if !r.synced() {
+		return errNotSynced
+	}
+	return r.Reader.Get(ctx, key, obj, opts...)
 }
