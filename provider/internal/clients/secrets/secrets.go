@@ -14,6 +14,7 @@ package secrets
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"reflect"
 	"sync"
@@ -22,22 +23,60 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // DefaultFor is how long a Secret read from the API server is kept: while
 // kept, it answers every read for which the watch of Secrets' versions
-// (Version) shows it unchanged.
+// (Versions) shows it unchanged.
 const DefaultFor = 10 * time.Minute
 
-// Version is the object of a metadata-only watch of the cluster's Secrets,
-// which Cached checks a kept Secret against: register.CacheOptions keeps of
-// each its name and resourceVersion only (kubectl keeps a Secret's data in
-// an annotation).
+// Version is the object of the metadata-only watch of the cluster's
+// Secrets (Versions) that Cached checks a kept Secret against.
 func Version() *metav1.PartialObjectMetadata {
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 	return m
+}
+
+// VersionOnly is the transform of the watch of Secrets' versions: of each
+// Secret it keeps what tells its version, and drops the rest before the
+// watch stores it, annotations included.
+func VersionOnly(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+	}}, nil
+}
+
+// Versions is the watch of Secrets' versions in c (the manager's cache,
+// whose options give Version the transform VersionOnly), answering only
+// once it has listed them all: a reader that blocked until then, as the
+// cache's does, would hold every reconcile if Secrets cannot be listed.
+func Versions(c cache.Cache) (client.Reader, error) {
+	inf, err := c.GetInformer(context.Background(), Version(), cache.BlockUntilSynced(false))
+	if err != nil {
+		return nil, err
+	}
+	return syncedReader{Reader: c, synced: inf.HasSynced}, nil
+}
+
+type syncedReader struct {
+	client.Reader
+	synced func() bool
+}
+
+var errNotSynced = errors.New("the watch of Secrets' versions has not listed them yet")
+
+func (r syncedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if !r.synced() {
+		return errNotSynced
+	}
+	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
 // Cached is c whose Gets of Secrets are answered from memory while versions

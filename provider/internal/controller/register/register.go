@@ -3,7 +3,6 @@
 package register
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -127,7 +125,7 @@ type Deps struct {
 func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	kube := mgr.GetClient()
 	if d.CredentialsFor > 0 {
-		versions, err := secretVersions(mgr)
+		versions, err := secrets.Versions(mgr.GetCache())
 		if err != nil {
 			return err
 		}
@@ -218,7 +216,7 @@ func ClientOptions() client.Options {
 // ProviderConfig's users as they are.
 func CacheOptions(s *runtime.Scheme, sel labels.Selector) cache.Options {
 	by := map[client.Object]cache.ByObject{
-		secrets.Version(): {Transform: versionOnly},
+		secrets.Version(): {Transform: secrets.VersionOnly},
 	}
 	if sel.Empty() {
 		return cache.Options{ByObject: by}
@@ -237,40 +235,4 @@ func CacheOptions(s *runtime.Scheme, sel labels.Selector) cache.Options {
 		}
 	}
 	return cache.Options{ByObject: by}
-}
-
-// versionOnly keeps of a watched Secret what tells its version.
-func versionOnly(obj any) (any, error) {
-	m, ok := obj.(*metav1.PartialObjectMetadata)
-	if !ok {
-		return obj, nil
-	}
-	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-		Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
-	}}, nil
-}
-
-// secretVersions is the watch of Secrets' versions, answering only once it
-// has listed them all: a reader that blocked until then (as the cache's
-// does) would hold every reconcile if the watch cannot list Secrets.
-func secretVersions(mgr ctrl.Manager) (client.Reader, error) {
-	inf, err := mgr.GetCache().GetInformer(context.Background(), secrets.Version(), cache.BlockUntilSynced(false))
-	if err != nil {
-		return nil, err
-	}
-	return syncedReader{Reader: mgr.GetCache(), synced: inf.HasSynced}, nil
-}
-
-type syncedReader struct {
-	client.Reader
-	synced func() bool
-}
-
-var errNotSynced = errors.New("the watch of Secrets' versions has not listed them yet")
-
-func (r syncedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if !r.synced() {
-		return errNotSynced
-	}
-	return r.Reader.Get(ctx, key, obj, opts...)
 }
