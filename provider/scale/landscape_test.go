@@ -11,7 +11,6 @@ import (
 	"text/template"
 	"time"
 
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
@@ -248,11 +247,9 @@ func waitBatchReady(ctx context.Context, kube client.Client, p crasher, batch st
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 			if err := kube.List(ctx, list, client.MatchingLabels{batchLabel: batch}); err != nil {
-				// An API server busy with the provider's start may
-				// time a large list out: a reason to look again.
-				if !kerrors.IsTimeout(err) && !kerrors.IsServerTimeout(err) && !kerrors.IsTooManyRequests(err) {
-					return done, err
-				}
+				// An API server busy with the provider's start may time
+				// a large list out or cut its stream: a reason to look
+				// again; the deadline bounds it and names the error.
 				waiting = "listing " + gvk.Kind + ": " + err.Error()
 				break
 			}

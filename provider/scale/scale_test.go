@@ -63,17 +63,8 @@ func TestMain(m *testing.M) {
 //
 // One iteration is the whole experiment: run it with -benchtime=1x.
 func BenchmarkLandscape(b *testing.B) {
-	kube := kubetest.Client(b)
+	kube, n, flags, poll, kubeconfig := setUp(b)
 	ctx := context.Background()
-	n := envInt("COBALTCORE_SCALE_CLOUDS", 500)
-	flags := strings.Fields(os.Getenv("COBALTCORE_SCALE_FLAGS"))
-	poll := pollOf(flags)
-	raiseFileLimit(b, uint64(8*n+4096))
-	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
-	mustTB(b, os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, kubetest.Config(b)), 0o600))
-	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}}); err != nil && !kerrors.IsAlreadyExists(err) {
-		b.Fatal(err)
-	}
 
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
@@ -150,6 +141,26 @@ func BenchmarkLandscape(b *testing.B) {
 			b.Errorf("the provider made %d calls the stub does not serve: the measurement misses them", u)
 		}
 	}
+}
+
+// setUp readies what a benchmark of the provider needs: the API server's
+// client, COBALTCORE_SCALE_CLOUDS (default 500), the provider's flags
+// (COBALTCORE_SCALE_FLAGS, then extra) and their poll interval, a
+// kubeconfig for the provider, and the namespace it runs in.
+func setUp(b *testing.B, extra ...string) (kube client.Client, n int, flags []string, poll time.Duration, kubeconfig string) {
+	b.Helper()
+	kube = kubetest.Client(b)
+	n = envInt("COBALTCORE_SCALE_CLOUDS", 500)
+	flags = append(strings.Fields(os.Getenv("COBALTCORE_SCALE_FLAGS")), extra...)
+	poll = pollOf(flags)
+	raiseFileLimit(b, uint64(8*n+4096))
+	kubeconfig = filepath.Join(b.TempDir(), "kubeconfig")
+	mustTB(b, os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, kubetest.Config(b)), 0o600))
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}}
+	if err := kube.Create(context.Background(), ns); err != nil && !kerrors.IsAlreadyExists(err) {
+		b.Fatal(err)
+	}
+	return kube, n, flags, poll, kubeconfig
 }
 
 // say logs a step's figure, and prints it at once: a run at 5,000 clouds

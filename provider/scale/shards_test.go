@@ -3,19 +3,11 @@ package scale
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/c5c3/consumer-plane/internal/shard"
-	"github.com/c5c3/consumer-plane/test/kubetest"
 	"github.com/c5c3/consumer-plane/test/openstackstub"
 )
 
@@ -45,17 +37,8 @@ const shards = 2
 // One iteration is the whole experiment: run it with -benchtime=1x
 // (make bench-scale SHARDS=2).
 func BenchmarkShards(b *testing.B) {
-	kube := kubetest.Client(b)
+	kube, n, flags, poll, kubeconfig := setUp(b, fmt.Sprintf("--shards=%d", shards))
 	ctx := context.Background()
-	n := envInt("COBALTCORE_SCALE_CLOUDS", 500)
-	flags := append(strings.Fields(os.Getenv("COBALTCORE_SCALE_FLAGS")), fmt.Sprintf("--shards=%d", shards))
-	poll := pollOf(flags)
-	raiseFileLimit(b, uint64(8*n+4096))
-	kubeconfig := filepath.Join(b.TempDir(), "kubeconfig")
-	mustTB(b, os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, kubetest.Config(b)), 0o600))
-	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "crossplane-system"}}); err != nil && !kerrors.IsAlreadyExists(err) {
-		b.Fatal(err)
-	}
 
 	for i := 0; i < b.N; i++ {
 		land, err := openstackstub.New(n, 0)

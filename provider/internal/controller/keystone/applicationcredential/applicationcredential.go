@@ -42,7 +42,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OpenStack, 
 	// A credential waits for its user's grant as well (GrantedUser).
 	wakes := []pcontroller.Wake{{Object: &v1alpha1.Project{}}, {Object: &v1alpha1.User{}}, {Object: &v1alpha1.RoleAssignment{}, Unblocks: v1alpha1.GrantedUser}}
 	return pcontroller.SetupManagedReferencing(mgr, o, v1alpha1.SchemeGroupVersion.WithKind("ApplicationCredential"), &v1alpha1.ApplicationCredentialList{}, wakes,
-		managed.WithTypedExternalConnector[*v1alpha1.ApplicationCredential](&connector{pc: pc, newClient: newClient, published: mgr.GetAPIReader()}), managed.WithCreationGracePeriod(0))
+		managed.WithTypedExternalConnector[*v1alpha1.ApplicationCredential](&connector{pc: pc, newClient: newClient, published: mgr.GetClient()}), managed.WithCreationGracePeriod(0))
 }
 
 // AnnotationRetired lists the IDs of credentials a rotation replaced, which
@@ -53,8 +53,13 @@ const AnnotationRetired = "keystone.provider.c5c3.io/retired-credentials"
 type connector struct {
 	pc        providerconfig.OpenStack
 	newClient func(*openstack.Session) (openstack.Identity, error)
-	// published reads the connection secret past any cache: a stale read
-	// right after a publish would look like a lost one.
+	// published reads the connection secret. A stale read right after a
+	// publish would look like a lost one: the provider's client for
+	// Secrets (clients/secrets) answers from memory only while the watch
+	// of Secrets' versions shows the version it read, and reads a Secret
+	// written through it from the API server again, so it never returns
+	// what was there before its own publish (this was the API reader: a
+	// GET of every credential's Secret on every poll).
 	published client.Reader
 }
 
