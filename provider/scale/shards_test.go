@@ -102,7 +102,7 @@ func BenchmarkShards(b *testing.B) {
 			b.Fatalf("the restarted replica serves shard %d, want %d (the other is held)", got, down)
 		}
 		restart := allReadSince(b, r, of[down], restarted, deadlineFor(len(of[down])*perCloud))
-		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (its old Lease expires 15 s after the kill)", down, restart)
+		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (its old Lease expires 60 s after the kill)", down, restart)
 
 		b.ReportMetric(float64(n), "clouds")
 		b.ReportMetric(converge.Seconds(), "converge_s")

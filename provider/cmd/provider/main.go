@@ -134,25 +134,37 @@ func main() {
 		log.Info("built without Ceph support (build tag ceph): Ceph Pools and Clients will report that in their Synced condition")
 	}
 	exitOn(log, register.All(mgr, o, deps), "cannot set up the controllers")
-	go func() {
-		// Another replica may serve the shard as soon as its Lease is
-		// lost: stop at once, as controller-runtime does when it loses
-		// leadership (the Deployment starts the replica again).
-		<-lost
-		if ctx.Err() == nil {
-			log.Info("lost the Lease of its shard: stopping")
-			os.Exit(1)
-		}
-	}()
+	if lost != nil {
+		go func() {
+			// Another replica may serve the shard as soon as its Lease
+			// is lost: stop at once, as controller-runtime does when it
+			// loses leadership (the Deployment starts the replica again).
+			<-lost
+			if ctx.Err() == nil {
+				log.Info("lost the Lease of its shard: stopping")
+				os.Exit(1)
+			}
+		}()
+	}
 	exitOn(log, mgr.Start(ctx), "cannot run the manager")
+	if lost != nil {
+		// Stopped (SIGTERM): the shard's elector gives its Lease back
+		// before it says it stopped, so that a replica standing by
+		// takes the shard at once instead of after the Lease expired.
+		select {
+		case <-lost:
+		case <-time.After(10 * time.Second):
+		}
+	}
 }
 
 // serveShard takes one of the shards' Leases when the resources are split
 // into several, and returns the selector of the resources this replica
-// serves and a channel closed when its Lease is lost (never, unsharded).
+// serves and a channel closed when its Lease is lost or given back (nil,
+// unsharded).
 func serveShard(ctx context.Context, log logging.Logger, cfg *rest.Config, n int) (labels.Selector, <-chan struct{}, error) {
 	if n == 1 {
-		return labels.Everything(), make(chan struct{}), nil
+		return labels.Everything(), nil, nil
 	}
 	if _, err := shard.Selector(0, n); err != nil {
 		return nil, nil, fmt.Errorf("--shards: %w", err)

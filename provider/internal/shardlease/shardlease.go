@@ -5,7 +5,8 @@
 // so a replica cannot be told its shard: each one tries for every shard's
 // Lease and serves the first it gets, giving the others back. With as many
 // replicas as shards each serves one; a replica more stands by and takes
-// over the shard of one that stops, as soon as its Lease expires.
+// over the shard of one that stops, as soon as its Lease is given back or
+// expires.
 package shardlease
 
 import (
@@ -21,12 +22,18 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
-// Timing of the Leases, as controller-runtime's leader election has it: a
-// shard whose replica stops unannounced is taken over within about 17 s.
+// Timing of the Leases. controller-runtime's (15 s, renewed within 10 s,
+// every 2 s) lost a shard in make bench-shards at 1,000 clouds: while both
+// replicas started, the API server answered the renewal's GET after more
+// than 10 s, and the replica stopped, to start over and load the API
+// server again. A replica now keeps its shard through 45 s of a slow API
+// server; one that stops unannounced is replaced within about 65 s (the
+// poll is a minute: its resources are looked at about one poll late).
+// One that stops cleanly gives its Lease back at once.
 const (
-	leaseDuration = 15 * time.Second
-	renewDeadline = 10 * time.Second
-	retryPeriod   = 2 * time.Second
+	leaseDuration = 60 * time.Second
+	renewDeadline = 45 * time.Second
+	retryPeriod   = 5 * time.Second
 )
 
 // Name is the Lease of shard i of n. The count is part of it, so that
