@@ -10,10 +10,6 @@ import (
 	"github.com/c5c3/consumer-plane/internal/shard"
 )
 
-// providerGroups is the suffix of the API groups the CobaltCore provider
-// serves (its managed resources and ProviderConfigs).
-const providerGroups = ".provider.c5c3.io"
-
 // shardGuard labels every resource the function composes for the provider
 // with the bucket of its composite (internal/shard), so that a provider run
 // as several shards (--shards) splits them by composite: a cloud's
@@ -38,7 +34,7 @@ func (g shardGuard) RunFunction(ctx context.Context, req *fnv1.RunFunctionReques
 	for _, r := range rsp.GetDesired().GetResources() {
 		o := r.GetResource()
 		group, _, _ := strings.Cut(o.GetFields()["apiVersion"].GetStringValue(), "/")
-		if !strings.HasSuffix(group, providerGroups) {
+		if !strings.HasSuffix(group, shard.Groups) {
 			continue
 		}
 		meta := o.GetFields()["metadata"].GetStructValue()

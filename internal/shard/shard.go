@@ -24,6 +24,10 @@ import (
 // Label is the bucket of a composed resource's composite, "0" to "15".
 const Label = "cobaltcore.c5c3.io/shard"
 
+// Groups is the suffix of the API groups whose resources carry Label: the
+// provider's (its managed resources and ProviderConfigs).
+const Groups = ".provider.c5c3.io"
+
 // Buckets is how many buckets composites fall into: the most shards the
 // provider can be split into.
 const Buckets = 16

@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"reflect"
 	"sync"
 	"time"
@@ -96,6 +95,7 @@ type cached struct {
 	ttl      time.Duration
 	mu       sync.Mutex
 	secrets  map[client.ObjectKey]kept
+	swept    time.Time // when entries past the TTL were last dropped
 }
 
 type kept struct {
@@ -118,10 +118,17 @@ func (c *cached) Get(ctx context.Context, key client.ObjectKey, obj client.Objec
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for k, e := range c.secrets {
-		if now.Sub(e.at) >= c.ttl {
-			delete(c.secrets, k)
+	// Entries past the TTL are never served (held); sweeping them bounds
+	// the memory. Once per TTL, not on every read from the API server: the
+	// map holds every Secret read within the TTL (10 minutes), and a
+	// provider starting on a landscape reads thousands in a row.
+	if now.Sub(c.swept) >= c.ttl {
+		for k, e := range c.secrets {
+			if now.Sub(e.at) >= c.ttl {
+				delete(c.secrets, k)
+			}
 		}
+		c.swept = now
 	}
 	c.secrets[key] = kept{secret: s.DeepCopy(), at: now}
 	return nil
@@ -228,8 +235,14 @@ func changesNothing(held, s *corev1.Secret, patch client.Patch) bool {
 	if want.OwnerReferences != nil && !reflect.DeepEqual(want.OwnerReferences, held.OwnerReferences) {
 		return false
 	}
-	return holds(held.Labels, want.Labels) && holds(held.Annotations, want.Annotations) && holdsBytes(held.Data, want.Data) &&
-		holdsBytes(held.Data, stringBytes(want.StringData))
+	// The API server writes stringData into data.
+	for k, v := range want.StringData {
+		if want.Data == nil {
+			want.Data = map[string][]byte{}
+		}
+		want.Data[k] = []byte(v)
+	}
+	return holds(held.Labels, want.Labels) && holds(held.Annotations, want.Annotations) && holdsBytes(held.Data, want.Data)
 }
 
 func holds(have, want map[string]string) bool {
@@ -248,12 +261,4 @@ func holdsBytes(have, want map[string][]byte) bool {
 		}
 	}
 	return true
-}
-
-func stringBytes(m map[string]string) map[string][]byte {
-	out := make(map[string][]byte, len(m))
-	for k, v := range maps.All(m) {
-		out[k] = []byte(v)
-	}
-	return out
 }

@@ -218,7 +218,11 @@ func TestOtherPatchesAreSent(t *testing.T) {
 	if err := c.Patch(ctx, same, client.RawPatch(types.MergePatchType, []byte(`{"data":{"k":"dg=="}}`))); err != nil {
 		t.Fatal(err)
 	}
+	// The same value as stringData, which the API server writes into data.
+	if err := c.Patch(ctx, same, client.RawPatch(types.MergePatchType, []byte(`{"stringData":{"k":"v"}}`))); err != nil {
+		t.Fatal(err)
+	}
 	if n["patch"] != 1 {
-		t.Fatalf("%d patches sent, want 1: the finalizer's, not the one of data the Secret holds", n["patch"])
+		t.Fatalf("%d patches sent, want 1: the finalizer's, not the ones of data the Secret holds", n["patch"])
 	}
 }

@@ -29,6 +29,7 @@ import (
 	novav1alpha1 "github.com/c5c3/consumer-plane/apis/nova/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
 	ovnv1alpha1 "github.com/c5c3/consumer-plane/apis/ovn/v1alpha1"
+	"github.com/c5c3/consumer-plane/internal/shard"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/gardener"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
@@ -223,7 +224,7 @@ func CacheOptions(s *runtime.Scheme, sel labels.Selector) cache.Options {
 	}
 	openstackPC := openstackv1alpha1.SchemeGroupVersion.WithKind("ProviderConfig")
 	for gvk := range s.AllKnownTypes() {
-		if !strings.HasSuffix(gvk.Group, ".provider.c5c3.io") {
+		if !strings.HasSuffix(gvk.Group, shard.Groups) {
 			continue
 		}
 		o, err := s.New(gvk)
