@@ -18,7 +18,7 @@ export KUBECONFIG=$RUN/kubeconfig
 applied=${1:-0}
 {
   "$KUBECTL" get controlplaneclusters,hypervisorclusters,storageclusters,openstackclusters.crossplane.c5c3.io,openstackclusters.c5c3.io -A -o json
-  "$KUBECTL" get xcontrolplaneclusters,xhypervisorclusters,xstorageclusters,xopenstackclusters.crossplane.c5c3.io -o json
+  "$KUBECTL" get xcontrolplaneclusters,xhypervisorclusters,xstorageclusters,xopenstackclusters.crossplane.c5c3.io,xopenstackclusters.c5c3.io -o json
 } | /usr/bin/python3 -c '
 import json, sys
 from datetime import datetime

@@ -29,8 +29,8 @@ if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev
   # Not "kubectl get | grep -q": under pipefail, grep leaving after the
   # first line made kubectl die of SIGPIPE now and then, and the clouds were
   # left in the local services.
-  # A cloud is claimed in either group: crossplane.c5c3.io, or c5c3.io as the
-  # C5C3 docs write it.
+  # A cloud is claimed in c5c3.io, as the C5C3 docs write it, or in the
+  # deprecated crossplane.c5c3.io.
   clouds=openstackclusters.crossplane.c5c3.io,openstackclusters.c5c3.io
   if [ -n "$("$KUBECTL" get "$clouds" -A -o name 2>/dev/null)" ]; then
     echo "deleting the tenants' clouds (their objects in the local OpenStack and Ceph go with them)"

@@ -20,17 +20,18 @@ section() { printf '\n=== %s\n' "$*"; }
 section "claims"
 $K get controlplaneclusters,hypervisorclusters,storageclusters -n infrastructure
 echo
-$K get openstackclusters.crossplane.c5c3.io -A
-# Clouds claimed as the C5C3 docs write them (apiVersion c5c3.io/v1alpha1), if any.
-$K get openstackclusters.c5c3.io -A 2>/dev/null
+$K get openstackclusters -A
+# Clouds claimed in the deprecated crossplane.c5c3.io, if any: a plain
+# "openstackclusters" is c5c3.io's (docs/tenant-guide.md).
+[ -n "$($K get openstackclusters.crossplane.c5c3.io -A -o name 2>/dev/null)" ] && $K get openstackclusters.crossplane.c5c3.io -A 2>/dev/null
 
 section "what the pools' node agents report (3 nodes per pool in this demo)"
 $K get hypervisorinventories -o wide
 echo
 $K get storageclusters -n infrastructure -o custom-columns='POOL:.spec.name,HEALTH:.status.health,OSDS-UP:.status.osds.up,OSDS:.status.osds.total,AVAILABLE:.status.capacity.available,FROM-AGENT:.status.conditions[?(@.type=="AgentsReporting")].status'
 
-section "crossplane resource trace openstackclusters.crossplane.c5c3.io ${trace#*/} -n ${trace%/*}"
-"$CROSSPLANE" resource trace openstackclusters.crossplane.c5c3.io "${trace#*/}" -n "${trace%/*}" 2>&1
+section "crossplane resource trace openstackclusters ${trace#*/} -n ${trace%/*}"
+"$CROSSPLANE" resource trace openstackclusters.c5c3.io "${trace#*/}" -n "${trace%/*}" 2>&1
 
 # What the real services hold, read once: the local OpenStack's CLI as admin, the ceph CLI.
 os() { OS_CLIENT_CONFIG_FILE=$OS_RUN/clouds.yaml timeout 120 openstack --os-cloud admin "$@"; }
@@ -45,16 +46,17 @@ hagroups=$(timeout 20 ovn-nbctl --db=tcp:127.0.0.1:6641 --timeout=10 ha-chassis-
   awk '/^[0-9a-f]/ {g = $2; gsub(/[()]/, "", g); next} /^ +[0-9a-f]/ {c = $2; gsub(/[()]/, "", c); next} /priority/ {print g, c, "(priority " $2 ")"}')
 
 section "in the local OpenStack, OVN and Ceph, per tenant cloud (the one local OpenStack, OVN and Ceph stand in for every cloud's and pool's)"
-for x in $($K get xopenstackclusters.crossplane.c5c3.io -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' 2>/dev/null); do
-  printf -- '--- %s/%s (composite %s)\n' "$($K get xopenstackclusters.crossplane.c5c3.io "$x" -o jsonpath='{.metadata.labels.crossplane\.io/claim-namespace}')" \
-    "$($K get xopenstackclusters.crossplane.c5c3.io "$x" -o jsonpath='{.metadata.labels.crossplane\.io/claim-name}')" "$x"
+# The composites of both groups, with their claims' namespace and name.
+while read -r x ns claim; do
+  [ -n "$x" ] || continue
+  printf -- '--- %s/%s (composite %s)\n' "$ns" "$claim" "$x"
   grep -x "$x" <<<"$projects" | sed 's/^/  Keystone project  /'
   grep "^$x-" <<<"$aggregates" | sed 's/^/  Nova aggregate    /'
   grep "^$x-" <<<"$volumetypes" | sed 's/^/  Cinder type       /'
   grep "^$x-" <<<"$cephpools" | sed 's/^/  Ceph pool         /'
   grep "^client.openstack-$x-" <<<"$cephclients" | sed 's/^/  CephX client      /'
   grep "^$x-" <<<"$hagroups" | sed 's/^/  OVN gateway group /'
-done
+done < <($K get xopenstackclusters.c5c3.io,xopenstackclusters.crossplane.c5c3.io -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.labels.crossplane\.io/claim-namespace} {.metadata.labels.crossplane\.io/claim-name}{"\n"}{end}' 2>/dev/null)
 
 # OVN: the clouds' Neutron makes logical switches and routers as tenants
 # create networks; the consumer plane makes each cloud's gateway HA chassis

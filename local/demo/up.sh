@@ -436,7 +436,7 @@ $K apply -f "$RUN/gitops/clusters/management/source.yaml" -f "$RUN/gitops/cluste
 # chart's second Deployment in a cluster) grants core each XRD's and
 # provider's kinds and each provider revision its system role.
 wait_for 180 "the RBAC manager did not grant core the XRDs' and the providers' kinds ($RUN/rbac-manager.log)" \
-  sh -c "[ \"\$($K auth can-i create xopenstackclusters.crossplane.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
+  sh -c "[ \"\$($K auth can-i create xopenstackclusters.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
     [ \"\$($K auth can-i create shootkubeconfigs.gardener.provider.c5c3.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ] &&
     [ \"\$($K auth can-i create objects.kubernetes.crossplane.io --as=system:serviceaccount:crossplane-system:crossplane)\" = yes ]"
 for p in "${functions[@]/#/function/cobaltcore-}" provider/cobaltcore-provider-cobaltcore provider/crossplane-contrib-provider-kubernetes configuration/configuration-cobaltcore; do
@@ -544,7 +544,7 @@ wait_claims 480 controlplaneclusters,hypervisorclusters,storageclusters
 infra_ready=$(( $(date +%s) - applied ))
 say "every pool and control-plane cluster is Ready, ${infra_ready}s after Flux was given the Kustomizations"
 for k in infrastructure-namespace infrastructure-eu-de-1 infrastructure-us-east-1; do wait_kustomization 120 "flux-system/$k"; done
-wait_claims 900 openstackclusters.crossplane.c5c3.io
+wait_claims 900 openstackclusters
 all_ready=$(( $(date +%s) - applied ))
 say "every claim is Ready, ${all_ready}s after Flux was given the Kustomizations"
 for t in team-a team-b internal finance; do wait_kustomization 120 "flux-system/tenant-$t"; wait_kustomization 120 "$t/openstack-clusters"; done

@@ -14,12 +14,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
+	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 var (
-	xOpenStackClusters       = consumer("xopenstackclusters")
+	xOpenStackClusters       = cloudsGroup("xopenstackclusters")
 	openStackProviderConfigs = schema.GroupVersionResource{Group: openstackv1alpha1.Group, Version: openstackv1alpha1.Version, Resource: "providerconfigs"}
 	keystoneProjects         = schema.GroupVersionResource{Group: "keystone.provider.c5c3.io", Version: "v1alpha1", Resource: "projects"}
 )
@@ -31,11 +34,15 @@ var (
 // is not Ready: Ready means every service it enables answers. The claim
 // says which are missing and why, read as the tenant. Then its pool
 // hv-pool-us's cluster stops answering for a while; deleted, it is gone
-// before section 5 deletes the pool it consumes.
+// before section 5 deletes the pool it consumes. It is claimed in the
+// deprecated crossplane.c5c3.io, as clouds were before they moved to
+// c5c3.io: it works as any other, every request to it warns, and a plain
+// kubectl get openstackclusters does not list it.
 func cloudWithoutCompute(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	claim := ref{gvr: openStackClusters, namespace: "team-c", name: "team-c-us"}
+	teamC := tenantCloud{namespace: "team-c", name: "team-c-us", legacy: true}
+	claim := teamC.claim()
 	if !eventually(t, 600*time.Second, "team-c-us (us-east-1, no compute in its catalog) has every stage done but its services: CloudReady, and ServicesServed says what its catalog lacks", claim,
 		func(c *conditioned) (bool, string) {
 			cloud, served := c.condition("CloudReady"), c.condition("ServicesServed")
@@ -96,7 +103,7 @@ func cloudWithoutCompute(t *testing.T) {
 		}
 	})
 	t.Run("the tenant reads on the claim what its cloud does not serve", func(t *testing.T) {
-		c := tenantReads(t, "team-c", "team-c-us")
+		c := tenantReads(t, teamC)
 		served := c.Status.GetCondition("ServicesServed")
 		if !slices.Equal(c.Status.UnservedServices, []string{"nova", "cinder", "neutron"}) || served.Reason != "NotInCatalog" || !strings.Contains(served.Message, "no endpoint for nova (compute: the c5c3 ControlPlane cannot deploy it") {
 			t.Errorf("ServicesServed on team-c-us: %v %s: %q", c.Status.UnservedServices, served.Reason, served.Message)
@@ -107,13 +114,38 @@ func cloudWithoutCompute(t *testing.T) {
 	// #54: meanwhile the cluster of hv-pool-us, whose nodes it holds, stops
 	// answering, and answers again (no other section uses hv-pool-us).
 	t.Run("hv-pool-us's cluster API unreachable: the pool says so, team-c-us stays as it was; both recover", func(t *testing.T) {
-		poolClusterUnreachable(t, "hv-pool-us", tenantCloud{namespace: "team-c", name: "team-c-us"})
+		poolClusterUnreachable(t, "hv-pool-us", teamC)
+	})
+	t.Run("claimed in the deprecated crossplane.c5c3.io, every request to it warns where clouds are claimed now", func(t *testing.T) {
+		w := &kubetest.Warnings{}
+		cfg := tenantConfig("team-c")
+		cfg.WarningHandler = w
+		if _, err := dynamic.NewForConfigOrDie(cfg).Resource(claim.gvr).Namespace(claim.namespace).Get(t.Context(), claim.name, metav1.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if seen := w.Take(); !slices.Equal(seen, []string{consumerv1alpha1.LegacyCloudWarning}) {
+			t.Errorf("the API server warns the tenant reading team-c-us with %q, want %q", seen, consumerv1alpha1.LegacyCloudWarning)
+		}
+	})
+	t.Run("kubectl get openstackclusters does not list it, openstackclusters.crossplane.c5c3.io does", func(t *testing.T) {
+		plain, err := kubectl(t.Context(), "-n", "team-c", "get", "openstackclusters", "-o", "name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := kubectl(t.Context(), "-n", "team-c", "get", "openstackclusters.crossplane.c5c3.io", "-o", "name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := func(l string) bool { return strings.HasSuffix(l, "/team-c-us") }
+		if slices.ContainsFunc(plain, listed) || !slices.Contains(full, "openstackcluster.crossplane.c5c3.io/team-c-us") {
+			t.Errorf("kubectl -n team-c get openstackclusters: %q; openstackclusters.crossplane.c5c3.io: %q", plain, full)
+		}
 	})
 
 	if err := plane.dyn.Resource(claim.gvr).Namespace(claim.namespace).Delete(ctx, claim.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("cannot delete team-c-us: %v", err)
 	}
-	eventuallyGone(t, 180*time.Second, "team-c-us is deleted (before 5 deletes the pool it consumes)", ref{gvr: xOpenStackClusters, name: xr})
+	eventuallyGone(t, 180*time.Second, "team-c-us is deleted (before 5 deletes the pool it consumes)", ref{gvr: legacyGroup(xOpenStackClusters), name: xr})
 	eventuallyNone(t, 60*time.Second, "... and its usages of hv-pool-us, st-pool-us and cp-us-east-1 are released", func(ctx context.Context) ([]string, error) {
 		return composedFor(ctx, usages)
 	})

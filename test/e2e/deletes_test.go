@@ -173,7 +173,7 @@ func tenantClaimDeleted(t *testing.T) {
 	// The docs' cloud goes as it came, by its tenant, in its group; then the
 	// docs' pools, whose Shoots go with them. The platform team let its data
 	// go first (spec.dataPolicy: Delete), which its tenant may not do.
-	docs := tenantCloud{namespace: "tenant-finance", name: "finance-prod", docs: true}
+	docs := tenantCloud{namespace: "tenant-finance", name: "finance-prod"}
 	docsXR := docs.composite(t).Name
 	dvol := docsXR + "-st-pool-encrypted-volumes"
 	deletePolicy := []byte(`{"spec":{"dataPolicy":"Delete"}}`)
@@ -200,7 +200,7 @@ func tenantClaimDeleted(t *testing.T) {
 	if err := asTenant(t, docs.namespace).Resource(docs.claim().gvr).Namespace(docs.namespace).Delete(context.WithoutCancel(ctx), docs.name, metav1.DeleteOptions{}); err != nil {
 		t.Errorf("the tenant deletes finance-prod: %v", err)
 	}
-	eventuallyGone(t, 240*time.Second, "the docs' finance-prod is deleted by its tenant", ref{gvr: docsGroup(xOpenStackClusters), name: docsXR})
+	eventuallyGone(t, 240*time.Second, "the docs' finance-prod is deleted by its tenant", ref{gvr: xOpenStackClusters, name: docsXR})
 	eventuallyNil(t, 60*time.Second, "dataPolicy Delete: its Ceph pool "+dvol+" went with the image", func(ctx context.Context) error {
 		pools, err := cephCLI(ctx, "osd", "pool", "ls")
 		if err == nil && slices.Contains(pools, dvol) {
@@ -364,7 +364,7 @@ var (
 // st-pool-s: it provisions while 9 to 9e run.
 func stretchedCloud(t *testing.T) {
 	t.Helper()
-	u := object(t, `apiVersion: crossplane.c5c3.io/v1alpha1
+	u := object(t, `apiVersion: c5c3.io/v1alpha1
 kind: OpenStackCluster
 metadata: {name: internal-stretched, namespace: internal}
 spec: {compositionSelector: {matchLabels: {crossplane.c5c3.io/environment: production}}, region: eu-de-1, size: small, dataPolicy: Delete,
@@ -434,7 +434,7 @@ func poolInUse(t *testing.T) {
 // not team-a-prod, until team-a-prod's claim names it.
 func pinnedRevision(t *testing.T) {
 	ctx := t.Context()
-	const comp = "production.xopenstackclusters.crossplane.c5c3.io"
+	const comp = "production.xopenstackclusters.c5c3.io"
 	prod, internal := onHvPoolA[0], tenantCloud{namespace: "internal", name: "internal-prod"}
 	prodXR, intXR := prod.composite(t).Name, internal.composite(t).Name
 	revisionOf := func(ctx context.Context, x string) (rev, keystone string, err error) {

@@ -84,7 +84,7 @@ func dataHoldsStoragePool(t *testing.T) {
 		}
 	})
 	t.Run("... and status.consumedPools lists st-pool-b as held", func(t *testing.T) {
-		cl := tenantReads(t, c.namespace, c.name)
+		cl := tenantReads(t, c)
 		var removing string
 		if cl.Status.ConsumedPools != nil {
 			for _, p := range cl.Status.ConsumedPools.Storage {

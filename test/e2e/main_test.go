@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -180,6 +181,17 @@ func tenantConfig(tenant string) *rest.Config {
 	cfg := rest.CopyConfig(plane.cfg)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: tenant + "-user", Groups: []string{tenant}}
 	return cfg
+}
+
+// kubectl runs the real kubectl (KUBECTL, which e2e.sh sets, else the one on
+// PATH) against the plane, bounded, and returns its output's lines: what a
+// person reads.
+func kubectl(ctx context.Context, args ...string) ([]string, error) {
+	bin := os.Getenv("KUBECTL")
+	if bin == "" {
+		bin = "kubectl"
+	}
+	return lines(ctx, 30*time.Second, bin, append([]string{"--kubeconfig", plane.path("kubeconfig")}, args...)...)
 }
 
 // resourceOf maps a kind to the resource the API server serves it as.

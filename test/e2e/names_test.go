@@ -27,7 +27,7 @@ import (
 // control-plane cluster of its own, whose Shoot would count.
 var shootsCounted = make(chan struct{})
 
-var openStackClusters = consumer("openstackclusters")
+var openStackClusters = cloudsGroup("openstackclusters")
 
 // namedClaim is any claim whose status names its Shoot.
 type namedClaim struct {
@@ -153,7 +153,7 @@ spec: {region: eu-de-1, kubernetesVersion: "1.34", workers: 3, maxWorkers: 3, ma
 	// on the tenant's own apply, naming the entry.
 	t.Run("a claim naming hv-pool-a twice is refused, naming the entry", func(t *testing.T) {
 		dup := object(t, `
-apiVersion: crossplane.c5c3.io/v1alpha1
+apiVersion: c5c3.io/v1alpha1
 kind: OpenStackCluster
 metadata: {name: e2e-duplicate-pools, namespace: team-a}
 spec: {region: eu-de-1, hypervisorClusters: [hv-pool-a, hv-pool-a], storageClusters: [st-pool-a]}
@@ -169,7 +169,7 @@ spec: {region: eu-de-1, hypervisorClusters: [hv-pool-a, hv-pool-a], storageClust
 	// Nothing accepted is dropped in silence: team-a-prod asks for MTU 9000,
 	// which the ControlPlane cannot carry; the tenant reads so on its claim.
 	t.Run("team-a-prod's MTU is reported as not applied, on the tenant's claim", func(t *testing.T) {
-		c := tenantReads(t, "team-a", "team-a-prod")
+		c := tenantReads(t, tenantCloud{namespace: "team-a", name: "team-a-prod"})
 		msg := c.Status.GetCondition("Supported").Message
 		unsupported, _ := json.Marshal(c.Status.UnsupportedSettings)
 		if !strings.Contains(string(unsupported), `"spec.network.mtu"`) || !strings.Contains(msg, "spec.network.mtu") {
@@ -210,13 +210,14 @@ func printerColumns(ctx context.Context, t *testing.T, r ref) []string {
 	return cols
 }
 
-// tenantReads is the tenant's cloud claim (in crossplane.c5c3.io), read by
-// a person of the tenant in its namespace.
-func tenantReads(t *testing.T, tenant, name string) *cloudClaim {
+// tenantReads is the tenant's cloud claim, read by a person of the tenant
+// in its namespace.
+func tenantReads(t *testing.T, cloud tenantCloud) *cloudClaim {
 	t.Helper()
-	u, err := asTenant(t, tenant).Resource(openStackClusters).Namespace(tenant).Get(t.Context(), name, metav1.GetOptions{})
+	r := cloud.claim()
+	u, err := asTenant(t, r.namespace).Resource(r.gvr).Namespace(r.namespace).Get(t.Context(), r.name, metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("the tenant reads %s: %v", name, err)
+		t.Fatalf("the tenant reads %s: %v", cloud, err)
 	}
 	c, err := decode[cloudClaim](u)
 	if err != nil {

@@ -141,6 +141,7 @@ func coreAsInACluster(t *testing.T) {
 		// The RBAC manager grants the composites; crossplane-rbac.yaml the
 		// Shoots; the chart provider-kubernetes' Objects.
 		[]authorizationv1.ResourceAttributes{
+			{Verb: "create", Group: "c5c3.io", Resource: "xopenstackclusters"},
 			{Verb: "create", Group: "crossplane.c5c3.io", Resource: "xopenstackclusters"},
 			{Verb: "create", Group: "core.gardener.cloud", Resource: "shoots", Namespace: "garden-c5c3"},
 			{Verb: "create", Group: "kubernetes.crossplane.io", Resource: "objects"},

@@ -243,21 +243,21 @@ func notTheTenants(t *testing.T) {
 			for k, v := range c.spec {
 				spec[k] = v
 			}
-			err := tenantApplies(t, "team-b", docsGroup(openStackClusters), "e2e-own-limits", spec)
+			err := tenantApplies(t, "team-b", openStackClusters, "e2e-own-limits", spec)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want a refusal saying %q", err, c.want)
 			}
 		})
 	}
 	// A namespace's clouds are bounded across both groups the claim is
-	// served in: team-b's ResourceQuota allows 3 in crossplane.c5c3.io and
-	// none in c5c3.io (examples/infrastructure/tenants/team-b/namespace.yaml),
-	// and it holds 3.
+	// served in: team-b's ResourceQuota allows 3 in c5c3.io and none in the
+	// deprecated crossplane.c5c3.io
+	// (examples/infrastructure/tenants/team-b/namespace.yaml), and it holds 3.
 	l, err := plane.dyn.Resource(openStackClusters).Namespace("team-b").List(t.Context(), metav1.ListOptions{})
 	if err != nil || len(l.Items) != 3 {
 		t.Fatalf("team-b holds %d clouds (%v), want 3", len(l.Items), err)
 	}
-	for _, gvr := range []schema.GroupVersionResource{openStackClusters, docsGroup(openStackClusters)} {
+	for _, gvr := range []schema.GroupVersionResource{openStackClusters, legacyGroup(openStackClusters)} {
 		t.Run("team-b, holding 3 clouds, is refused a fourth in "+gvr.Group, func(t *testing.T) {
 			err := tenantApplies(t, "team-b", gvr, "e2e-one-too-many", map[string]any{
 				"compositionSelector": staging, "region": "eu-de-1", "size": "small",
@@ -286,7 +286,7 @@ func cloudClaimOn(ctx context.Context, t *testing.T, namespace, name, env, hv st
 	}
 	r := ref{gvr: openStackClusters, namespace: namespace, name: name}
 	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "crossplane.c5c3.io/v1alpha1", "kind": "OpenStackCluster",
+		"apiVersion": r.gvr.GroupVersion().String(), "kind": "OpenStackCluster",
 		"metadata": map[string]any{"name": name, "namespace": namespace}, "spec": spec,
 	}}
 	data, _ := u.MarshalJSON()

@@ -53,16 +53,16 @@ func TestClouds(t *testing.T) {
 // tenantCloud is a cloud claim of the landscape.
 type tenantCloud struct {
 	namespace, name string
-	// docs: claimed as the C5C3 docs write it, in group c5c3.io.
-	docs bool
+	// legacy: claimed in the deprecated crossplane.c5c3.io, not c5c3.io.
+	legacy bool
 }
 
 func (c tenantCloud) String() string { return c.namespace + "/" + c.name }
 
 func (c tenantCloud) claim() ref {
 	r := ref{gvr: openStackClusters, namespace: c.namespace, name: c.name}
-	if c.docs {
-		r.gvr = docsGroup(r.gvr)
+	if c.legacy {
+		r.gvr = legacyGroup(r.gvr)
 	}
 	return r
 }
@@ -84,20 +84,14 @@ func (c tenantCloud) compositeOf(ctx context.Context) (*consumerv1alpha1.XOpenSt
 		return nil, fmt.Errorf("%s names no composite (%v)", c, err)
 	}
 	gvr := xOpenStackClusters
-	if c.docs {
-		gvr = docsGroup(gvr)
+	if c.legacy {
+		gvr = legacyGroup(gvr)
 	}
 	x, err := get[consumerv1alpha1.XOpenStackCluster](ctx, ref{gvr: gvr, name: cl.Spec.ResourceRef.Name})
 	if err != nil {
 		return nil, fmt.Errorf("%s's composite: %w", c, err)
 	}
 	return x, nil
-}
-
-// docsGroup is a resource of the group the C5C3 docs claim clouds in.
-func docsGroup(r schema.GroupVersionResource) schema.GroupVersionResource {
-	r.Group = "c5c3.io"
-	return r
 }
 
 // tenantClouds are the example clouds and the docs' finance-prod (section 0).
@@ -107,7 +101,7 @@ var tenantClouds = []tenantCloud{
 	{namespace: "team-a", name: "team-a-prod"},
 	{namespace: "team-a", name: "team-a-staging"},
 	{namespace: "team-b", name: "team-b-staging"},
-	{namespace: "tenant-finance", name: "finance-prod", docs: true},
+	{namespace: "tenant-finance", name: "finance-prod"},
 }
 
 var ovnProviderConfigs = schema.GroupVersionResource{Group: ovnv1alpha1.Group, Version: ovnv1alpha1.Version, Resource: "providerconfigs"}
@@ -142,6 +136,18 @@ func tenantsClouds(t *testing.T) {
 		return
 	}
 	ctx := t.Context()
+	// #53 §5: the plain name is what a tenant and a platform engineer type.
+	t.Run("kubectl get openstackclusters -A lists every cloud, as the tenants claimed them", func(t *testing.T) {
+		got, err := kubectl(t.Context(), "get", "openstackclusters", "-A", "-o", "custom-columns=C:.apiVersion,N:.metadata.namespace,M:.metadata.name", "--no-headers")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range tenantClouds {
+			if want := consumerv1alpha1.DocsGroupVersion.String() + " " + c.namespace + " " + c.name; !slices.ContainsFunc(got, func(l string) bool { return strings.Join(strings.Fields(l), " ") == want }) {
+				t.Errorf("kubectl get openstackclusters -A does not list %s (%s); it lists %q", c, want, got)
+			}
+		}
+	})
 	real := listServices(ctx, t)
 	projectIDs, aggs, vts, cephPools, cephAuth, groups := real.projects, real.aggregates, real.volumeTypes, real.cephPools, real.cephAuth, real.haGroups
 	prefixed := func(names []string, prefix string) int {
@@ -637,7 +643,7 @@ func accessOfCloud(t *testing.T, c kubernetes.Interface, cloud, node string) {
 func cloudComposite(ctx context.Context, name string) (*consumerv1alpha1.XOpenStackCluster, error) {
 	x, err := get[consumerv1alpha1.XOpenStackCluster](ctx, ref{gvr: xOpenStackClusters, name: name})
 	if apierrors.IsNotFound(err) {
-		x, err = get[consumerv1alpha1.XOpenStackCluster](ctx, ref{gvr: docsGroup(xOpenStackClusters), name: name})
+		x, err = get[consumerv1alpha1.XOpenStackCluster](ctx, ref{gvr: legacyGroup(xOpenStackClusters), name: name})
 	}
 	return x, err
 }

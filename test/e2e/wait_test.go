@@ -18,10 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+
+	consumerv1alpha1 "github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 )
 
-// Resources the suite reads. A cloud is served in two groups: the
-// examples claim it in crossplane.c5c3.io.
+// Resources the suite reads. The pools are served in crossplane.c5c3.io;
+// a cloud in c5c3.io, as the C5C3 docs and the examples claim it
+// (cloudsGroup), and in the deprecated crossplane.c5c3.io (legacyGroup).
 var (
 	controlPlaneClusters = consumer("controlplaneclusters")
 	hypervisorClusters   = consumer("hypervisorclusters")
@@ -39,7 +42,20 @@ var (
 )
 
 func consumer(resource string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: "crossplane.c5c3.io", Version: "v1alpha1", Resource: resource}
+	return schema.GroupVersionResource{Group: consumerv1alpha1.Group, Version: consumerv1alpha1.Version, Resource: resource}
+}
+
+// cloudsGroup is a resource of the group tenants claim clouds in, c5c3.io
+// as the C5C3 docs write it.
+func cloudsGroup(resource string) schema.GroupVersionResource {
+	return consumerv1alpha1.DocsGroupVersion.WithResource(resource)
+}
+
+// legacyGroup is a cloud resource of the deprecated group clouds were
+// claimed in before they moved to c5c3.io.
+func legacyGroup(r schema.GroupVersionResource) schema.GroupVersionResource {
+	r.Group = consumerv1alpha1.Group
+	return r
 }
 
 func pkg(resource string) schema.GroupVersionResource {

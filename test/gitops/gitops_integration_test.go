@@ -42,7 +42,7 @@ const (
 var (
 	kustomizationGVK = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
 	gitRepositoryGVK = schema.GroupVersionKind{Group: "source.toolkit.fluxcd.io", Version: "v1", Kind: "GitRepository"}
-	claimGVK         = schema.GroupVersionKind{Group: "crossplane.c5c3.io", Version: "v1alpha1", Kind: "OpenStackCluster"}
+	claimGVK         = schema.GroupVersionKind{Group: "c5c3.io", Version: "v1alpha1", Kind: "OpenStackCluster"}
 	poolGVK          = schema.GroupVersionKind{Group: "crossplane.c5c3.io", Version: "v1alpha1", Kind: "HypervisorCluster"}
 )
 

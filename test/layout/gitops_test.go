@@ -56,7 +56,7 @@ func TestTenantFoldersRuleFails(t *testing.T) {
 	write("tenants/team-a/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [access.yaml, gitops.yaml]\n")
 	write("tenants/team-a/access.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: cobaltcore-tenant, namespace: team-a}\n")
 	write("tenants/team-a/gitops.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: openstack-clusters, namespace: team-a}\nspec: {path: ./tenants/team-a/openstack-clusters}\n")
-	write("tenants/team-a/openstack-clusters/team-a-prod.yaml", "apiVersion: crossplane.c5c3.io/v1alpha1\nkind: OpenStackCluster\nmetadata: {name: team-a-prod, namespace: team-a}\n")
+	write("tenants/team-a/openstack-clusters/team-a-prod.yaml", "apiVersion: c5c3.io/v1alpha1\nkind: OpenStackCluster\nmetadata: {name: team-a-prod, namespace: team-a}\n")
 	write("tenants/team-a/openstack-clusters/role.yaml", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: mine}\n")
 	got := apart(dir)
 	for _, want := range []string{

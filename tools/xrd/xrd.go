@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -62,13 +63,19 @@ func FromCRD(crd *extv1.CustomResourceDefinition, def v1alpha1.CompositeDefiniti
 		if err != nil {
 			return nil, errors.Wrapf(err, "cannot build schema of %s/%s", def.Kind, v.Name)
 		}
-		x.Spec.Versions = append(x.Spec.Versions, xv1.CompositeResourceDefinitionVersion{
+		xv := xv1.CompositeResourceDefinitionVersion{
 			Name:                     v.Name,
 			Served:                   v.Served,
 			Referenceable:            v.Storage,
 			Schema:                   &xv1.CompositeResourceValidation{OpenAPIV3Schema: runtime.RawExtension{Raw: s}},
 			AdditionalPrinterColumns: v.AdditionalPrinterColumns,
-		})
+		}
+		if def.Deprecation != "" {
+			// Crossplane copies both into the composite's and the claim's
+			// CRDs, whose API server then warns on every request.
+			xv.Deprecated, xv.DeprecationWarning = ptr.To(true), ptr.To(def.Deprecation)
+		}
+		x.Spec.Versions = append(x.Spec.Versions, xv)
 	}
 	return x, nil
 }

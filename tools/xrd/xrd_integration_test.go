@@ -12,9 +12,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -168,7 +171,8 @@ func TestExamplesAdmittedIntegration(t *testing.T) {
 		if err := readYAMLFile(path, &u.Object); err != nil {
 			return err
 		}
-		if u.GetAPIVersion() != v1alpha1.SchemeGroupVersion.String() {
+		// The pools in crossplane.c5c3.io, the clouds in c5c3.io.
+		if gv := u.GetAPIVersion(); gv != v1alpha1.SchemeGroupVersion.String() && gv != v1alpha1.DocsGroupVersion.String() {
 			return nil
 		}
 		n++
@@ -312,6 +316,57 @@ func TestOpenStackClustersResolveToTheDocsGroupIntegration(t *testing.T) {
 		}
 		if got.Group != want {
 			t.Errorf("kubectl get %s: resolves to group %s, want %s", in, got.Group, want)
+		}
+	}
+}
+
+// TestLegacyCloudsWarnIntegration: a cloud claimed in crossplane.c5c3.io, the
+// group clouds were claimed in before they moved to the docs' c5c3.io, is
+// still admitted and served, and every request to it, to its composite and
+// to their lists is answered with the warning that says where clouds are
+// claimed now, as kubectl prints it. The docs' group warns of nothing.
+func TestLegacyCloudsWarnIntegration(t *testing.T) {
+	ctx := setup(t)
+	w := &kubetest.Warnings{}
+	cfg := rest.CopyConfig(kubetest.Config(t))
+	cfg.WarningHandler = w
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := schema.GroupVersionResource{Group: v1alpha1.Group, Version: v1alpha1.Version, Resource: "openstackclusters"}
+	docs := schema.GroupVersionResource{Group: v1alpha1.DocsGroup, Version: v1alpha1.Version, Resource: "openstackclusters"}
+	for _, tc := range []struct {
+		gvr  schema.GroupVersionResource
+		name string
+		want []string
+	}{
+		{legacy, "legacy-cloud", []string{v1alpha1.LegacyCloudWarning}},
+		{docs, "docs-cloud", nil},
+	} {
+		u := example(t, cloud, tc.name)
+		u.SetAPIVersion(tc.gvr.GroupVersion().String())
+		requests := map[string]func() error{
+			"create": func() error {
+				_, err := dyn.Resource(tc.gvr).Namespace(u.GetNamespace()).Create(ctx, u, metav1.CreateOptions{})
+				return err
+			},
+			"get": func() error {
+				_, err := dyn.Resource(tc.gvr).Namespace(u.GetNamespace()).Get(ctx, tc.name, metav1.GetOptions{})
+				return err
+			},
+			"list of the composites": func() error {
+				_, err := dyn.Resource(tc.gvr.GroupVersion().WithResource("xopenstackclusters")).List(ctx, metav1.ListOptions{})
+				return err
+			},
+		}
+		for _, verb := range []string{"create", "get", "list of the composites"} {
+			if err := requests[verb](); err != nil {
+				t.Fatalf("%s %s %s: %v", verb, tc.gvr.GroupResource(), tc.name, err)
+			}
+			if diff := cmp.Diff(tc.want, w.Take()); diff != "" {
+				t.Errorf("%s %s %s: the API server's warnings: -want, +got:\n%s", verb, tc.gvr.GroupResource(), tc.name, diff)
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -72,6 +73,30 @@ func TestFromCRD(t *testing.T) {
 					DefaultCompositionRef: &xv1.CompositionReference{Name: "xpools.crossplane.c5c3.io"},
 					Versions: []xv1.CompositeResourceDefinitionVersion{{
 						Name: "v1alpha1", Served: true, Referenceable: true,
+						AdditionalPrinterColumns: []extv1.CustomResourceColumnDefinition{{Name: "REGION", Type: "string", JSONPath: ".spec.region"}},
+						Schema: &xv1.CompositeResourceValidation{OpenAPIV3Schema: runtime.RawExtension{Raw: []byte(
+							`{"description":"A pool.","type":"object","required":["spec"],"properties":{"spec":{"type":"object","properties":{"region":{"type":"string"}}},"status":{"type":"object"}}}`)}},
+					}},
+				},
+			}},
+		},
+		"DeprecatedKind": {
+			reason: "A deprecated definition marks every version deprecated with its warning, which Crossplane copies into both CRDs.",
+			crd:    crd(extv1.ClusterScoped),
+			def: v1alpha1.CompositeDefinition{
+				Kind: "XPool", Plural: "xpools", ClaimKind: "Pool", ClaimPlural: "pools",
+				Deprecation: "claim pools in group new.example.org",
+			},
+			want: want{xrd: &xv1.CompositeResourceDefinition{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.crossplane.io/v1", Kind: "CompositeResourceDefinition"},
+				ObjectMeta: metav1.ObjectMeta{Name: "xpools.crossplane.c5c3.io"},
+				Spec: xv1.CompositeResourceDefinitionSpec{
+					Group:      "crossplane.c5c3.io",
+					Names:      extv1.CustomResourceDefinitionNames{Kind: "XPool", ListKind: "XPoolList", Plural: "xpools", Singular: "xpool", Categories: []string{"cobaltcore"}},
+					ClaimNames: &extv1.CustomResourceDefinitionNames{Kind: "Pool", ListKind: "PoolList", Plural: "pools", Categories: []string{"cobaltcore"}},
+					Versions: []xv1.CompositeResourceDefinitionVersion{{
+						Name: "v1alpha1", Served: true, Referenceable: true,
+						Deprecated: ptr.To(true), DeprecationWarning: ptr.To("claim pools in group new.example.org"),
 						AdditionalPrinterColumns: []extv1.CustomResourceColumnDefinition{{Name: "REGION", Type: "string", JSONPath: ".spec.region"}},
 						Schema: &xv1.CompositeResourceValidation{OpenAPIV3Schema: runtime.RawExtension{Raw: []byte(
 							`{"description":"A pool.","type":"object","required":["spec"],"properties":{"spec":{"type":"object","properties":{"region":{"type":"string"}}},"status":{"type":"object"}}}`)}},

@@ -16,6 +16,10 @@ type CompositeDefinition struct {
 	ConnectionSecretKeys []string
 	// DefaultComposition is used when a claim selects none.
 	DefaultComposition string
+	// Deprecation, when set, marks every version of the composite and its
+	// claim deprecated: the API server answers each request to them with
+	// this warning (kubectl prints it), and they keep working.
+	Deprecation string
 }
 
 // Label that selects one of the OpenStackCluster Compositions.
@@ -48,22 +52,35 @@ var Composites = []CompositeDefinition{
 		DefaultComposition: "xstorageclusters.crossplane.c5c3.io",
 	},
 	{
-		// Tenants pick production, staging or development with
-		// spec.compositionSelector.matchLabels[crossplane.c5c3.io/environment];
-		// a claim that selects nothing gets production.
-		Kind: XOpenStackClusterKind, Plural: "xopenstackclusters",
-		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
-		ConnectionSecretKeys: cloudConnectionSecretKeys,
-		DefaultComposition:   "production.xopenstackclusters.crossplane.c5c3.io",
-	},
-	{
-		// The same cloud as the C5C3 docs write its claim: apiVersion
-		// c5c3.io/v1alpha1. make generate copies the crossplane.c5c3.io
-		// Compositions of the kind for this group.
+		// The tenant's cloud as the C5C3 docs write its claim: apiVersion
+		// c5c3.io/v1alpha1, the group kubectl's plain "openstackclusters"
+		// resolves to. Tenants pick production, staging or development
+		// with spec.compositionSelector.matchLabels[crossplane.c5c3.io/environment];
+		// a claim that selects nothing gets production. make generate
+		// copies the crossplane.c5c3.io Compositions of the kind for this
+		// group.
 		Group: DocsGroup,
 		Kind:  XOpenStackClusterKind, Plural: "xopenstackclusters",
 		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
 		ConnectionSecretKeys: cloudConnectionSecretKeys,
 		DefaultComposition:   "production.xopenstackclusters.c5c3.io",
 	},
+	{
+		// The same cloud in the consumer API's own group, where clouds
+		// were claimed before they moved to the docs' group: kept, so that
+		// no existing cloud is deleted with its kind, and deprecated, so
+		// that every request to it says where clouds are claimed now. Its
+		// claims are invisible to a plain "kubectl get openstackclusters".
+		Kind: XOpenStackClusterKind, Plural: "xopenstackclusters",
+		ClaimKind: "OpenStackCluster", ClaimPlural: "openstackclusters",
+		ConnectionSecretKeys: cloudConnectionSecretKeys,
+		DefaultComposition:   "production.xopenstackclusters.crossplane.c5c3.io",
+		Deprecation:          LegacyCloudWarning,
+	},
 }
+
+// LegacyCloudWarning is what the API server answers every request to an
+// OpenStackCluster of crossplane.c5c3.io with.
+const LegacyCloudWarning = "crossplane.c5c3.io/v1alpha1 OpenStackCluster is deprecated and not listed by " +
+	"kubectl get openstackclusters; claim clouds as c5c3.io/v1alpha1 OpenStackCluster, as the C5C3 docs do " +
+	"(docs/tenant-guide.md, Moving a cloud to c5c3.io)"
