@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -12,17 +11,12 @@ import (
 	"text/template"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/internal/shard"
-	"github.com/c5c3/consumer-plane/test/kubetest"
 	"github.com/c5c3/consumer-plane/test/openstackstub"
 )
 
@@ -238,84 +232,50 @@ func createClouds(ctx context.Context, kube client.Client, batch string, clouds 
 const batchLabel = "scale.c5c3.io/batch"
 
 // waitBatchReady waits until every managed resource of batch (n clouds) is
-// Ready, and returns when each cloud's last one was seen Ready. It watches
-// each kind (one informer per kind, selecting the batch) instead of listing
-// them again and again: at 1,000 clouds the lists of 10,000 resources every
-// ten seconds were much of what the API server on two cores was busy with,
-// and a wait must not load what it measures.
-func waitBatchReady(ctx context.Context, tb testing.TB, p crasher, batch string, n int, timeout time.Duration) (map[string]time.Time, error) {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var (
-		mu sync.Mutex
-		// ready is, per ProviderConfig (cloud), each resource's readiness.
-		ready   = map[string]map[string]bool{}
-		done    = map[string]time.Time{}
-		waiting string
-	)
-	observe := func(obj any) {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			return
+// Ready, listing each kind every interval, and returns when each cloud's
+// last one was seen Ready.
+func waitBatchReady(ctx context.Context, kube client.Client, p crasher, batch string, n int, interval, timeout time.Duration) (map[string]time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	done := map[string]time.Time{}
+	for {
+		if err := p.crashed(); err != nil {
+			return done, err
 		}
-		pc, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
-		r := isReady(u)
-		mu.Lock()
-		defer mu.Unlock()
-		of := ready[pc]
-		if of == nil {
-			of = map[string]bool{}
-			ready[pc] = of
-		}
-		of[u.GetKind()+"/"+u.GetName()] = r
-		if !r {
-			waiting = u.GetKind() + " " + u.GetName() + ": " + conditionMessage(u, "Synced")
-		}
-		if _, ok := done[pc]; ok || len(of) < perCloud {
-			return
-		}
-		for _, r := range of {
-			if !r {
-				return
+		ready := map[string]int{}
+		var waiting string
+		for _, gvk := range managedKinds {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			if err := kube.List(ctx, list, client.MatchingLabels{batchLabel: batch}); err != nil {
+				// An API server busy with the provider's start may time
+				// a large list out or cut its stream: a reason to look
+				// again; the deadline bounds it and names the error.
+				waiting = "listing " + gvk.Kind + ": " + err.Error()
+				break
+			}
+			for i := range list.Items {
+				u := &list.Items[i]
+				pc, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
+				if isReady(u) {
+					ready[pc]++
+				} else if waiting == "" {
+					waiting = gvk.Kind + " " + u.GetName() + ": " + conditionMessage(u, "Synced")
+				}
 			}
 		}
-		done[pc] = time.Now()
-	}
-	informers := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dynamic.NewForConfigOrDie(kubetest.Config(tb)), 0, metav1.NamespaceAll,
-		func(o *metav1.ListOptions) { o.LabelSelector = batchLabel + "=" + batch })
-	for _, gvk := range managedKinds {
-		gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
-		if _, err := informers.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    observe,
-			UpdateFunc: func(_, obj any) { observe(obj) },
-		}); err != nil {
-			return nil, err
+		now := time.Now()
+		for pc, r := range ready {
+			if _, ok := done[pc]; !ok && r == perCloud {
+				done[pc] = now
+			}
 		}
-	}
-	informers.Start(ctx.Done())
-	defer informers.Shutdown()
-	result := func() map[string]time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		return maps.Clone(done)
-	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			mu.Lock()
-			defer mu.Unlock()
-			return maps.Clone(done), fmt.Errorf("%d of %d clouds of batch %s Ready after %s; waiting on %s", len(done), n, batch, timeout, waiting)
-		case <-tick.C:
+		if len(done) == n {
+			return done, nil
 		}
-		if err := p.crashed(); err != nil {
-			return result(), err
+		if now.After(deadline) {
+			return done, fmt.Errorf("%d of %d clouds of batch %s Ready after %s; waiting on %s", len(done), n, batch, timeout, waiting)
 		}
-		if d := result(); len(d) == n {
-			return d, nil
-		}
+		time.Sleep(interval)
 	}
 }
 

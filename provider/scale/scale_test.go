@@ -78,7 +78,7 @@ func BenchmarkLandscape(b *testing.B) {
 		// A provider starting on a landscape: everything to catch up on.
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
-		_, err = waitBatchReady(ctx, b, p, steady, n, deadlineFor(n*perCloud))
+		_, err = waitBatchReady(ctx, kube, p, steady, n, listEvery(n), deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		say(b, "every resource Ready %s after the provider started", converge.Round(time.Second))
@@ -183,6 +183,12 @@ func pollOf(flags []string) time.Duration {
 	return time.Minute
 }
 
+// listEvery is how often waiting on n clouds lists them: the lists must
+// not be what the API server is busy with.
+func listEvery(n int) time.Duration {
+	return min(10*time.Second, time.Duration(n)*10*time.Millisecond+200*time.Millisecond)
+}
+
 // A snapshot of the provider and the clouds.
 type snapshot struct {
 	at                      time.Time
@@ -244,7 +250,7 @@ func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *proces
 	mustTB(tb, createClouds(ctx, kube, batch, clouds, 16))
 	// Behind a saturated queue a new cloud can wait many minutes: that is
 	// a figure to report, not a reason to stop.
-	done, err := waitBatchReady(ctx, tb, p, batch, k, 30*time.Minute+deadlineFor(k*perCloud))
+	done, err := waitBatchReady(ctx, kube, p, batch, k, listEvery(k), 30*time.Minute+deadlineFor(k*perCloud))
 	mustTB(tb, err)
 	for _, c := range clouds {
 		first = append(first, c.FirstRequest().Sub(created).Seconds())
