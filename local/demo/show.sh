@@ -23,7 +23,7 @@ echo
 $K get openstackclusters -A
 # Clouds claimed in the deprecated crossplane.c5c3.io, if any: a plain
 # "openstackclusters" is c5c3.io's (docs/tenant-guide.md).
-[ -n "$($K get openstackclusters.crossplane.c5c3.io -A -o name 2>/dev/null)" ] && $K get openstackclusters.crossplane.c5c3.io -A 2>/dev/null
+$K get openstackclusters.crossplane.c5c3.io -A 2>/dev/null
 
 section "what the pools' node agents report (3 nodes per pool in this demo)"
 $K get hypervisorinventories -o wide

@@ -346,22 +346,20 @@ func TestLegacyCloudsWarnIntegration(t *testing.T) {
 	} {
 		u := example(t, cloud, tc.name)
 		u.SetAPIVersion(tc.gvr.GroupVersion().String())
-		requests := map[string]func() error{
-			"create": func() error {
-				_, err := dyn.Resource(tc.gvr).Namespace(u.GetNamespace()).Create(ctx, u, metav1.CreateOptions{})
-				return err
-			},
-			"get": func() error {
-				_, err := dyn.Resource(tc.gvr).Namespace(u.GetNamespace()).Get(ctx, tc.name, metav1.GetOptions{})
-				return err
-			},
-			"list of the composites": func() error {
+		ns := dyn.Resource(tc.gvr).Namespace(u.GetNamespace())
+		for _, r := range []struct {
+			verb string
+			do   func() error
+		}{
+			{"create", func() error { _, err := ns.Create(ctx, u, metav1.CreateOptions{}); return err }},
+			{"get", func() error { _, err := ns.Get(ctx, tc.name, metav1.GetOptions{}); return err }},
+			{"list of the composites", func() error {
 				_, err := dyn.Resource(tc.gvr.GroupVersion().WithResource("xopenstackclusters")).List(ctx, metav1.ListOptions{})
 				return err
-			},
-		}
-		for _, verb := range []string{"create", "get", "list of the composites"} {
-			if err := requests[verb](); err != nil {
+			}},
+		} {
+			verb := r.verb
+			if err := r.do(); err != nil {
 				t.Fatalf("%s %s %s: %v", verb, tc.gvr.GroupResource(), tc.name, err)
 			}
 			if diff := cmp.Diff(tc.want, w.Take()); diff != "" {

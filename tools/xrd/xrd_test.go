@@ -47,6 +47,34 @@ var def = v1alpha1.CompositeDefinition{
 	ConnectionSecretKeys: []string{"kubeconfig"}, DefaultComposition: "xpools.crossplane.c5c3.io",
 }
 
+// deprecated is def, deprecated.
+var deprecated = func() v1alpha1.CompositeDefinition {
+	d := def
+	d.Deprecation = "claim pools in group new.example.org"
+	return d
+}()
+
+// poolXRD is the XRD FromCRD builds of crd(extv1.ClusterScoped) and def.
+func poolXRD() *xv1.CompositeResourceDefinition {
+	return &xv1.CompositeResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.crossplane.io/v1", Kind: "CompositeResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "xpools.crossplane.c5c3.io"},
+		Spec: xv1.CompositeResourceDefinitionSpec{
+			Group:                 "crossplane.c5c3.io",
+			Names:                 extv1.CustomResourceDefinitionNames{Kind: "XPool", ListKind: "XPoolList", Plural: "xpools", Singular: "xpool", Categories: []string{"cobaltcore"}},
+			ClaimNames:            &extv1.CustomResourceDefinitionNames{Kind: "Pool", ListKind: "PoolList", Plural: "pools", Categories: []string{"cobaltcore"}},
+			ConnectionSecretKeys:  []string{"kubeconfig"},
+			DefaultCompositionRef: &xv1.CompositionReference{Name: "xpools.crossplane.c5c3.io"},
+			Versions: []xv1.CompositeResourceDefinitionVersion{{
+				Name: "v1alpha1", Served: true, Referenceable: true,
+				AdditionalPrinterColumns: []extv1.CustomResourceColumnDefinition{{Name: "REGION", Type: "string", JSONPath: ".spec.region"}},
+				Schema: &xv1.CompositeResourceValidation{OpenAPIV3Schema: runtime.RawExtension{Raw: []byte(
+					`{"description":"A pool.","type":"object","required":["spec"],"properties":{"spec":{"type":"object","properties":{"region":{"type":"string"}}},"status":{"type":"object"}}}`)}},
+			}},
+		},
+	}
+}
+
 func TestFromCRD(t *testing.T) {
 	type want struct {
 		xrd *xv1.CompositeResourceDefinition
@@ -62,47 +90,17 @@ func TestFromCRD(t *testing.T) {
 			reason: "The XRD carries claim names, connection keys, the default Composition, printer columns, and only spec and status of the schema.",
 			crd:    crd(extv1.ClusterScoped),
 			def:    def,
-			want: want{xrd: &xv1.CompositeResourceDefinition{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.crossplane.io/v1", Kind: "CompositeResourceDefinition"},
-				ObjectMeta: metav1.ObjectMeta{Name: "xpools.crossplane.c5c3.io"},
-				Spec: xv1.CompositeResourceDefinitionSpec{
-					Group:                 "crossplane.c5c3.io",
-					Names:                 extv1.CustomResourceDefinitionNames{Kind: "XPool", ListKind: "XPoolList", Plural: "xpools", Singular: "xpool", Categories: []string{"cobaltcore"}},
-					ClaimNames:            &extv1.CustomResourceDefinitionNames{Kind: "Pool", ListKind: "PoolList", Plural: "pools", Categories: []string{"cobaltcore"}},
-					ConnectionSecretKeys:  []string{"kubeconfig"},
-					DefaultCompositionRef: &xv1.CompositionReference{Name: "xpools.crossplane.c5c3.io"},
-					Versions: []xv1.CompositeResourceDefinitionVersion{{
-						Name: "v1alpha1", Served: true, Referenceable: true,
-						AdditionalPrinterColumns: []extv1.CustomResourceColumnDefinition{{Name: "REGION", Type: "string", JSONPath: ".spec.region"}},
-						Schema: &xv1.CompositeResourceValidation{OpenAPIV3Schema: runtime.RawExtension{Raw: []byte(
-							`{"description":"A pool.","type":"object","required":["spec"],"properties":{"spec":{"type":"object","properties":{"region":{"type":"string"}}},"status":{"type":"object"}}}`)}},
-					}},
-				},
-			}},
+			want:   want{xrd: poolXRD()},
 		},
 		"DeprecatedKind": {
-			reason: "A deprecated definition marks every version deprecated with its warning, which Crossplane copies into both CRDs.",
+			reason: "A deprecated definition marks every version deprecated with its warning, which Crossplane copies into both CRDs; the rest is as without.",
 			crd:    crd(extv1.ClusterScoped),
-			def: v1alpha1.CompositeDefinition{
-				Kind: "XPool", Plural: "xpools", ClaimKind: "Pool", ClaimPlural: "pools",
-				Deprecation: "claim pools in group new.example.org",
-			},
-			want: want{xrd: &xv1.CompositeResourceDefinition{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.crossplane.io/v1", Kind: "CompositeResourceDefinition"},
-				ObjectMeta: metav1.ObjectMeta{Name: "xpools.crossplane.c5c3.io"},
-				Spec: xv1.CompositeResourceDefinitionSpec{
-					Group:      "crossplane.c5c3.io",
-					Names:      extv1.CustomResourceDefinitionNames{Kind: "XPool", ListKind: "XPoolList", Plural: "xpools", Singular: "xpool", Categories: []string{"cobaltcore"}},
-					ClaimNames: &extv1.CustomResourceDefinitionNames{Kind: "Pool", ListKind: "PoolList", Plural: "pools", Categories: []string{"cobaltcore"}},
-					Versions: []xv1.CompositeResourceDefinitionVersion{{
-						Name: "v1alpha1", Served: true, Referenceable: true,
-						Deprecated: ptr.To(true), DeprecationWarning: ptr.To("claim pools in group new.example.org"),
-						AdditionalPrinterColumns: []extv1.CustomResourceColumnDefinition{{Name: "REGION", Type: "string", JSONPath: ".spec.region"}},
-						Schema: &xv1.CompositeResourceValidation{OpenAPIV3Schema: runtime.RawExtension{Raw: []byte(
-							`{"description":"A pool.","type":"object","required":["spec"],"properties":{"spec":{"type":"object","properties":{"region":{"type":"string"}}},"status":{"type":"object"}}}`)}},
-					}},
-				},
-			}},
+			def:    deprecated,
+			want: want{xrd: func() *xv1.CompositeResourceDefinition {
+				x := poolXRD()
+				x.Spec.Versions[0].Deprecated, x.Spec.Versions[0].DeprecationWarning = ptr.To(true), ptr.To(deprecated.Deprecation)
+				return x
+			}()},
 		},
 		"NamespacedType": {
 			reason: "A claimable composite must be cluster scoped; the error says which marker fixes it.",
