@@ -68,6 +68,7 @@ func cephOf(t *testing.T, h *harness, base string, l cephLayout) (string, string
 		t.Fatal(err)
 	}
 	stop := func() {
+		closeCephConnAt(dir)
 		cmd := exec.Command(filepath.Join(filepath.Dir(script), "stop.sh"))
 		cmd.Env = append(os.Environ(), "COBALTCORE_CEPH_RUN="+dir)
 		_ = cmd.Run() //nolint:errcheck // best effort

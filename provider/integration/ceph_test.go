@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/ceph/go-ceph/rados"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -103,17 +105,104 @@ func cephJSONAt(t *testing.T, dir string, into any, args ...string) {
 // tryCephJSONAt is cephJSONAt for a check that is polled: a command that
 // fails or times out (a monitor electing, a loaded machine) is a reason to
 // look again, not the test's end.
+//
+// It asks the monitors (the manager, for pg stat) through librados, as
+// the ceph CLI does, on one connection per cluster kept for the test
+// binary's run: the CLI is a Python process of a third of a CPU-second,
+// and the Ceph tests' polls started about a hundred of them a run, on the
+// two cores every integration group shares (make test-integration).
 func tryCephJSONAt(dir string, into any, args ...string) error {
-	// Standard output alone: the CLI's warnings on standard error are no
-	// JSON.
-	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(dir, "ceph.conf")}, append(args, "-f", "json")...)...).Output()
+	what := "ceph " + strings.Join(args, " ")
+	cmd, mgr, err := cephCommand(args)
 	if err != nil {
-		return fmt.Errorf("ceph %s: %w", strings.Join(args, " "), err)
+		return err
+	}
+	conn, err := cephConnAt(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	var out []byte
+	if mgr {
+		out, _, err = conn.MgrCommand([][]byte{cmd})
+	} else {
+		out, _, err = conn.MonCommand(cmd)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if err := json.Unmarshal(out, into); err != nil {
-		return fmt.Errorf("ceph %s: %w: %s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("%s: %w: %s", what, err, out)
 	}
 	return nil
+}
+
+// cephCommand is the monitor (or, mgr true, manager) command the ceph CLI
+// sends for args with -f json: the commands the tests read.
+func cephCommand(args []string) (cmd []byte, mgr bool, err error) {
+	c := map[string]string{"format": "json"}
+	switch line := strings.Join(args, " "); {
+	case line == "mon dump" || line == "osd dump" || line == "osd stat" || line == "health":
+		c["prefix"] = line
+	case line == "pg stat":
+		c["prefix"], mgr = line, true
+	case line == "osd pool ls detail":
+		c["prefix"], c["detail"] = "osd pool ls", "detail"
+	case len(args) == 5 && strings.HasPrefix(line, "osd crush rule dump "):
+		c["prefix"], c["name"] = "osd crush rule dump", args[4]
+	default:
+		return nil, false, fmt.Errorf("ceph %s: not a command the tests send through librados (cephCommand)", line)
+	}
+	cmd, err = json.Marshal(c)
+	return cmd, mgr, err
+}
+
+var (
+	cephConnsMu sync.Mutex
+	cephConns   = map[string]*rados.Conn{}
+)
+
+// cephConnAt is a librados connection as client.admin to the cluster
+// start.sh runs in dir, configured by its ceph.conf as the CLI is, with
+// the CLI's 30 s for a command (the tests' timeout of it).
+func cephConnAt(dir string) (*rados.Conn, error) {
+	cephConnsMu.Lock()
+	defer cephConnsMu.Unlock()
+	if c, ok := cephConns[dir]; ok {
+		return c, nil
+	}
+	c, err := rados.NewConnWithUser("admin")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ReadConfigFile(filepath.Join(dir, "ceph.conf")); err != nil {
+		c.Shutdown()
+		return nil, err
+	}
+	// No admin socket: the conf's path is the CLI's, which would find it
+	// taken and say so in its output.
+	for k, v := range map[string]string{"admin_socket": "", "client_mount_timeout": "30", "rados_mon_op_timeout": "30", "log_to_stderr": "false", "err_to_stderr": "false"} {
+		if err := c.SetConfigOption(k, v); err != nil {
+			c.Shutdown()
+			return nil, err
+		}
+	}
+	if err := c.Connect(); err != nil {
+		c.Shutdown()
+		return nil, err
+	}
+	cephConns[dir] = c
+	return c, nil
+}
+
+// closeCephConnAt closes the connection to the cluster in dir, before it
+// stops: librados would go on looking for its monitors.
+func closeCephConnAt(dir string) {
+	cephConnsMu.Lock()
+	defer cephConnsMu.Unlock()
+	if c, ok := cephConns[dir]; ok {
+		c.Shutdown()
+		delete(cephConns, dir)
+	}
 }
 
 // cephPool is one pool as `ceph osd pool ls detail` shows it, or nil.
