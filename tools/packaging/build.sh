@@ -51,8 +51,10 @@ inputs() {
 CA_BUNDLE=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 want=$(inputs)
 # The stamp: the inputs' hash, then each output's checksum (so that an
-# output removed or changed since is built again).
-if [ "$(head -1 "$stamp" 2>/dev/null)" = "$want" ] && tail -n +2 "$stamp" | sha256sum --check --quiet --status 2>/dev/null; then
+# output removed or changed since is built again). outputs_match STAMP
+# checks the outputs against a stamp's checksums.
+outputs_match() { tail -n +2 "$1" | sha256sum --check --quiet --status 2>/dev/null; }
+if [ "$(head -1 "$stamp" 2>/dev/null)" = "$want" ] && outputs_match "$stamp"; then
   echo "the packages in $OUT and the images in $images are built from these inputs already ($stamp)"
   exit 0
 fi
@@ -68,7 +70,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/cobaltcore-xpkg
 if [[ -f $cache/$want/stamp ]]; then
   mkdir -p "$OUT" "$images"
   cp "$cache/$want/xpkg/"* "$OUT/" && cp "$cache/$want/images/"* "$images/"
-  if tail -n +2 "$cache/$want/stamp" | sha256sum --check --quiet --status 2>/dev/null; then
+  if outputs_match "$cache/$want/stamp"; then
     cp "$cache/$want/stamp" "$stamp"
     echo "the packages in $OUT and the images in $images are copied from a build of these inputs ($cache/$want)"
     exit 0
