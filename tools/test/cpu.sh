@@ -19,7 +19,7 @@ if [[ -n $pacct ]]; then
   accton off >/dev/null
   echo "=== CPU-seconds of the processes that ended, by command (the 15 largest)"
   lastcomm -f "$pacct" | awk '{ for (i = 1; i <= NF; i++) if ($i == "secs") t = $(i - 1); c[$1] += t; n[$1]++ }
-    END { for (k in c) printf "%8.1f %6d  %s\n", c[k], n[k], k }' | sort -rn | head -15
+    END { for (k in c) printf "%8.1f %6d  %s\n", c[k], n[k], k }' | sort -rn | sed -n 1,15p
   rm -f "$pacct"
 fi
 echo "=== rc=$rc wall=$(awk -v s="$s" -v e="$e" 'BEGIN{printf "%.0f", e - s}') s, machine busy $(((b1 - b0) / hz)) CPU-s, idle $(((i1 - i0) / hz)) CPU-s"
