@@ -97,7 +97,7 @@ var nodeAgents = []nodeAgent{
 	{namespace: "rook-ceph", daemonSet: "storage-agent", firstNodeOnly: true, args: func(s *standin, _ int) []string {
 		return []string{"-ceph-conf=", "-ceph-user", cephcaps.StorageAgentUser, "-leader-election-namespace", "rook-ceph", "-interval", "15s"}
 	}, env: func(ctx context.Context, s *standin, c *cluster) ([]string, error) {
-		sec, err := c.kube.CoreV1().Secrets("rook-ceph").Get(ctx, rookClientSecret(cephcaps.StorageAgentUser), metav1.GetOptions{})
+		sec, err := c.secret(ctx, "rook-ceph", rookClientSecret(cephcaps.StorageAgentUser))
 		if apierrors.IsNotFound(err) {
 			return nil, errNotYet
 		}
@@ -119,12 +119,12 @@ var nodeAgents = []nodeAgent{
 // per node (the storage agent, which elects a leader, on the first node
 // only). A process that ended is started again at the next sweep.
 func (s *standin) agents(ctx context.Context, c *cluster) error {
-	l, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	l, err := c.nodes(ctx)
 	if err != nil {
 		return err
 	}
-	nodes := make([]corev1.Node, 0, len(l.Items))
-	for _, n := range l.Items {
+	nodes := make([]corev1.Node, 0, len(l))
+	for _, n := range l {
 		if strings.HasPrefix(n.Name, c.name+"-node-") {
 			nodes = append(nodes, n)
 		}
@@ -140,7 +140,7 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 	if pool == "" {
 		_, pool, _ = strings.Cut(c.name, ".")
 	}
-	if _, err := c.kube.AppsV1().DaemonSets("c5c3-agents").Get(ctx, "ovs-agent", metav1.GetOptions{}); err == nil {
+	if _, err := c.daemonSet(ctx, "c5c3-agents", "ovs-agent"); err == nil {
 		for _, n := range nodes {
 			if err := s.registerChassis(ctx, c.name, pool, n.Name); err != nil {
 				return err
@@ -153,7 +153,7 @@ func (s *standin) agents(ctx context.Context, c *cluster) error {
 		return nil
 	}
 	for _, a := range nodeAgents {
-		ds, err := c.kube.AppsV1().DaemonSets(a.namespace).Get(ctx, a.daemonSet, metav1.GetOptions{})
+		ds, err := c.daemonSet(ctx, a.namespace, a.daemonSet)
 		if apierrors.IsNotFound(err) {
 			continue
 		} else if err != nil {

@@ -63,7 +63,7 @@ func remoteClient(ctx context.Context, c *cluster, namespace string, rc *unstruc
 	secret, _, _ := unstructured.NestedString(rc.Object, "spec", "accesskeyRef", "name")
 	key, _, _ := unstructured.NestedString(rc.Object, "spec", "accesskeyRef", "key")
 	ns, _, _ := unstructured.NestedString(rc.Object, "spec", "namespace")
-	sec, err := c.kube.CoreV1().Secrets(namespace).Get(ctx, secret, metav1.GetOptions{})
+	sec, err := c.secret(ctx, namespace, secret)
 	if err != nil {
 		return nil, "", fmt.Errorf("the access Secret %s/%s: %w", namespace, secret, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -56,14 +55,14 @@ func (s *standin) cephFor(o *unstructured.Unstructured) *localCeph {
 // cluster runs one CephCluster); nil while c has none: Rook makes nothing of
 // a cluster before it exists.
 func (s *standin) cephOf(ctx context.Context, c *cluster) (*localCeph, error) {
-	l, err := c.dyn.Resource(cephClusters).List(ctx, metav1.ListOptions{})
+	l, err := c.list(ctx, cephClusters)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list cephclusters: %w", err)
 	}
-	if len(l.Items) == 0 {
+	if len(l) == 0 {
 		return nil, nil
 	}
-	return s.cephFor(&l.Items[0]), nil
+	return s.cephFor(l[0]), nil
 }
 
 // cephFacts is what Rook reports of its cluster, read from the local Ceph.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -61,12 +62,16 @@ const (
 // deployCompute deploys nova-compute on the hypervisor pools every
 // ControlPlane of c names, with each pool's kubeconfig of the cloud.
 func (s *standin) deployCompute(ctx context.Context, c *cluster) error {
-	l, err := c.dyn.Resource(controlPlanes).List(ctx, metav1.ListOptions{})
+	for key, at := range s.deployed {
+		if time.Since(at) >= redeployAfter {
+			delete(s.deployed, key) // looked at again below, if it is still wanted
+		}
+	}
+	l, err := c.list(ctx, controlPlanes)
 	if err != nil {
 		return fmt.Errorf("cannot list ControlPlanes: %w", err)
 	}
-	for i := range l.Items {
-		cp := &l.Items[i]
+	for _, cp := range l {
 		if cp.GetDeletionTimestamp() != nil {
 			continue
 		}
@@ -74,20 +79,32 @@ func (s *standin) deployCompute(ctx context.Context, c *cluster) error {
 		pools, _, _ := unstructured.NestedStringSlice(cp.Object, "spec", "compute", "hypervisorClusters")
 		for _, pool := range pools {
 			secret := "hypervisor-" + pool + "-kubeconfig"
-			sec, err := c.kube.CoreV1().Secrets(cp.GetNamespace()).Get(ctx, secret, metav1.GetOptions{})
+			sec, err := c.secret(ctx, cp.GetNamespace(), secret)
 			if apierrors.IsNotFound(err) {
 				continue // not given yet: the operator waits for it
 			}
 			if err != nil {
 				return err
 			}
+			// What was deployed with this version of the Secret is looked
+			// at again once in a while, not at every sweep: each look is a
+			// request to the pool's API server.
+			key := sec.Namespace + "/" + sec.Name + "@" + sec.ResourceVersion + ":" + cloud
+			if at, ok := s.deployed[key]; ok && time.Since(at) < redeployAfter {
+				continue
+			}
 			if err := s.deployComputeIn(ctx, sec, cloud); err != nil {
 				return fmt.Errorf("ControlPlane %s/%s: cannot deploy nova-compute on hypervisor pool %s with Secret %s: %w", cp.GetNamespace(), cp.GetName(), pool, secret, err)
 			}
+			s.deployed[key] = time.Now()
 		}
 	}
 	return nil
 }
+
+// redeployAfter is how often a cloud's nova-compute, once deployed, is
+// looked at again in its pool.
+const redeployAfter = 30 * time.Second
 
 // deployComputeIn applies the cloud's nova-compute DaemonSet in the pool
 // cluster sec's kubeconfig logs into, in the namespace it names.
@@ -163,21 +180,21 @@ func (s *standin) runCompute(ctx context.Context, c *cluster) error {
 	if s.registerCompute == "" {
 		return nil
 	}
-	dss, err := c.kube.AppsV1().DaemonSets("").List(ctx, metav1.ListOptions{LabelSelector: labelName + "=" + novaCompute})
+	dss, err := c.daemonSets(ctx, labels.SelectorFromSet(labels.Set{labelName: novaCompute}))
 	if err != nil {
 		return err
 	}
-	nodes, err := c.kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := c.nodes(ctx)
 	if err != nil {
 		return err
 	}
 	selected := map[string]bool{}
-	for _, ds := range dss.Items {
+	for _, ds := range dss {
 		if ds.DeletionTimestamp != nil || len(ds.Spec.Template.Spec.NodeSelector) == 0 {
 			continue
 		}
 		sel := labels.SelectorFromSet(ds.Spec.Template.Spec.NodeSelector)
-		for _, n := range nodes.Items {
+		for _, n := range nodes {
 			if sel.Matches(labels.Set(n.Labels)) {
 				selected[n.Name] = true
 			}

@@ -50,6 +50,10 @@
 //     these clusters do not run: a deleted namespace is emptied of the kinds
 //     above, Secrets and ConfigMaps, and finalized.
 //
+// It reads each Shoot cluster through informers (informed.go) and sweeps
+// the clusters when they see a change, and every 3 s for what they cannot
+// see (the local Ceph, the agents' processes, the pools' clusters).
+//
 // What it does not simulate: any of those operators' work. No OpenStack
 // service is deployed per ControlPlane (every cloud is the one local
 // OpenStack), no Ceph daemon per CephCluster (every storage pool is the one
@@ -78,6 +82,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -200,8 +205,8 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, singleCeph: single, stretchedCeph: stretched, clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]string{}, poolClients: map[string]kubernetes.Interface{},
-		ovnCA: oca, sbctlTLS: sbctlTLS}
+	s := &standin{config: c, clouds: clouds, secretClouds: secretClouds, caBundle: ca, singleCeph: single, stretchedCeph: stretched, clients: map[string]*cluster{}, regions: map[string]bool{}, procs: map[string]*exec.Cmd{}, pulled: map[string]bool{}, chassis: map[string]string{}, computes: map[string]string{}, poolClients: map[string]kubernetes.Interface{}, deployed: map[string]time.Time{},
+		ovnCA: oca, sbctlTLS: sbctlTLS, objectsChanged: newWakeup(), processesChanged: newWakeup()}
 	if c.publicEndpoints != "" {
 		signer, err := loadCA(c.publicCACert, c.publicCAKey)
 		if err != nil {
@@ -234,7 +239,7 @@ func run(ctx context.Context, c config) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		every(ctx, 3*time.Second, func() {
+		every(ctx, 3*time.Second, s.objectsChanged, func() {
 			// Read again, once, when a CephCluster needs them.
 			s.singleCeph.forget()
 			if s.stretchedCeph != nil {
@@ -243,13 +248,20 @@ func run(ctx context.Context, c config) error {
 			s.sweep(ctx, objects, true)
 		})
 	}()
-	every(ctx, 3*time.Second, func() { s.removeGone(ctx, s.sweep(ctx, processes, false)) })
+	every(ctx, 3*time.Second, s.processesChanged, func() { s.removeGone(ctx, s.sweep(ctx, processes, false)) })
 	<-done
+	s.clientsMu.Lock()
+	for _, c := range s.clients {
+		c.forget()
+	}
+	s.clientsMu.Unlock()
 	return nil
 }
 
-// every calls fn, then again each period after it returned, until ctx ends.
-func every(ctx context.Context, period time.Duration, fn func()) {
+// every calls fn, then again each period after it returned or soon after
+// a ring of changed, until ctx ends. The period is for what no informer
+// sees: the local Ceph, the agents' processes, the pools' clusters.
+func every(ctx context.Context, period time.Duration, changed wakeup, fn func()) {
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
@@ -258,6 +270,12 @@ func every(ctx context.Context, period time.Duration, fn func()) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-changed:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(coalesce):
+			}
 		}
 	}
 }
@@ -279,6 +297,9 @@ type standin struct {
 	// both loops share.
 	clientsMu sync.Mutex
 	clients   map[string]*cluster
+	// objectsChanged and processesChanged wake the loops when a cluster's
+	// informers see a change.
+	objectsChanged, processesChanged wakeup
 	// regions registered in the local Keystone (catalog.go).
 	regionsMu sync.Mutex
 	regions   map[string]bool
@@ -298,6 +319,9 @@ type standin struct {
 	// poolClients log into the pools' clusters with the clouds' kubeconfigs
 	// (compute.go).
 	poolClients map[string]kubernetes.Interface
+	// deployed is when each cloud's nova-compute was last seen deployed,
+	// by its pool kubeconfig Secret's version and the cloud (compute.go).
+	deployed map[string]time.Time
 }
 
 type cluster struct {
@@ -306,6 +330,9 @@ type cluster struct {
 	modified time.Time
 	dyn      dynamic.Interface
 	kube     kubernetes.Interface
+	// informed reads the cluster (informed.go); nil until its kinds were
+	// discovered.
+	informed atomic.Pointer[informed]
 }
 
 // step is what the stand-in does in one cluster, in one of its loops.
@@ -369,8 +396,9 @@ func (s *standin) removeGone(ctx context.Context, seen map[string]bool) {
 		return
 	}
 	s.clientsMu.Lock()
-	for f := range s.clients {
+	for f, c := range s.clients {
 		if !seen[f] {
+			c.forget()
 			delete(s.clients, f)
 		}
 	}
@@ -390,8 +418,15 @@ func (s *standin) client(file string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := s.clients[file]; ok && c.modified.Equal(fi.ModTime()) {
-		return c, nil
+	old, ok := s.clients[file]
+	if ok && old.modified.Equal(fi.ModTime()) {
+		if old.informed.Load() == nil {
+			old.inform(s.changed)
+		}
+		return old, nil
+	}
+	if ok {
+		old.forget()
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", file)
 	if err != nil {
@@ -407,26 +442,36 @@ func (s *standin) client(file string) (*cluster, error) {
 		return nil, err
 	}
 	c := &cluster{name: strings.TrimSuffix(filepath.Base(file), ".kubeconfig"), file: file, modified: fi.ModTime(), dyn: dyn, kube: kube}
+	c.inform(s.changed)
 	s.clients[file] = c
 	return c, nil
 }
 
+// changed wakes both loops.
+func (s *standin) changed() {
+	s.objectsChanged.ring()
+	s.processesChanged.ring()
+}
+
 // each calls fn for every object of gvr whose status does not say done yet,
-// and writes the status fn sets.
+// and writes the status fn sets. An object read before the stand-in's own
+// last write of it reached the informer conflicts, and is looked at again
+// at the next sweep: what fn does is done again, so it is idempotent.
 func each(ctx context.Context, c *cluster, gvr schema.GroupVersionResource, done func(*unstructured.Unstructured) bool, fn func(*unstructured.Unstructured) error) error {
-	l, err := c.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	l, err := c.list(ctx, gvr)
 	if err != nil {
 		return fmt.Errorf("cannot list %s: %w", gvr.Resource, err)
 	}
-	for i := range l.Items {
-		o := &l.Items[i]
+	for _, o := range l {
 		if o.GetDeletionTimestamp() != nil || done(o) {
 			continue
 		}
 		if err := fn(o); err != nil {
 			return fmt.Errorf("%s %s/%s: %w", gvr.Resource, o.GetNamespace(), o.GetName(), err)
 		}
-		if _, err := c.dyn.Resource(gvr).Namespace(o.GetNamespace()).UpdateStatus(ctx, o, metav1.UpdateOptions{}); err != nil {
+		if _, err := c.dyn.Resource(gvr).Namespace(o.GetNamespace()).UpdateStatus(ctx, o, metav1.UpdateOptions{}); apierrors.IsConflict(err) {
+			continue
+		} else if err != nil {
 			return fmt.Errorf("cannot report %s %s/%s: %w", gvr.Resource, o.GetNamespace(), o.GetName(), err)
 		}
 		fmt.Printf("cluster %s: %s %s/%s reported ready\n", c.name, gvr.Resource, o.GetNamespace(), o.GetName())
@@ -611,12 +656,12 @@ func (s *standin) pools(ctx context.Context, c *cluster) error {
 // namespaces — ControlPlanes, Secrets, ConfigMaps — and then finalizes the
 // namespace.
 func (s *standin) namespaces(ctx context.Context, c *cluster) error {
-	l, err := c.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	l, err := c.namespaces(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot list namespaces: %w", err)
 	}
-	for i := range l.Items {
-		ns := &l.Items[i]
+	for i := range l {
+		ns := &l[i]
 		if ns.DeletionTimestamp == nil || len(ns.Spec.Finalizers) == 0 {
 			continue
 		}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/c5c3/consumer-plane/test/kubetest"
+)
+
+// The API server serves Rook's kinds, not the c5c3 ControlPlane: a
+// storage Shoot's.
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m, "../../../cluster/crds/rook")) }
+
+// TestIntegrationInformedSweepsMakeNoRequests: once a cluster's informers
+// have synced, what the sweeps read costs its API server no request, a
+// change rings the loops, and a kind the cluster does not serve is not
+// found without asking.
+func TestIntegrationInformedSweepsMakeNoRequests(t *testing.T) {
+	cfg := kubetest.Config(t)
+	ctx := context.Background()
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	c := &cluster{name: "st-pool-a", dyn: dynamic.NewForConfigOrDie(cfg), kube: kube}
+	rang := newWakeup()
+	c.inform(rang.ring)
+	t.Cleanup(c.forget)
+	in := c.informed.Load()
+	if in == nil {
+		t.Fatal("the cluster is not informed: its kinds could not be discovered")
+	}
+	kubetest.Until(t, "every informer synced", 30*time.Second, func() error {
+		for _, inf := range []cache.SharedIndexInformer{in.secrets, in.nodes, in.namespaces, in.daemonSets, in.dyn.ForResource(cephClusters).Informer()} {
+			if !inf.HasSynced() {
+				return errors.New("not yet")
+			}
+		}
+		return nil
+	})
+	select { // what the first lists added
+	case <-rang:
+	default:
+	}
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rang:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no ring after a namespace was created")
+	}
+	cc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "ceph.rook.io/v1", "kind": "CephCluster",
+		"metadata": map[string]any{"name": "st-pool-a", "namespace": "rook-ceph"},
+		"spec":     map[string]any{},
+	}}
+	if _, err := c.dyn.Resource(cephClusters).Namespace("rook-ceph").Create(ctx, cc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.CoreV1().Secrets("rook-ceph").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "rook-ceph-mon"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Until(t, "the informers hold the CephCluster and the Secret", 30*time.Second, func() error {
+		l, err := c.list(ctx, cephClusters)
+		if err != nil || len(l) != 1 {
+			return errors.Join(err, errors.New("no CephCluster listed"))
+		}
+		_, err = c.secret(ctx, "rook-ceph", "rook-ceph-mon")
+		return err
+	})
+
+	before := kubetest.APIRequests(t, cfg)
+	for range 20 {
+		if l, err := c.list(ctx, cephClusters); err != nil || len(l) != 1 {
+			t.Fatalf("CephClusters: %d, %v", len(l), err)
+		}
+		if _, err := c.list(ctx, controlPlanes); !apierrors.IsNotFound(err) {
+			t.Fatalf("ControlPlanes of a cluster without the c5c3 CRD: %v, want NotFound", err)
+		}
+		if _, err := c.secret(ctx, "rook-ceph", "rook-ceph-mon"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.secret(ctx, "rook-ceph", "missing"); !apierrors.IsNotFound(err) {
+			t.Fatalf("a missing Secret: %v, want NotFound", err)
+		}
+		if _, err := c.daemonSet(ctx, "rook-ceph", "storage-agent"); !apierrors.IsNotFound(err) {
+			t.Fatalf("a missing DaemonSet: %v, want NotFound", err)
+		}
+		if _, err := c.nodes(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ns, err := c.namespaces(ctx); err != nil || len(ns) == 0 {
+			t.Fatalf("namespaces: %d, %v", len(ns), err)
+		}
+	}
+	d := kubetest.APIRequests(t, cfg).Sub(before)
+	for _, k := range []string{"LIST cephclusters", "LIST controlplanes", "GET secrets", "GET daemonsets", "LIST nodes", "LIST namespaces"} {
+		if d[k] > 0 {
+			t.Errorf("%s: %v requests while reading an informed cluster (%s)", k, d[k], d)
+		}
+	}
+
+	// What is read is a copy: a step that changes it changes no other
+	// step's view.
+	l, _ := c.list(ctx, cephClusters)
+	l[0].Object["status"] = map[string]any{"phase": "Ready"}
+	if again, _ := c.list(ctx, cephClusters); again[0].Object["status"] != nil {
+		t.Error("a change to a listed object reached the informer's store")
+	}
+}
