@@ -12,10 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -61,10 +64,23 @@ func (c *cluster) inform(wake func()) {
 			}
 		}
 	}
+	// The informers' watches last as long as the API server lets them:
+	// the requests' 10-s timeout ended each after 10 s, and every Shoot's
+	// API server served six new watches a minute per kind.
+	watching := rest.CopyConfig(c.cfg)
+	watching.Timeout = 0
+	kubeW, err := kubernetes.NewForConfig(watching)
+	if err != nil {
+		return
+	}
+	dynW, err := dynamic.NewForConfig(watching)
+	if err != nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	kube := informers.NewSharedInformerFactory(c.kube, 0)
+	kube := informers.NewSharedInformerFactory(kubeW, 0)
 	in := &informed{stop: cancel, served: served, kube: kube,
-		dyn:     dynamicinformer.NewDynamicSharedInformerFactory(c.dyn, 0),
+		dyn:     dynamicinformer.NewDynamicSharedInformerFactory(dynW, 0),
 		secrets: kube.Core().V1().Secrets().Informer(), nodes: kube.Core().V1().Nodes().Informer(),
 		namespaces: kube.Core().V1().Namespaces().Informer(), daemonSets: kube.Apps().V1().DaemonSets().Informer()}
 	infs := []cache.SharedIndexInformer{in.secrets, in.nodes, in.namespaces, in.daemonSets}

@@ -30,7 +30,8 @@ func TestIntegrationInformedSweepsMakeNoRequests(t *testing.T) {
 	cfg := kubetest.Config(t)
 	ctx := context.Background()
 	kube := kubernetes.NewForConfigOrDie(cfg)
-	c := &cluster{name: "st-pool-a", dyn: dynamic.NewForConfigOrDie(cfg), kube: kube}
+	cfg.Timeout = 10 * time.Second // as the stand-in's clients have it
+	c := &cluster{name: "st-pool-a", cfg: cfg, dyn: dynamic.NewForConfigOrDie(cfg), kube: kube}
 	rang := newWakeup()
 	c.inform(rang.ring)
 	t.Cleanup(c.forget)
@@ -78,7 +79,7 @@ func TestIntegrationInformedSweepsMakeNoRequests(t *testing.T) {
 		return err
 	})
 
-	before := kubetest.APIRequests(t, cfg)
+	before, start := kubetest.APIRequests(t, cfg), time.Now()
 	for range 20 {
 		if l, err := c.list(ctx, cephClusters); err != nil || len(l) != 1 {
 			t.Fatalf("CephClusters: %d, %v", len(l), err)
@@ -102,10 +103,14 @@ func TestIntegrationInformedSweepsMakeNoRequests(t *testing.T) {
 			t.Fatalf("namespaces: %d, %v", len(ns), err)
 		}
 	}
+	// Past two of the clients' 10-s timeouts: the informers' watches
+	// outlast them.
+	time.Sleep(time.Until(start.Add(21 * time.Second)))
 	d := kubetest.APIRequests(t, cfg).Sub(before)
-	for _, k := range []string{"LIST cephclusters", "LIST controlplanes", "GET secrets", "GET daemonsets", "LIST nodes", "LIST namespaces"} {
+	for _, k := range []string{"LIST cephclusters", "LIST controlplanes", "GET secrets", "GET daemonsets", "LIST nodes", "LIST namespaces",
+		"WATCH secrets", "WATCH namespaces", "WATCH cephclusters"} {
 		if d[k] > 0 {
-			t.Errorf("%s: %v requests while reading an informed cluster (%s)", k, d[k], d)
+			t.Errorf("%s: %v requests while reading an informed cluster for 21 s (%s)", k, d[k], d)
 		}
 	}
 

@@ -93,6 +93,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 )
@@ -328,6 +329,7 @@ type cluster struct {
 	name     string
 	file     string // its admin kubeconfig
 	modified time.Time
+	cfg      *rest.Config
 	dyn      dynamic.Interface
 	kube     kubernetes.Interface
 	// informed reads the cluster (informed.go); nil until its kinds were
@@ -441,7 +443,7 @@ func (s *standin) client(file string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{name: strings.TrimSuffix(filepath.Base(file), ".kubeconfig"), file: file, modified: fi.ModTime(), dyn: dyn, kube: kube}
+	c := &cluster{name: strings.TrimSuffix(filepath.Base(file), ".kubeconfig"), file: file, modified: fi.ModTime(), cfg: cfg, dyn: dyn, kube: kube}
 	c.inform(s.changed)
 	s.clients[file] = c
 	return c, nil
