@@ -35,6 +35,10 @@ source tools/upstream/versions.env
 # CA bundle the images carry. When a build from the same inputs left every
 # package (make test, then make e2e or make demo), it is not built again.
 images=${IMAGES:-_output/images}
+# The images' binaries stay beside them: e2e checks that each package's
+# and agent's process runs the binary its image was built with
+# (test/e2e/shipped_test.go), so they are outputs like the images.
+work=_output/package-build
 stamp="$OUT/.inputs"
 inputs() {
   {
@@ -68,14 +72,15 @@ rm -f "$stamp"
 # root, so a clone elsewhere finds the same entry.
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/cobaltcore-xpkg
 if [[ -f $cache/$want/stamp ]]; then
-  mkdir -p "$OUT" "$images"
-  cp "$cache/$want/xpkg/"* "$OUT/" && cp "$cache/$want/images/"* "$images/"
-  if outputs_match "$cache/$want/stamp"; then
+  mkdir -p "$OUT" "$images" "$work/bin"
+  # A build kept before the binaries were (no bin/) is built again.
+  if cp "$cache/$want/xpkg/"* "$OUT/" && cp "$cache/$want/images/"* "$images/" && cp "$cache/$want/bin/"* "$work/bin/" 2>/dev/null &&
+    outputs_match "$cache/$want/stamp"; then
     cp "$cache/$want/stamp" "$stamp"
     echo "the packages in $OUT and the images in $images are copied from a build of these inputs ($cache/$want)"
     exit 0
   fi
-  echo "the cached build in $cache/$want does not match its checksums: building again" >&2
+  echo "the cached build in $cache/$want is incomplete or does not match its checksums: building again" >&2
   rm -rf "${cache:?}/$want"
 fi
 
@@ -84,7 +89,6 @@ fi
 # binaries reuse what make test compiled instead of compiling it again.
 tags=${GO_TAGS:-netgo,osusergo}
 
-work=_output/package-build
 rm -rf "$work" && mkdir -p "$work/bin" "$OUT"
 go build -tags "$tags" -o "$work/imgbuild" ./tools/cmd/imgbuild
 
@@ -156,13 +160,13 @@ done
 
 # The version the packages were built as, for the demo to push them under.
 echo "$VERSION" >"$OUT/VERSION"
-{ echo "$want"; sha256sum "$OUT"/*.xpkg "$OUT/VERSION" "$images"/*.tar; } >"$stamp.new" && mv "$stamp.new" "$stamp"
+{ echo "$want"; sha256sum "$OUT"/*.xpkg "$OUT/VERSION" "$images"/*.tar "$work"/bin/*; } >"$stamp.new" && mv "$stamp.new" "$stamp"
 # Kept for another checkout of the same inputs (above): the three newest
 # builds, about 280 MB each.
 mkdir -p "$cache"
 keep=$(mktemp -d "$cache/.new-XXXXXX")
-mkdir "$keep/xpkg" "$keep/images"
-cp "$OUT"/*.xpkg "$OUT/VERSION" "$keep/xpkg/" && cp "$images"/*.tar "$keep/images/" && cp "$stamp" "$keep/stamp"
+mkdir "$keep/xpkg" "$keep/images" "$keep/bin"
+cp "$OUT"/*.xpkg "$OUT/VERSION" "$keep/xpkg/" && cp "$images"/*.tar "$keep/images/" && cp "$work"/bin/* "$keep/bin/" && cp "$stamp" "$keep/stamp"
 rm -rf "${cache:?}/$want" && mv "$keep" "$cache/$want"
 ls -1dt "$cache"/*/ | tail -n +4 | xargs -r rm -rf
 ls -l "$OUT" "$images"
