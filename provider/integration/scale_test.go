@@ -122,7 +122,7 @@ func TestIntegrationManyProviderConfigsIssueNoTokens(t *testing.T) {
 
 // addCloud makes a Keystone user (member of project admin), the Secret of
 // its clouds.yaml and an OpenStack ProviderConfig, all named name. Each
-// step is tried again on failure (again): on a loaded machine the
+// step is tried again on failure (by again): on a loaded machine the
 // local Keystone's answers time out now and then (seen in CI: a TLS
 // handshake timeout), and this is the test's setup, not what it measures.
 // A user whose creation answered with an error may exist: it is looked up

@@ -67,6 +67,7 @@ func (s *standin) deployCompute(ctx context.Context, c *cluster) error {
 			delete(s.deployed, key) // looked at again below, if it is still wanted
 		}
 	}
+	// Every entry left is recent.
 	l, err := c.list(ctx, controlPlanes)
 	if err != nil {
 		return fmt.Errorf("cannot list ControlPlanes: %w", err)
@@ -90,7 +91,7 @@ func (s *standin) deployCompute(ctx context.Context, c *cluster) error {
 			// at again once in a while, not at every sweep: each look is a
 			// request to the pool's API server.
 			key := sec.Namespace + "/" + sec.Name + "@" + sec.ResourceVersion + ":" + cloud
-			if at, ok := s.deployed[key]; ok && time.Since(at) < redeployAfter {
+			if _, ok := s.deployed[key]; ok {
 				continue
 			}
 			if err := s.deployComputeIn(ctx, sec, cloud); err != nil {

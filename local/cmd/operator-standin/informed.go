@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -233,20 +232,3 @@ func derefAll[T any, P interface {
 	}
 	return out
 }
-
-// wakeup is a sweep loop's doorbell: ring never blocks, and rings while the
-// loop sweeps make one more sweep.
-type wakeup chan struct{}
-
-func newWakeup() wakeup { return make(wakeup, 1) }
-
-func (w wakeup) ring() {
-	select {
-	case w <- struct{}{}:
-	default:
-	}
-}
-
-// coalesce is how long a loop waits after a ring for the changes that
-// come with it (a composite's objects are applied together).
-const coalesce = 200 * time.Millisecond

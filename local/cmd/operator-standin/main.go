@@ -281,6 +281,23 @@ func every(ctx context.Context, period time.Duration, changed wakeup, fn func())
 	}
 }
 
+// wakeup is a sweep loop's doorbell: ring never blocks, and rings while the
+// loop sweeps make one more sweep.
+type wakeup chan struct{}
+
+func newWakeup() wakeup { return make(wakeup, 1) }
+
+func (w wakeup) ring() {
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}
+
+// coalesce is how long a loop waits after a ring for the changes that
+// come with it (a composite's objects are applied together).
+const coalesce = 200 * time.Millisecond
+
 // slowStep is how long a step of a sweep takes before the log says so.
 const slowStep = 5 * time.Second
 
