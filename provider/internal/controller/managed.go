@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -108,14 +109,16 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		srcs = append(srcs, ws...)
 	}
 	r := managed.NewReconciler(unchangedStatusSkipped{mgr}, resource.ManagedKind(gvk), opts...)
+	w := newWakeable(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter), func() client.Object { return newOf(mg) })
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(copts).
-		For(mg, builder.WithPredicates(DesiredStateChanged()))
+		For(mg, builder.WithPredicates(DesiredStateChanged())).
+		WatchesRawSource(w.Source())
 	for _, src := range srcs {
 		b = b.WatchesRawSource(src)
 	}
-	return b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+	return b.Complete(w)
 }
 
 // DesiredStateChanged is crossplane-runtime's predicate of the same name,

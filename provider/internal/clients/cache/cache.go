@@ -13,8 +13,12 @@ import (
 // A BusyError says that another caller has been building the value of the
 // key for longer than the Cache lets callers wait: its endpoint is slow or
 // does not answer. Callers return it and try again later instead of
-// holding a worker that every other configuration shares.
-type BusyError struct{ Waited time.Duration }
+// holding a worker that every other configuration shares; Done tells them
+// when: it is closed once that build ends, built or failed.
+type BusyError struct {
+	Waited time.Duration
+	Done   <-chan struct{}
+}
 
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("another reconcile has been connecting with the same configuration for over %s (its endpoint answers slowly or not at all); trying again later", e.Waited)
@@ -39,8 +43,16 @@ type Cache[V any] struct {
 	entries map[string]*list.Element
 	// building serialises building per key, so N reconciles that start
 	// together with a cold cache build one value (one token, one
-	// connection), not N. Each is a lock of capacity one.
-	building map[string]chan struct{}
+	// connection), not N.
+	building map[string]*keyBuild
+}
+
+// A keyBuild is a key's build lock (of capacity one) and what says it ended.
+type keyBuild struct {
+	lock chan struct{}
+	// done is closed when the holders of lock are through: by the one that
+	// takes the build out of the Cache's map.
+	done chan struct{}
 }
 
 type entry[V any] struct {
@@ -54,7 +66,7 @@ type entry[V any] struct {
 // nothing to release).
 func New[V any](size int, idle time.Duration, release func(V)) *Cache[V] {
 	return &Cache[V]{size: size, idle: idle, release: release, now: time.Now,
-		lru: list.New(), entries: map[string]*list.Element{}, building: map[string]chan struct{}{}}
+		lru: list.New(), entries: map[string]*list.Element{}, building: map[string]*keyBuild{}}
 }
 
 // WithBuildWait makes a Get that finds the key's value being built by
@@ -75,7 +87,7 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 	c.mu.Lock()
 	b, ok := c.building[key]
 	if !ok {
-		b = make(chan struct{}, 1)
+		b = &keyBuild{lock: make(chan struct{}, 1), done: make(chan struct{})}
 		c.building[key] = b
 	}
 	c.mu.Unlock()
@@ -85,14 +97,16 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 	}
 	// Done, the lock leaves the map (callers already waiting on b go on,
 	// one at a time; a new caller gets a fresh lock), so neither a built
-	// nor a failed key leaves it behind.
+	// nor a failed key leaves it behind, and the callers it made busy are
+	// told.
 	defer func() {
 		c.mu.Lock()
 		if c.building[key] == b {
 			delete(c.building, key)
+			close(b.done)
 		}
 		c.mu.Unlock()
-		<-b
+		<-b.lock
 	}()
 	if v, ok := c.lookup(key); ok {
 		return v, nil
@@ -112,18 +126,18 @@ func (c *Cache[V]) Get(key string, build func() (V, error)) (V, error) {
 }
 
 // acquire takes a key's build lock, waiting at most buildWait.
-func (c *Cache[V]) acquire(b chan struct{}) error {
+func (c *Cache[V]) acquire(b *keyBuild) error {
 	if c.buildWait <= 0 {
-		b <- struct{}{}
+		b.lock <- struct{}{}
 		return nil
 	}
 	t := time.NewTimer(c.buildWait)
 	defer t.Stop()
 	select {
-	case b <- struct{}{}:
+	case b.lock <- struct{}{}:
 		return nil
 	case <-t.C:
-		return &BusyError{Waited: c.buildWait}
+		return &BusyError{Waited: c.buildWait, Done: b.done}
 	}
 }
 

@@ -66,8 +66,9 @@ func TestDroppedValuesAreReleased(t *testing.T) {
 
 // TestSlowBuildMakesOthersBusy: while one caller builds a key's value
 // against an endpoint that does not answer, the others get a BusyError
-// after the build wait instead of waiting as long as the build; other keys
-// are not held up, and once the build ends the value is served.
+// after the build wait instead of waiting as long as the build, with a
+// Done that is closed when the build ends (not before); other keys are not
+// held up, and once the build ends the value is served.
 func TestSlowBuildMakesOthersBusy(t *testing.T) {
 	c := New[int](0, time.Hour, nil).WithBuildWait(20 * time.Millisecond)
 	release := make(chan struct{})
@@ -79,7 +80,8 @@ func TestSlowBuildMakesOthersBusy(t *testing.T) {
 	// Let the first Get take the build lock.
 	for {
 		c.mu.Lock()
-		taken := len(c.building["hanging"]) == 1
+		b := c.building["hanging"]
+		taken := b != nil && len(b.lock) == 1
 		c.mu.Unlock()
 		if taken {
 			break
@@ -94,9 +96,19 @@ func TestSlowBuildMakesOthersBusy(t *testing.T) {
 	if v, err := c.Get("other", func() (int, error) { return 2, nil }); err != nil || v != 2 {
 		t.Fatalf("another key while one hangs: %d, %v", v, err)
 	}
+	select {
+	case <-busy.Done:
+		t.Fatal("the BusyError's Done is closed while the build still hangs")
+	default:
+	}
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case <-busy.Done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the BusyError's Done is not closed after the build ended")
 	}
 	if v, err := c.Get("hanging", func() (int, error) { return 0, errors.New("built again") }); err != nil || v != 1 {
 		t.Fatalf("after the build: %d, %v", v, err)

@@ -112,7 +112,7 @@ func (r *CatalogReader) read(ctx context.Context, pc *openstackv1alpha1.Provider
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := r.OpenStack.Sessions.Session(ctx, cfg)
+	s, err := r.OpenStack.Open(ctx, cfg)
 	if err != nil {
 		return nil, "", err
 	}

@@ -19,7 +19,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/openstack"
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 )
 
 const (
@@ -47,7 +49,20 @@ func (o OpenStack) Session(ctx context.Context, mg resource.LegacyManaged) (*ope
 	if err != nil {
 		return nil, err
 	}
-	return o.Sessions.Session(ctx, cfg)
+	return o.Open(ctx, cfg)
+}
+
+// Open returns the (cached) session of cfg's credential. While another
+// reconcile is authenticating as that credential for longer than the cache
+// lets a caller wait, it fails, and the managed resource being reconciled
+// with ctx goes on as soon as that authentication is through, not at its
+// backoff (pcontroller.WakeWhen).
+func (o OpenStack) Open(ctx context.Context, cfg openstack.Config) (*openstack.Session, error) {
+	s, err := o.Sessions.Session(ctx, cfg)
+	if busy := (*cache.BusyError)(nil); errors.As(err, &busy) {
+		pcontroller.WakeWhen(ctx, busy.Done)
+	}
+	return s, err
 }
 
 // Config resolves a ProviderConfig into what a session needs.

@@ -75,7 +75,7 @@ func (c *connector) Connect(ctx context.Context, mg *v1alpha1.ApplicationCredent
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.pc.Sessions.Session(ctx, cfg)
+	s, err := c.pc.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (e *external) asUser(ctx context.Context, p v1alpha1.ApplicationCredentialP
 		IdentityEndpoint: e.cloud.Auth.IdentityEndpoint, UserID: p.UserID, Password: password,
 		Scope: &gophercloud.AuthScope{ProjectID: p.ProjectID},
 	}
-	s, err := e.pc.Sessions.Session(ctx, cfg)
+	s, err := e.pc.Open(ctx, cfg)
 	if err != nil {
 		// Not terminal: right after the user is made, it has no role on
 		// the project yet (its RoleAssignment grants one), and Keystone
