@@ -310,7 +310,8 @@ func apiServiceAvailable(svc *unstructured.Unstructured) bool {
 // different verdict). The provider's ServerInventory sees the change at
 // once; core then reconciles the composite because it watches what it
 // composed, not at the composite's steady minute (its TTL once Ready), so
-// the claim shows it well within 45 s (4 to 9 s on an idle demo).
+// the claim shows it within 45 s (4 to 9 s on an idle demo; 20 and 28 s in
+// CI at 81b958b, the clouds converging beside it).
 // It runs alone, before the sections that make pools of their own, and on
 // the one example pool no example cloud uses: while the tenants' clouds
 // converge, a pool they use is reconciled back to back (8.6 s a reconcile

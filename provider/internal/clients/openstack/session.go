@@ -172,7 +172,20 @@ const (
 
 // NewCache returns a session cache of at most size credentials.
 func NewCache(size int, idle time.Duration) *Cache {
-	return &Cache{sessions: cache.New[*Session](size, idle, nil), transport: http.DefaultTransport}
+	return &Cache{sessions: cache.New[*Session](size, idle, nil), transport: pooled(DefaultCallsPerSession)}
+}
+
+// pooled is Go's default transport keeping as many idle connections to a
+// host as a session may have requests under way. The default keeps two: a
+// cloud's resources reconciled together (8 requests at once) closed the
+// rest after each burst and opened them again, a TLS handshake each, which
+// a busy Keystone or Nova answered after 10 s or not at all ("TLS
+// handshake timeout", seen while the demo's clouds converged). Connections
+// idle for 90 s are closed as before.
+func pooled(calls int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // net/http's own
+	t.MaxIdleConnsPerHost = max(calls, 2)
+	return t
 }
 
 // LimitCalls bounds each session to calls requests under way at once; a
@@ -184,6 +197,9 @@ func NewCache(size int, idle time.Duration) *Cache {
 func (c *Cache) LimitCalls(calls int, wait time.Duration) *Cache {
 	c.calls, c.wait = calls, wait
 	c.sessions.WithBuildWait(wait)
+	if _, ours := c.transport.(*http.Transport); ours {
+		c.transport = pooled(calls)
+	}
 	return c
 }
 

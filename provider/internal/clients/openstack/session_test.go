@@ -2,10 +2,13 @@ package openstack
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,5 +90,73 @@ func TestCallsPerSessionAreBounded(t *testing.T) {
 	}
 	if err := get(); err != nil {
 		t.Fatalf("after the endpoint answered: %v", err)
+	}
+}
+
+// TestSessionKeepsItsConnections: a session's requests under way at once
+// (as many as LimitCalls allows) reuse their connections in the next burst
+// instead of each opening a new one, a TLS handshake each. With Go's
+// default of two idle connections per host, ten bursts of eight opened
+// about sixty.
+func TestSessionKeepsItsConnections(t *testing.T) {
+	const calls, bursts = 8, 10
+	var mu sync.Mutex
+	opened := 0
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost && r.URL.Path == "/v3/auth/tokens" {
+			w.Header().Set("X-Subject-Token", "token")
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"token": {"expires_at": %q, "catalog": [{"type": "identity", "endpoints": [{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`,
+				time.Now().Add(time.Hour).UTC().Format(time.RFC3339), srv.URL+"/v3/")
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // long enough for a burst's requests to overlap
+		fmt.Fprint(w, `{"project": {"id": "p"}}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+
+	c := NewCache(4, time.Hour).LimitCalls(calls, 5*time.Second)
+	s, err := c.Session(context.Background(), Config{Region: "RegionOne", CABundle: ca, Auth: gophercloud.AuthOptions{
+		IdentityEndpoint: srv.URL + "/v3", Username: "u", Password: "p", DomainName: "Default"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Service(ServiceIdentity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range bursts {
+		var wg sync.WaitGroup
+		errs := make(chan error, calls)
+		for range calls {
+			wg.Go(func() {
+				var body map[string]any
+				_, err := id.Get(context.Background(), id.ServiceURL("projects", "p"), &body, nil)
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if opened > calls+1 {
+		t.Errorf("%d bursts of %d requests opened %d connections, want at most %d (one per request under way, and the login's)", bursts, calls, opened, calls+1)
 	}
 }
