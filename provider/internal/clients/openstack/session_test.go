@@ -40,6 +40,22 @@ func hangingKeystone(t *testing.T, release <-chan struct{}) *httptest.Server {
 	return srv
 }
 
+// loggedIn logs into the stand-in Keystone at url (trusting ca, when
+// given) through c and returns the session and its identity client.
+func loggedIn(t *testing.T, c *Cache, url string, ca []byte) (*Session, *gophercloud.ServiceClient) {
+	t.Helper()
+	s, err := c.Session(context.Background(), Config{Region: "RegionOne", CABundle: ca, Auth: gophercloud.AuthOptions{
+		IdentityEndpoint: url + "/v3", Username: "u", Password: "p", DomainName: "Default"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Service(ServiceIdentity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, id
+}
+
 // TestCallsPerSessionAreBounded: with as many requests under way as the
 // session may have, the next one fails fast with a BusyError (the worker
 // is free again) instead of waiting for an endpoint that does not answer;
@@ -48,15 +64,7 @@ func TestCallsPerSessionAreBounded(t *testing.T) {
 	release := make(chan struct{})
 	srv := hangingKeystone(t, release)
 	c := NewCache(4, time.Hour).LimitCalls(2, 50*time.Millisecond)
-	s, err := c.Session(context.Background(), Config{Region: "RegionOne", Auth: gophercloud.AuthOptions{
-		IdentityEndpoint: srv.URL + "/v3", Username: "u", Password: "p", DomainName: "Default"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := s.Service(ServiceIdentity)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, id := loggedIn(t, c, srv.URL, nil)
 	get := func() error {
 		var body map[string]any
 		_, err := id.Get(context.Background(), id.ServiceURL("projects", "p"), &body, nil)
@@ -126,16 +134,7 @@ func TestSessionKeepsItsConnections(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 
-	c := NewCache(4, time.Hour).LimitCalls(calls, 5*time.Second)
-	s, err := c.Session(context.Background(), Config{Region: "RegionOne", CABundle: ca, Auth: gophercloud.AuthOptions{
-		IdentityEndpoint: srv.URL + "/v3", Username: "u", Password: "p", DomainName: "Default"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := s.Service(ServiceIdentity)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, id := loggedIn(t, NewCache(4, time.Hour).LimitCalls(calls, 5*time.Second), srv.URL, ca)
 	for range bursts {
 		var wg sync.WaitGroup
 		errs := make(chan error, calls)
