@@ -59,22 +59,31 @@ func cephOf(t *testing.T, h *harness, base string, l cephLayout) (string, string
 		}
 		t.Skip(msg)
 	}
-	dir, err := os.MkdirTemp("", base+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
 	script, err := filepath.Abs("../../local/ceph/start.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := func() {
-		closeCephConnAt(dir)
+	stopAt := func(dir string) {
 		cmd := exec.Command(filepath.Join(filepath.Dir(script), "stop.sh"))
 		cmd.Env = append(os.Environ(), "COBALTCORE_CEPH_RUN="+dir)
 		_ = cmd.Run() //nolint:errcheck // best effort
 		_ = os.RemoveAll(dir)
 	}
-	t.Cleanup(stop)
+	// A run that died before its cleanups (a test binary aborted) left
+	// this layout's daemons running on its fixed ports: stopped first, or
+	// every later run fails to bind ("Address already in use").
+	stale, _ := filepath.Glob(filepath.Join(os.TempDir(), base+"-*", "ceph.conf")) //nolint:errcheck // the pattern is valid
+	for _, conf := range stale {
+		stopAt(filepath.Dir(conf))
+	}
+	dir, err := os.MkdirTemp("", base+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		closeCephConnAt(dir)
+		stopAt(dir)
+	})
 	cmd := exec.Command(script)
 	cmd.Env = append(os.Environ(), "COBALTCORE_CEPH_RUN="+dir,
 		"CEPH_MONS="+strings.Join(l.Mons, " "), "CEPH_OSD_HOSTS="+strings.Join(l.OSDHosts, " "),
