@@ -50,19 +50,19 @@ type wakerKey struct{}
 // A waker sends the reconciled resource's request to its controller's
 // wake source.
 type waker struct {
-	events chan<- event.GenericEvent
-	object client.Object
+	events    chan<- event.GenericEvent
+	newObject func() client.Object
+	req       reconcile.Request
 }
 
+// wake sends the request, waiting in its goroutine when the buffer is full
+// (hundreds woken at once) rather than dropping it. The object naming it is
+// made here, not at every reconcile: few reconciles ever wake.
 func (w waker) wake() {
-	e := event.GenericEvent{Object: w.object}
-	select {
-	case w.events <- e:
-	default:
-		// A full buffer (hundreds woken at once): wait in this goroutine
-		// rather than drop a wake.
-		w.events <- e
-	}
+	o := w.newObject()
+	o.SetNamespace(w.req.Namespace)
+	o.SetName(w.req.Name)
+	w.events <- event.GenericEvent{Object: o}
 }
 
 // wakeable gives each reconcile's ctx the waker of its resource, and is the
@@ -79,10 +79,7 @@ func newWakeable(r reconcile.Reconciler, newObject func() client.Object) wakeabl
 }
 
 func (w wakeable) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	o := w.newObject()
-	o.SetNamespace(req.Namespace)
-	o.SetName(req.Name)
-	return w.Reconciler.Reconcile(context.WithValue(ctx, wakerKey{}, waker{events: w.events, object: o}), req)
+	return w.Reconciler.Reconcile(context.WithValue(ctx, wakerKey{}, waker{events: w.events, newObject: w.newObject, req: req}), req)
 }
 
 // Source is what the controller watches for its resources' wakes.

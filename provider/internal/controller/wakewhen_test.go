@@ -45,7 +45,7 @@ func TestWakeWhen(t *testing.T) {
 	closed := make(chan struct{})
 	close(closed)
 	WakeWhen(t.Context(), closed)
-	WakeWhen(context.WithValue(t.Context(), wakerKey{}, waker{events: w.events, object: &keystonev1alpha1.Project{}}), nil)
+	WakeWhen(context.WithValue(t.Context(), wakerKey{}, waker{events: w.events, newObject: func() client.Object { return &keystonev1alpha1.Project{} }}), nil)
 	select {
 	case e := <-w.events:
 		t.Fatalf("woke %q without a wakeable reconcile or a ready channel", e.Object.GetName())
