@@ -60,7 +60,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() {
 		// The node agents go into the pool's cluster as soon as it can be
 		// reached, and the Hypervisors they publish are read from there.
-		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor, pool.AgentImages(run.Settings)); err != nil {
+		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor, run.Settings); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
@@ -108,6 +108,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st.SetConditions(rsp)
+	pool.SetLayerCondition(rsp, desired, run.Observed)
 	hvs.SetCondition(rsp)
 	pool.SetAllocationCondition(rsp, pool.Nodes, int64(xr.Spec.Workers), decided)
 	bound.setCondition(rsp, decidedShares)

@@ -375,27 +375,27 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.Request(xr, withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
 				readyResources(),
-				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting),
+				fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"), agentsWaiting),
 			),
 		},
 		"Capacity": {
 			reason: "With the CloudProfile supplied (Crossplane 2.x), the capacity is the node count times the machine class's CPUs and memory.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm")),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}, "capacitySource": "CloudProfile"}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting)),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"), agentsWaiting)),
 		},
 		"CapacityLegacy": {
 			reason: "Crossplane 1.x supplies the CloudProfile as an extra resource.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", true, cloudProfile("baremetal-kvm")),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}, "capacitySource": "CloudProfile"}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting)),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"), agentsWaiting)),
 		},
 		"UnknownMachineClass": {
 			reason: "A machine class the CloudProfile lacks leaves the capacity unknown, with a warning naming the field; the pool stays composed.",
 			req:    fntest.WithRequired(fntest.Request(xr, accessReady), "cloud-profile", false, cloudProfile("baremetal-kvm-g7")),
 			want: func() *fnv1.RunFunctionResponse {
 				r := countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-					readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting))
+					readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"), agentsWaiting))
 				r.Results = []*fnv1.Result{{
 					Severity: fnv1.Severity_SEVERITY_WARNING,
 					Message:  `spec.ironcore.machineClass "baremetal-kvm" is not a machine type of CloudProfile ironcore-metal: the pool's capacity is unknown`,
@@ -411,7 +411,7 @@ func TestRunFunction(t *testing.T) {
 			})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Scaling", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`, readyResources(),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (50%)"),
-				fntest.AccessAvailable("hypervisor-hv-pool-a"), agentsWaiting),
+				fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"), agentsWaiting),
 			),
 		},
 		"AgentsReporting": {
@@ -426,7 +426,7 @@ func TestRunFunction(t *testing.T) {
 			  "availableCapacity": {"vcpus": 3664, "memoryGB": 14656}, "capacitySource": "Agents",
 			  "hypervisors": {"total": 21, "inService": 19, "maintenance": 1, "disconnected": 1, "notReady": 0, "instances": 310,
 			    "capacity": {"vcpus": 4864, "memoryGB": 19456}, "allocated": {"vcpus": 1200, "memoryGB": 4800}}}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"19 of 21 Hypervisors in service (1 in maintenance, 1 disconnected, 0 not ready), 310 instances; 3664 vCPUs and 14656 GiB free; not in service: node-7 (Maintenance), node-9 (LibvirtDisconnected)"))),
 		},
@@ -442,7 +442,7 @@ func TestRunFunction(t *testing.T) {
 			  "hypervisors": {"total": 21, "inService": 19, "maintenance": 1, "disconnected": 1, "notReady": 0, "instances": 310,
 			    "capacity": {"vcpus": 4864, "memoryGB": 19456}, "allocated": {"vcpus": 1200, "memoryGB": 4800}},
 			  "unreachable": "HypervisorInventory hypervisor-hv-pool-a cannot read the pool's Hypervisors now: connect failed: cannot watch the Hypervisors"}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Unreachable",
 					"HypervisorInventory hypervisor-hv-pool-a cannot read the pool's Hypervisors now: connect failed: cannot watch the Hypervisors; nodeCount, availableCapacity and hypervisors are the agents' last report, and every cloud keeps the nodes it holds until they report again"))),
 		},
@@ -456,7 +456,7 @@ func TestRunFunction(t *testing.T) {
 			  "availableCapacity": {"vcpus": 0, "memoryGB": 0}, "capacitySource": "Agents",
 			  "hypervisors": {"total": 1, "inService": 0, "maintenance": 1, "disconnected": 0, "notReady": 0, "instances": 0,
 			    "capacity": {"vcpus": 0, "memoryGB": 0}, "allocated": {"vcpus": 0, "memoryGB": 0}}}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"0 of 1 Hypervisors in service (1 in maintenance, 0 disconnected, 0 not ready), 0 instances; 0 vCPUs and 0 GiB free; not in service: node-1 (Maintenance)"))),
 		},
@@ -467,7 +467,7 @@ func TestRunFunction(t *testing.T) {
 			  "capacity": {"vcpus": 0, "memoryGiB": 0}, "effectiveCapacity": {"vcpus": 0, "memoryGiB": 0}, "allocation": {"vcpus": 0, "memoryGiB": 0}, "available": {"vcpus": 0, "memoryGiB": 0}}`)})),
 				"cloud-profile", false, cloudProfile("baremetal-kvm")),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20, "availableCapacity": {"vcpus": 2560, "memoryGB": 20480}, "capacitySource": "CloudProfile"}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "NoHypervisors",
 					"the pool's cluster has no Hypervisor yet: the hypervisor operator creates one per node, which the pool's hypervisor agents fill from libvirt; until then nodeCount and availableCapacity are spec.workers times the machine class of the CloudProfile"))),
 		},
@@ -475,7 +475,7 @@ func TestRunFunction(t *testing.T) {
 			reason: "A HypervisorInventory that cannot read the pool's cluster passes on why, and the pool stays Ready on the CloudProfile's figures.",
 			req:    fntest.Request(xr, withMap(accessReady, map[string]string{"hypervisors": observedHypervisors("False", "False", `{}`)})),
 			want: countedRsp(inventoryOwn, fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--hv-pool-a", "nodeCount": 20}`,
-				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"),
+				readyResources(), fntest.ShootAvailable, fntest.AccessAvailable("hypervisor-hv-pool-a"), fntest.LayerPending("hypervisor-hv-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"waiting for HypervisorInventory hypervisor-hv-pool-a to read the pool's Hypervisors: connect failed: cannot watch the Hypervisors; until then nodeCount and availableCapacity are spec.workers times the machine class of the CloudProfile"))),
 		},
@@ -737,11 +737,14 @@ func TestASecondPoolOfANameIsRefused(t *testing.T) {
 
 // TestAgentImagesFromTheInput: a landscape that relocates the agents'
 // images names its registry (and, if it pins one, the tag) in the
-// Composition's input, and the pool places its agents from there.
+// Composition's input, and keeps its layers where it chooses; the pool's
+// layer Kustomization applies that path of that source with those images.
 func TestAgentImagesFromTheInput(t *testing.T) {
 	observed := withInventory(map[string]string{"shoot": fntest.ShootReady("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig})
 	req := fntest.WithInput(fntest.Request(xr, observed), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",
-	  "agentImages": {"registry": "registry.landscape.example/cobaltcore", "tag": "v0.2.0"}}`)
+	  "accessSecretNamespace": "landscape-access",
+	  "agentImages": {"registry": "registry.landscape.example/cobaltcore", "tag": "v0.2.0"},
+	  "clusterLayers": {"sourceKind": "OCIRepository", "sourceName": "layers", "hypervisorPath": "./eu/hypervisor"}}`)
 	fntest.WithRequired(req, "cloud-profile", false, cloudProfile("baremetal-kvm"))
 	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), req)
 	if err != nil {
@@ -750,20 +753,26 @@ func TestAgentImagesFromTheInput(t *testing.T) {
 	if msg := fntest.FatalOf(rsp); msg != "" {
 		t.Fatal(msg)
 	}
+	layer, ok := rsp.GetDesired().GetResources()[string(pool.ResourceLayer)]
+	if !ok {
+		t.Fatal("no layer Kustomization composed for a reachable pool")
+	}
+	m := layer.GetResource().AsMap()
+	spec := m["spec"].(map[string]any)
 	var images []string
-	for name, r := range rsp.GetDesired().GetResources() {
-		if !strings.HasPrefix(name, "agent-daemonset-") {
-			continue
-		}
-		m := r.GetResource().AsMap()
-		for _, c := range m["spec"].(map[string]any)["forProvider"].(map[string]any)["manifest"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any) {
-			images = append(images, c.(map[string]any)["image"].(string))
-		}
+	for _, i := range spec["images"].([]any) {
+		i := i.(map[string]any)
+		images = append(images, i["newName"].(string)+":"+i["newTag"].(string))
 	}
 	slices.Sort(images)
 	want := []string{"registry.landscape.example/cobaltcore/ha-agent:v0.2.0", "registry.landscape.example/cobaltcore/hypervisor-agent:v0.2.0", "registry.landscape.example/cobaltcore/ovs-agent:v0.2.0"}
 	if !slices.Equal(images, want) {
 		t.Errorf("the agents' images %v, want %v", images, want)
+	}
+	got := map[string]any{"namespace": m["metadata"].(map[string]any)["namespace"], "path": spec["path"], "sourceRef": spec["sourceRef"]}
+	wantLayer := map[string]any{"namespace": "landscape-access", "path": "./eu/hypervisor", "sourceRef": map[string]any{"kind": "OCIRepository", "name": "layers"}}
+	if d := cmp.Diff(wantLayer, got); d != "" {
+		t.Errorf("layer Kustomization -want +got:\n%s", d)
 	}
 }
 

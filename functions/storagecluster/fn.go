@@ -105,7 +105,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		// The agent's user neither gates the pool (the agent adds detail) nor
 		// waits for it: Rook creates it once the cluster is up.
 		desired[resourceAgentClient] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-agent-client", pc, agentClient()), Ready: resource.ReadyTrue}
-		if err := pool.PlaceAgents(desired, access, agentbundle.Storage, pool.AgentImages(run.Settings)); err != nil {
+		if err := pool.PlaceAgents(desired, access, agentbundle.Storage, run.Settings); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
@@ -161,6 +161,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		return rsp, nil
 	}
 	st.SetConditions(rsp)
+	pool.SetLayerCondition(rsp, desired, observed)
 	agent.SetCondition(rsp)
 	agent.Recheck(rsp)
 	setCondition(rsp, conditionCephReady, ceph.Ready, "Available", ceph.Message)

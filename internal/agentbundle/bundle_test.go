@@ -152,3 +152,50 @@ func TestContainersConfined(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrides: a pool's Kustomization overrides every agent image of its
+// layer, once each, to the landscape's registry and tag (the build's
+// version by default).
+func TestOverrides(t *testing.T) {
+	old := Version
+	t.Cleanup(func() { Version = old })
+	Version = "v1.2.3"
+	got, err := Overrides(Hypervisor, Images{Registry: "registry.landscape.example/mirror"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Image{
+		{Name: "xpkg.c5c3.io/cobaltcore/hypervisor-agent", NewName: "registry.landscape.example/mirror/hypervisor-agent", NewTag: "v1.2.3"},
+		{Name: "xpkg.c5c3.io/cobaltcore/ha-agent", NewName: "registry.landscape.example/mirror/ha-agent", NewTag: "v1.2.3"},
+		{Name: "xpkg.c5c3.io/cobaltcore/ovs-agent", NewName: "registry.landscape.example/mirror/ovs-agent", NewTag: "v1.2.3"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("overrides %v, want %v", got, want)
+	}
+}
+
+// TestLayersAreCurrent: examples/clusters/pools holds each set's layer as
+// Layer makes it (make generate writes it; check-generate keeps it equal),
+// and nothing else.
+func TestLayersAreCurrent(t *testing.T) {
+	for _, set := range []Set{Hypervisor, Storage} {
+		want, err := Layer(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join("..", "..", "examples", "clusters", "pools", string(set))
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != len(want) {
+			t.Errorf("%s has %d files, want %d: run make generate", dir, len(entries), len(want))
+		}
+		for name, b := range want {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || string(got) != string(b) {
+				t.Errorf("%s/%s is not the layer's: run make generate (%v)", dir, name, err)
+			}
+		}
+	}
+}

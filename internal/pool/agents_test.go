@@ -3,44 +3,79 @@ package pool
 import (
 	"testing"
 
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/google/go-cmp/cmp"
 
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
 )
 
+// TestPlaceAgents: a reachable pool gets its layer from Flux, with two
+// resources whatever the layer holds: the Kustomization applying the
+// layer's path into the pool's cluster with the pool's kubeconfig, and the
+// binding of the identity it applies as there. Neither gates the pool.
 func TestPlaceAgents(t *testing.T) {
+	s := &input.ShootSettings{}
+	s.Default()
 	desired := map[resource.Name]*resource.DesiredComposed{}
-	a := Access{Kind: KindHypervisor, Name: "hv-pool-a"}
-	if err := PlaceAgents(desired, a, agentbundle.Hypervisor, agentbundle.Images{}); err != nil {
+	a := Access{Kind: KindHypervisor, Name: "hv-pool-a", SecretNamespace: "crossplane-system"}
+	if err := PlaceAgents(desired, a, agentbundle.Hypervisor, s); err != nil {
 		t.Fatal(err)
 	}
-	if len(desired) != 20 {
-		t.Fatalf("%d objects placed, want the bundle's 20 (each agent with its NetworkPolicy)", len(desired))
+	if len(desired) != 2 {
+		t.Fatalf("%d resources composed (%v), want the layer's Kustomization and its binding", len(desired), names(desired))
 	}
-	ds, ok := desired["agent-daemonset-hypervisor-agent"]
-	if !ok {
-		t.Fatalf("no hypervisor agent DaemonSet among %v", names(desired))
+	for n, d := range desired {
+		if d.Ready != resource.ReadyTrue {
+			t.Errorf("%s must not gate the pool's readiness: Ready=%v", n, d.Ready)
+		}
 	}
-	if ds.Ready != resource.ReadyTrue {
-		t.Fatalf("agent Objects must not gate the pool's readiness: Ready=%v", ds.Ready)
-	}
-	o := ds.Resource.Object
-	spec := o["spec"].(map[string]any)
-	manifest := spec["forProvider"].(map[string]any)["manifest"].(map[string]any)
+	k := desired[ResourceLayer].Resource.Object
+	spec := k["spec"].(map[string]any)
 	got := map[string]any{
-		"kind": o["kind"], "name": o["metadata"].(map[string]any)["name"], "providerConfigRef": spec["providerConfigRef"], "readiness": spec["readiness"],
-		"manifestKind": manifest["kind"], "manifestNamespace": manifest["metadata"].(map[string]any)["namespace"],
+		"kind": k["kind"], "name": k["metadata"].(map[string]any)["name"], "namespace": k["metadata"].(map[string]any)["namespace"],
+		"sourceRef": spec["sourceRef"], "path": spec["path"], "kubeConfig": spec["kubeConfig"],
+		"serviceAccountName": spec["serviceAccountName"], "deletionPolicy": spec["deletionPolicy"], "images": len(spec["images"].([]any)),
 	}
 	want := map[string]any{
-		"kind": "Object", "name": "hypervisor-hv-pool-a-agent-daemonset-hypervisor-agent",
-		"providerConfigRef": map[string]any{"name": "hypervisor-hv-pool-a"},
-		// A DaemonSet has no Ready condition: applied is placed.
-		"readiness":    map[string]any{"policy": "SuccessfulCreate"},
-		"manifestKind": "DaemonSet", "manifestNamespace": "c5c3-agents",
+		"kind": "Kustomization", "name": "hypervisor-hv-pool-a-layer", "namespace": "crossplane-system",
+		"sourceRef":          map[string]any{"kind": "GitRepository", "name": "cobaltcore-cluster-layers"},
+		"path":               "./clusters/pools/hypervisor",
+		"kubeConfig":         map[string]any{"secretRef": map[string]any{"name": "hypervisor-hv-pool-a-kubeconfig", "key": "kubeconfig"}},
+		"serviceAccountName": "cobaltcore-cluster-layer",
+		// What a Composition stops composing stays in the cluster: the
+		// layer's CRDs hold the agents' reports.
+		"deletionPolicy": "Orphan",
+		// hypervisor-, ha- and ovs-agent.
+		"images": 3,
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("-want +got:\n%s", d)
+		t.Errorf("layer -want +got:\n%s", d)
+	}
+
+	b := desired[ResourceLayerAccess].Resource.Object
+	bspec := b["spec"].(map[string]any)
+	manifest := bspec["forProvider"].(map[string]any)["manifest"].(map[string]any)
+	got = map[string]any{"providerConfigRef": bspec["providerConfigRef"], "kind": manifest["kind"], "subjects": manifest["subjects"]}
+	want = map[string]any{
+		"providerConfigRef": map[string]any{"name": "hypervisor-hv-pool-a"},
+		"kind":              "ClusterRoleBinding",
+		// Flux impersonates system:serviceaccount:<the Kustomization's
+		// namespace>:<serviceAccountName> in the pool's cluster.
+		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "cobaltcore-cluster-layer", "namespace": "crossplane-system"}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("layer access -want +got:\n%s", d)
+	}
+
+	desired = map[resource.Name]*resource.DesiredComposed{}
+	if err := PlaceAgents(desired, Access{Kind: KindStorage, Name: "st-pool-a", SecretNamespace: "crossplane-system"}, agentbundle.Storage, s); err != nil {
+		t.Fatal(err)
+	}
+	if p := desired[ResourceLayer].Resource.Object["spec"].(map[string]any)["path"]; p != "./clusters/pools/storage" {
+		t.Errorf("a storage pool's layer is %v, want ./clusters/pools/storage", p)
 	}
 }
 
@@ -50,4 +85,46 @@ func names(m map[resource.Name]*resource.DesiredComposed) []string {
 		out = append(out, string(n))
 	}
 	return out
+}
+
+// TestSetLayerCondition: the pool says whether Flux applied its layer, in
+// Flux's words when it did not.
+func TestSetLayerCondition(t *testing.T) {
+	s := &input.ShootSettings{}
+	s.Default()
+	desired := map[resource.Name]*resource.DesiredComposed{}
+	if err := PlaceAgents(desired, Access{Kind: KindHypervisor, Name: "hv-pool-a", SecretNamespace: "crossplane-system"}, agentbundle.Hypervisor, s); err != nil {
+		t.Fatal(err)
+	}
+	observed := func(ready map[string]any) map[resource.Name]resource.ObservedComposed {
+		o := composed.New()
+		o.Object["status"] = map[string]any{"conditions": []any{ready}, "lastAppliedRevision": "main@sha1:abc"}
+		return map[resource.Name]resource.ObservedComposed{ResourceLayer: {Resource: o}}
+	}
+	for name, tc := range map[string]struct {
+		desired  map[resource.Name]*resource.DesiredComposed
+		observed map[resource.Name]resource.ObservedComposed
+		want     string // status reason: message; "" for no condition
+	}{
+		"NotPlaced": {desired: map[resource.Name]*resource.DesiredComposed{}},
+		"Pending":   {desired: desired, want: "STATUS_CONDITION_FALSE Pending: Kustomization crossplane-system/hypervisor-hv-pool-a-layer is being created"},
+		"Applied": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded"}),
+			want: "STATUS_CONDITION_TRUE Applied: Kustomization crossplane-system/hypervisor-hv-pool-a-layer applied the layer at main@sha1:abc"},
+		"Failed": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "False", "reason": "ReconciliationFailed", "message": "ClusterRoleBinding/x forbidden"}),
+			want: "STATUS_CONDITION_FALSE ReconciliationFailed: Kustomization crossplane-system/hypervisor-hv-pool-a-layer: ClusterRoleBinding/x forbidden"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rsp := &fnv1.RunFunctionResponse{}
+			SetLayerCondition(rsp, tc.desired, tc.observed)
+			got := ""
+			for _, c := range rsp.GetConditions() {
+				if c.GetType() == ConditionLayerApplied {
+					got = c.GetStatus().String() + " " + c.GetReason() + ": " + c.GetMessage()
+				}
+			}
+			if got != tc.want {
+				t.Errorf("LayerApplied %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

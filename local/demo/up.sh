@@ -351,11 +351,12 @@ cp /etc/hosts "$RUN/hosts"
 bg dns-standin "$RUN/bin/dns-standin" -kubeconfig "$KUBECONFIG" -hosts "$RUN/hosts" \
   -dns "$NODE_IP:53" -cluster-dns 10.96.0.10 -public-domain cobaltcore.example=127.0.0.44
 wait_for 30 "the DNS stand-in does not run ($RUN/dns-standin.log)" grep -q "keeping" "$RUN/dns-standin.log"
-# The circuit breaker's bucket (default 100 events, 1/s) is too small for a
-# hypervisor pool: its ~25 composed resources (17 of them the node agents'
-# Objects) send well over 100 watch events while they are created, and once
-# open, core v2.4.0 kept the breaker open and skipped even the polls, so the
-# pool never saw its agents' reports again. 1,000 at 10/s still stops a
+# The circuit breaker's bucket (default 100 events, 1/s) was too small for a
+# hypervisor pool when it composed ~25 resources (17 of them the node agents'
+# Objects, which Flux's layer Kustomization replaces since stop 74): they sent
+# well over 100 watch events while they were created, and once open, core
+# v2.4.0 kept the breaker open and skipped even the polls, so the pool never
+# saw its agents' reports again. 1,000 at 10/s still stops a
 # runaway loop (docs/installing.md: the same for a real management cluster).
 KUBECONFIG=$RUN/crossplane.kubeconfig supervised crossplane unshare --mount --propagation private \
   sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$RUN/hosts" \
@@ -473,7 +474,7 @@ done
 rc=0 && wait "$stretched" || rc=$?
 stretched=
 [ "$rc" -eq 0 ] || die "the stretched pool's local Ceph did not start: $(tail -5 "$RUN/ceph-stretched.log")"
-# It also runs the pools' node agents where the pool functions placed them
+# It also runs the pools' node agents where Flux applied each pool's layer
 # (a hypervisor agent per node, a storage agent per pool): the images their
 # DaemonSets name, pulled from the registry by the node's containerd.
 mkdir -p "$RUN/agents"

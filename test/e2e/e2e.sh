@@ -346,15 +346,16 @@ eventually 90 "team-a's commit adding team-a-dev creates the claim, applied by F
 # The later sections change example claims and pools by hand, as an
 # operator does to test the product's reactions: Flux would put them back
 # from Git. Every Kustomization but team-a's is suspended (as `flux suspend
-# kustomization` does); team-a's after 5b.
+# kustomization` does); team-a's after 5b. The pools' layers (crossplane-system,
+# composed by the pool functions) hold no claim and stay: 2d commits to one.
 for k in $($K get $FLUX_KS -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\n"}{end}'); do
-  [ "$k" = team-a/openstack-clusters ] && continue
+  { [ "$k" = team-a/openstack-clusters ] || [ "${k%/*}" = crossplane-system ]; } && continue
   $K -n "${k%/*}" patch $FLUX_KS "${k#*/}" --type=merge -p '{"spec":{"suspend":true}}' >/dev/null || fail "cannot suspend $k"
 done
 
 wait "$encrypted_backend" ||
   fail "the local OpenStack has no cinder-volume backend ceph-st-pool-encrypted: it was started before it knew it; restart it (make openstack-down openstack-up)"
-section "1-4b. in Go (test/e2e TestPlane): 1 the example pools and control-plane clusters; then at once 1a core's RBAC, 1b the Shoots in Gardener, 1c installed as shipped, 2 Server changes through the watches, 2b figures from the agents, 2c least privilege, 3 an under-provisioned pool, 3b long names and the docs' pool, 4 a dedicated pool overlapping, 4b a cloud without compute"
+section "1-4b. in Go (test/e2e TestPlane): 1 the example pools and control-plane clusters; then at once 1a core's RBAC, 1b the Shoots in Gardener, 1c installed as shipped, 2 Server changes through the watches, 2b figures from the agents, 2c least privilege, 2d the pools' layers from Flux, 3 an under-provisioned pool, 3b long names and the docs' pool, 4 a dedicated pool overlapping, 4b a cloud without compute"
 go_sections '^TestPlane$'
 
 section "5-5b. in Go (test/e2e TestRemovals), at once: 5 deleting a claim; 5b GitOps: the cloud a tenant's commit added is Ready; removed from Git, it is deleted and its data stays"

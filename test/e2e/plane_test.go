@@ -42,6 +42,7 @@ func TestPlane(t *testing.T) {
 	t.Run("2 Server changes reach the claim through the watches", serverChangesReachTheClaim)
 	t.Run("2b pools take their figures from the node agents", poolsReportFromAgents)
 	t.Run("2c least privilege: the storage agent's Ceph user, the stretched pool's arbiter, the provider's metrics", leastPrivilege)
+	t.Run("2d each pool's layer comes from Flux, and a commit to a layer reaches every pool of its kind", layersFromFlux)
 	t.Run("3 an under-provisioned pool", underProvisioned)
 	t.Run("3b names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)", longNames)
 	t.Run("4 a dedicated pool overlapping another pool's servers", labelOverlap)
@@ -139,12 +140,14 @@ func coreAsInACluster(t *testing.T) {
 	})
 	permissions(t, "core", core,
 		// The RBAC manager grants the composites; crossplane-rbac.yaml the
-		// Shoots; the chart provider-kubernetes' Objects.
+		// Shoots and the pools' layer Kustomizations; the chart
+		// provider-kubernetes' Objects.
 		[]authorizationv1.ResourceAttributes{
 			{Verb: "create", Group: "c5c3.io", Resource: "xopenstackclusters"},
 			{Verb: "create", Group: "crossplane.c5c3.io", Resource: "xopenstackclusters"},
 			{Verb: "create", Group: "core.gardener.cloud", Resource: "shoots", Namespace: "garden-c5c3"},
 			{Verb: "create", Group: "kubernetes.crossplane.io", Resource: "objects"},
+			{Verb: "create", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations", Namespace: "crossplane-system"},
 		},
 		[]authorizationv1.ResourceAttributes{
 			{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},

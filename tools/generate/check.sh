@@ -20,8 +20,10 @@ generated=("$@")
 # recipe, the module pins (go.mod, go.sum, the agents' own), the XRD
 # generator and its one in-module dependency (tools/xrd; the APIs import
 # nothing else of the module: `go list -deps ./apis/...`), the OVSDB
-# schemas, the agents' manifests (cluster/), and this script.
+# schemas, the agents' manifests (cluster/), the layers' writer (tools/cmd/layers
+# and the bundle code it runs), and this script.
 inputs=(Makefile go.mod go.sum agents/go.mod agents/go.sum tools/cmd/xrdgen tools/xrd tools/generate
+  tools/cmd/layers internal/agentbundle/bundle.go
   provider/internal/clients/ovn/schema agents/internal/ovs/schema cluster)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/cobaltcore-generate
 

@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -21,6 +23,11 @@ const (
 	DefaultPurpose                 = "production"
 	DefaultAccessSecretNamespace   = "crossplane-system"
 	DefaultInventoryProviderConfig = "ironcore-metal"
+	DefaultLayerSourceKind         = "GitRepository"
+	DefaultLayerSourceName         = "cobaltcore-cluster-layers"
+	DefaultLayerServiceAccount     = "cobaltcore-cluster-layer"
+	DefaultHypervisorLayerPath     = "./clusters/pools/hypervisor"
+	DefaultStorageLayerPath        = "./clusters/pools/storage"
 )
 
 // InventorySettings say where the pools' bare-metal inventory is observed.
@@ -113,6 +120,41 @@ type ShootSettings struct {
 	// AgentImages says where the pools' node agents are pulled from.
 	// +optional
 	AgentImages AgentImages `json:"agentImages,omitempty"`
+
+	// ClusterLayers says where Flux takes each pool cluster's layer from.
+	// +optional
+	ClusterLayers ClusterLayers `json:"clusterLayers,omitempty"`
+}
+
+// ClusterLayers is how the pool functions have Flux deliver each pool
+// cluster's own layer (its node agents, their CRDs and admission policy):
+// one Flux Kustomization per pool, in accessSecretNamespace beside the
+// pool's kubeconfig Secret, applying the layer's path of the source into
+// the pool's cluster as serviceAccountName.
+type ClusterLayers struct {
+	// SourceKind of the Flux source holding the layers: GitRepository,
+	// OCIRepository or Bucket. GitRepository when empty.
+	// +kubebuilder:validation:Enum=GitRepository;OCIRepository;Bucket
+	// +optional
+	SourceKind string `json:"sourceKind,omitempty"`
+	// SourceName of that source, in accessSecretNamespace (Flux's
+	// --no-cross-namespace-refs keeps a Kustomization to its own
+	// namespace's sources); cobaltcore-cluster-layers when empty.
+	// +optional
+	SourceName string `json:"sourceName,omitempty"`
+	// ServiceAccountName the layer is applied as inside the pool's cluster
+	// (Flux impersonates system:serviceaccount:<accessSecretNamespace>:<name>
+	// there, and each pool binds it); cobaltcore-cluster-layer when empty.
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	// HypervisorPath is the hypervisor pools' layer in the source;
+	// ./clusters/pools/hypervisor when empty.
+	// +optional
+	HypervisorPath string `json:"hypervisorPath,omitempty"`
+	// StoragePath is the storage pools' layer in the source;
+	// ./clusters/pools/storage when empty.
+	// +optional
+	StoragePath string `json:"storagePath,omitempty"`
 }
 
 // AgentImages are the images of the node agents the pool functions place
@@ -150,6 +192,11 @@ func (s *ShootSettings) Default() {
 	def(&s.Purpose, DefaultPurpose)
 	def(&s.AccessSecretNamespace, DefaultAccessSecretNamespace)
 	def(&s.Inventory.ProviderConfigName, DefaultInventoryProviderConfig)
+	def(&s.ClusterLayers.SourceKind, DefaultLayerSourceKind)
+	def(&s.ClusterLayers.SourceName, DefaultLayerSourceName)
+	def(&s.ClusterLayers.ServiceAccountName, DefaultLayerServiceAccount)
+	def(&s.ClusterLayers.HypervisorPath, DefaultHypervisorLayerPath)
+	def(&s.ClusterLayers.StoragePath, DefaultStorageLayerPath)
 }
 
 // Validate reports the first invalid field of defaulted settings, naming its
@@ -167,6 +214,16 @@ func (s *ShootSettings) Validate() error {
 	}
 	if _, err := netip.ParsePrefix(s.Networking.Nodes); err != nil {
 		return fmt.Errorf("input.networking.nodes %q is not a CIDR such as 10.250.0.0/16", s.Networking.Nodes)
+	}
+	switch s.ClusterLayers.SourceKind {
+	case "GitRepository", "OCIRepository", "Bucket":
+	default:
+		return fmt.Errorf("input.clusterLayers.sourceKind %q is invalid: want GitRepository, OCIRepository or Bucket", s.ClusterLayers.SourceKind)
+	}
+	for field, p := range map[string]string{"hypervisorPath": s.ClusterLayers.HypervisorPath, "storagePath": s.ClusterLayers.StoragePath} {
+		if !strings.HasPrefix(p, "./") || slices.Contains(strings.Split(p, "/"), "..") {
+			return fmt.Errorf("input.clusterLayers.%s %q is invalid: want a path inside the source, such as ./clusters/pools/hypervisor", field, p)
+		}
 	}
 	return nil
 }

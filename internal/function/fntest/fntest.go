@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/utils/ptr"
 
+	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
@@ -181,12 +182,18 @@ func Requiring(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string
 	return rsp
 }
 
-// Agents merges into resources the desired Objects that place a pool's node
-// agents (set) into its cluster: what pool.PlaceAgents composes once the
-// cluster can be reached. internal/pool's tests spell one of them out.
+// Agents merges into resources what delivers a pool's layer (its node
+// agents, set) into its cluster under the default ShootSettings: what
+// pool.PlaceAgents composes once the cluster can be reached.
+// internal/pool's tests spell it out.
 func Agents(resources map[string]*fnv1.Resource, a pool.Access, set agentbundle.Set) map[string]*fnv1.Resource {
+	s := &input.ShootSettings{}
+	s.Default()
+	if a.SecretNamespace == "" {
+		a.SecretNamespace = s.AccessSecretNamespace
+	}
 	desired := map[resource.Name]*resource.DesiredComposed{}
-	if err := pool.PlaceAgents(desired, a, set, agentbundle.Images{}); err != nil {
+	if err := pool.PlaceAgents(desired, a, set, s); err != nil {
 		panic(err)
 	}
 	for name, d := range desired {

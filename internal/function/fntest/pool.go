@@ -44,6 +44,12 @@ func AccessAvailable(providerConfig string) *fnv1.Condition {
 	return Condition("AccessReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "ProviderConfig "+providerConfig+" reaches the cluster")
 }
 
+// LayerPending is the LayerApplied condition of a pool whose layer
+// Kustomization (pool.PlaceAgents) is composed but not observed yet.
+func LayerPending(providerConfig string) *fnv1.Condition {
+	return Condition("LayerApplied", fnv1.Status_STATUS_CONDITION_FALSE, "Pending", "Kustomization crossplane-system/"+providerConfig+"-layer is being created")
+}
+
 // ShootReconciling is a healthy Shoot named name that Gardener is
 // reconciling (a change to an existing cluster) at progress percent.
 func ShootReconciling(name string, progress int) string {

@@ -1,0 +1,192 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/consumer-plane/internal/pool"
+)
+
+// layersSource is the install layer's source of the pool clusters' layers
+// (examples/crossplane/cluster-layers.yaml), beside the pools' kubeconfigs.
+const layersSource = "cobaltcore-cluster-layers"
+
+// layered is an example pool and what its layer puts in its cluster.
+type layered struct {
+	pool                ref
+	kind                pool.Kind
+	namespace, workload string
+	// layer is the Kustomization that delivers it; shoot its cluster.
+	layer, shoot string
+}
+
+// layersFromFlux (2d): each example pool's layer (its node agents, their
+// CRDs and admission policy) is applied into its cluster by Flux, from the
+// platform's Git at the source's current commit, through the Kustomization
+// the pool's function composed, and the pool's claim says so
+// (LayerApplied); and a commit to the hypervisor pools'
+// layer reaches every hypervisor pool's cluster, and leaves it when it is
+// taken back (prune).
+func layersFromFlux(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	var pools []layered
+	add := func(gvr schema.GroupVersionResource, kind pool.Kind, namespace, workload string) {
+		for _, p := range examplesOf(gvr) {
+			if provisioning(p.name) {
+				continue
+			}
+			o, err := plane.dyn.Resource(p.gvr).Namespace(p.namespace).Get(ctx, p.name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			pools = append(pools, layered{pool: p, kind: kind, namespace: namespace, workload: workload,
+				layer: pool.LayerName(pool.Access{Kind: kind, Name: nested(o.Object, "spec", "name")}), shoot: nested(o.Object, "status", "shootName")})
+		}
+	}
+	add(hypervisorClusters, pool.KindHypervisor, "c5c3-agents", "hypervisor-agent")
+	add(storageClusters, pool.KindStorage, "rook-ceph", "storage-agent")
+	if len(pools) == 0 {
+		t.Fatal("no example pool to look at")
+	}
+
+	for _, p := range pools {
+		eventuallyNil(t, time.Minute, p.pool.name+": its agents were applied by its layer's Kustomization at the source's commit", func(ctx context.Context) error {
+			rev, err := layersRevision(ctx)
+			if err != nil {
+				return err
+			}
+			k, err := plane.dyn.Resource(kustomizations).Namespace("crossplane-system").Get(ctx, p.layer, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			c, err := decode[conditioned](k)
+			if err != nil {
+				return err
+			}
+			if ready, applied := c.condition("Ready"), nested(k.Object, "status", "lastAppliedRevision"); ready.Status != "True" || applied != rev {
+				return fmt.Errorf("Kustomization crossplane-system/%s: Ready %s at %q (the source is at %q): %.300s", p.layer, ready.Status, applied, rev, ready.Message)
+			}
+			claim, err := get[conditioned](ctx, p.pool)
+			if err != nil {
+				return err
+			}
+			if c := claim.condition(pool.ConditionLayerApplied); c.Status != "True" {
+				return fmt.Errorf("%s says %s %s: %s", p.pool, pool.ConditionLayerApplied, c.Status, c.Message)
+			}
+			s, err := openShoot(p.shoot)
+			if err != nil {
+				return err
+			}
+			ds, err := s.kube.AppsV1().DaemonSets(p.namespace).Get(ctx, p.workload, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("DaemonSet %s/%s in Shoot %s: %w", p.namespace, p.workload, p.shoot, err)
+			}
+			if l := ds.GetLabels(); l["kustomize.toolkit.fluxcd.io/name"] != p.layer || l["kustomize.toolkit.fluxcd.io/namespace"] != "crossplane-system" {
+				return fmt.Errorf("DaemonSet %s/%s in Shoot %s is not the layer's: labels %v", p.namespace, p.workload, p.shoot, l)
+			}
+			return nil
+		})
+	}
+
+	// A commit to the hypervisor pools' layer: a ConfigMap beside the
+	// agents, then taken back.
+	dir := plane.path("gitops/clusters/pools/hypervisor")
+	probe := "probe-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	kustomization := filepath.Join(dir, "kustomization.yaml")
+	before, err := os.ReadFile(kustomization)
+	if err != nil {
+		t.Fatalf("the demo's hypervisor layer: %v", err)
+	}
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: layer-probe, namespace: c5c3-agents}\ndata: {probe: " + probe + "}\n"
+	if err := os.WriteFile(filepath.Join(dir, "layer-probe.yaml"), []byte(cm), 0o644); err != nil { //nolint:gosec // a Git tree's file
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kustomization, append(before, []byte("- layer-probe.yaml\n")...), 0o644); err != nil { //nolint:gosec // a Git tree's file
+		t.Fatal(err)
+	}
+	rev := gitopsCommit(t, "platform: a probe in the hypervisor pools' layer")
+	probeIn := func(p layered, want string) func(context.Context) error {
+		var asked time.Time
+		return func(ctx context.Context) error {
+			if err := layersAt(ctx, rev, &asked); err != nil {
+				return err
+			}
+			s, err := openShoot(p.shoot)
+			if err != nil {
+				return err
+			}
+			got, err := s.kube.CoreV1().ConfigMaps("c5c3-agents").Get(ctx, "layer-probe", metav1.GetOptions{})
+			switch {
+			case want == "" && apierrors.IsNotFound(err):
+				return nil
+			case want == "" && err == nil:
+				return errors.New("ConfigMap c5c3-agents/layer-probe is still there")
+			case err != nil:
+				return err
+			case got.Data["probe"] != want:
+				return fmt.Errorf("ConfigMap c5c3-agents/layer-probe holds %q, want %q", got.Data["probe"], want)
+			}
+			return nil
+		}
+	}
+	for _, p := range pools {
+		if p.kind == pool.KindHypervisor {
+			eventuallyNil(t, time.Minute, p.pool.name+": the layer's commit reached its cluster", probeIn(p, probe))
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "layer-probe.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kustomization, before, 0o644); err != nil { //nolint:gosec // a Git tree's file
+		t.Fatal(err)
+	}
+	rev = gitopsCommit(t, "platform: the probe taken back")
+	for _, p := range pools {
+		if p.kind == pool.KindHypervisor {
+			eventuallyNil(t, time.Minute, p.pool.name+": taken back from the layer, it left its cluster", probeIn(p, ""))
+		}
+	}
+}
+
+// layersRevision is the commit the pools' layers' source has fetched.
+func layersRevision(ctx context.Context) (string, error) {
+	repo, err := plane.dyn.Resource(gitRepositories).Namespace("crossplane-system").Get(ctx, layersSource, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return nested(repo.Object, "status", "artifact", "revision"), nil
+}
+
+// layersAt holds once the layers' source has fetched rev; until then it is
+// asked (every 5 s, the last time in asked) to fetch now, as `flux reconcile
+// source git` does, instead of in 5 minutes. Each pool's Kustomization
+// applies a new revision of its source as soon as it is fetched.
+func layersAt(ctx context.Context, rev string, asked *time.Time) error {
+	got, err := layersRevision(ctx)
+	if err != nil || got == rev {
+		return err
+	}
+	if time.Since(*asked) < 5*time.Second {
+		return fmt.Errorf("the layers' source has fetched %q, not %q yet", got, rev)
+	}
+	*asked = time.Now()
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{"reconcile.fluxcd.io/requestedAt":%q}}}`, strconv.FormatInt(time.Now().UnixNano(), 10))
+	if _, err := plane.dyn.Resource(gitRepositories).Namespace("crossplane-system").Patch(ctx, layersSource, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	return fmt.Errorf("the layers' source has fetched %q, not %q yet", got, rev)
+}
