@@ -574,6 +574,16 @@ func TestRunFunction(t *testing.T) {
 			req:    fntest.WithInput(fntest.Request(xr, nil), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings", "purpose": "fun"}`),
 			want:   fntest.Fatal(`invalid ShootSettings in the Composition: input.purpose "fun" is invalid: want one of evaluation, testing, development, production`),
 		},
+		"InvalidLayerPath": {
+			reason: "A layer path that leaves the source is refused before anything is composed, naming the input field and what is valid.",
+			req:    fntest.WithInput(fntest.Request(xr, nil), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings", "clusterLayers": {"hypervisorPath": "../other-team/agents"}}`),
+			want:   fntest.Fatal(`invalid ShootSettings in the Composition: input.clusterLayers.hypervisorPath "../other-team/agents" is invalid: want a path inside the source, such as ./clusters/pools/hypervisor`),
+		},
+		"InvalidLayerSource": {
+			reason: "A layer source of a kind Flux's Kustomization cannot name is refused, naming the kinds it can.",
+			req:    fntest.WithInput(fntest.Request(xr, nil), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings", "clusterLayers": {"sourceKind": "HelmRepository"}}`),
+			want:   fntest.Fatal(`invalid ShootSettings in the Composition: input.clusterLayers.sourceKind "HelmRepository" is invalid: want GitRepository, OCIRepository or Bucket`),
+		},
 		"InputOverridesDefaults": {
 			reason: "ShootSettings from the Composition replace the defaults they set.",
 			req: fntest.WithInput(fntest.Request(xr, withInventory(nil)), `{"apiVersion": "input.crossplane.c5c3.io/v1alpha1", "kind": "ShootSettings",

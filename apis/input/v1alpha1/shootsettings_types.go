@@ -220,9 +220,9 @@ func (s *ShootSettings) Validate() error {
 	default:
 		return fmt.Errorf("input.clusterLayers.sourceKind %q is invalid: want GitRepository, OCIRepository or Bucket", s.ClusterLayers.SourceKind)
 	}
-	for field, p := range map[string]string{"hypervisorPath": s.ClusterLayers.HypervisorPath, "storagePath": s.ClusterLayers.StoragePath} {
-		if !strings.HasPrefix(p, "./") || slices.Contains(strings.Split(p, "/"), "..") {
-			return fmt.Errorf("input.clusterLayers.%s %q is invalid: want a path inside the source, such as ./clusters/pools/hypervisor", field, p)
+	for _, f := range []struct{ field, path string }{{"hypervisorPath", s.ClusterLayers.HypervisorPath}, {"storagePath", s.ClusterLayers.StoragePath}} {
+		if !strings.HasPrefix(f.path, "./") || slices.Contains(strings.Split(f.path, "/"), "..") {
+			return fmt.Errorf("input.clusterLayers.%s %q is invalid: want a path inside the source, such as ./clusters/pools/hypervisor", f.field, f.path)
 		}
 	}
 	return nil
