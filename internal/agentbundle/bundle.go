@@ -177,6 +177,14 @@ func Layer(set Set) (map[string][]byte, error) {
 		out[f] = b
 		k += "- " + f + "\n"
 	}
+	// Flux prunes what leaves the layer: a CRD or namespace gone from a bad
+	// commit (or a wrong path) would take every agent report of every pool
+	// of the kind with it. They stay until removed by hand.
+	k += "patches:\n"
+	for _, t := range []struct{ apiVersion, kind string }{{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}, {"v1", "Namespace"}} {
+		k += "- target: {kind: " + t.kind + "}\n  patch: |\n    apiVersion: " + t.apiVersion + "\n    kind: " + t.kind +
+			"\n    metadata:\n      name: any\n      annotations:\n        kustomize.toolkit.fluxcd.io/prune: disabled\n"
+	}
 	out["kustomization.yaml"] = []byte(k)
 	return out, nil
 }

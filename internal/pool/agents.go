@@ -52,12 +52,12 @@ func LayerName(a Access) string { return a.ProviderConfigName() + "-layer" }
 //     the pool's cluster with that kubeconfig, its agents' images pulled as
 //     the input's agentImages say (the function's own version by default);
 //   - a provider-kubernetes Object binding, in the pool's cluster, the
-//     identity Flux applies the layer as (kustomize-controller impersonates a
-//     ServiceAccount there when it is locked down for tenants, as Flux's
-//     multi-tenancy guidance has it) to cluster-admin: the layer installs
-//     CRDs, an admission policy and the agents' RBAC.
+//     identity Flux applies the layer as (the ServiceAccount the
+//     Kustomization names, which kustomize-controller impersonates there) to
+//     cluster-admin: the layer installs CRDs, an admission policy and the
+//     agents' RBAC.
 //
-// Core applied one Object per object of the layer before (17 for a
+// Core applied one Object per object of the layer before (20 for a
 // hypervisor pool), one after another on every reconcile of the pool, and the
 // API server converted each write for provider-kubernetes' older served
 // version (docs/benchmarks.md). Neither gates the pool's readiness: a
@@ -118,8 +118,12 @@ func PlaceAgents(desired map[resource.Name]*resource.DesiredComposed, a Access, 
 
 // SetLayerCondition says on the pool and its claim whether Flux applied the
 // layer that PlaceAgents composed, as the observed Kustomization says:
-// LayerApplied True at the revision applied, or False with Flux's reason
-// and message (the source not fetched, the cluster refusing an object).
+// LayerApplied True once Flux applied it (at which revision), False with
+// Flux's reason and message when its last try failed (the source not
+// fetched, the cluster refusing an object), False Pending before its first
+// apply. kustomize-controller marks Ready Unknown at the start of every run
+// (every interval, every new revision): a layer applied before stays True
+// through it, so the pool's conditions do not flap every ten minutes.
 // Nothing while the layer is not composed: AccessReady says why.
 func SetLayerCondition(rsp *fnv1.RunFunctionResponse, desired map[resource.Name]*resource.DesiredComposed, observed map[resource.Name]resource.ObservedComposed) {
 	d, placed := desired[ResourceLayer]
@@ -135,11 +139,19 @@ func SetLayerCondition(rsp *fnv1.RunFunctionResponse, desired map[resource.Name]
 	c := o.Resource.GetCondition(xpv2.TypeReady)
 	rev, _ := o.Resource.GetString("status.lastAppliedRevision")
 	switch {
-	case c.Status == "True":
-		response.ConditionTrue(rsp, ConditionLayerApplied, "Applied").WithMessage(fmt.Sprintf("%s applied the layer at %s", what, rev)).TargetCompositeAndClaim()
-	case c.Reason == "":
-		response.ConditionFalse(rsp, ConditionLayerApplied, "Pending").WithMessage(what + " has not reported yet").TargetCompositeAndClaim()
-	default:
+	case c.Status == "False" && c.Reason != "":
 		response.ConditionFalse(rsp, ConditionLayerApplied, string(c.Reason)).WithMessage(fmt.Sprintf("%s: %s", what, c.Message)).TargetCompositeAndClaim()
+	case rev != "":
+		msg := fmt.Sprintf("%s applied the layer at %s", what, rev)
+		if c.Status != "True" {
+			msg += "; Flux is applying it again"
+		}
+		response.ConditionTrue(rsp, ConditionLayerApplied, "Applied").WithMessage(msg).TargetCompositeAndClaim()
+	default:
+		msg := what + " has not applied the layer yet"
+		if c.Message != "" {
+			msg += ": " + c.Message
+		}
+		response.ConditionFalse(rsp, ConditionLayerApplied, "Pending").WithMessage(msg).TargetCompositeAndClaim()
 	}
 }

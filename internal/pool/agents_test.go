@@ -96,9 +96,9 @@ func TestSetLayerCondition(t *testing.T) {
 	if err := PlaceAgents(desired, Access{Kind: KindHypervisor, Name: "hv-pool-a", SecretNamespace: "crossplane-system"}, agentbundle.Hypervisor, s); err != nil {
 		t.Fatal(err)
 	}
-	observed := func(ready map[string]any) map[resource.Name]resource.ObservedComposed {
+	observed := func(ready map[string]any, rev string) map[resource.Name]resource.ObservedComposed {
 		o := composed.New()
-		o.Object["status"] = map[string]any{"conditions": []any{ready}, "lastAppliedRevision": "main@sha1:abc"}
+		o.Object["status"] = map[string]any{"conditions": []any{ready}, "lastAppliedRevision": rev}
 		return map[resource.Name]resource.ObservedComposed{ResourceLayer: {Resource: o}}
 	}
 	for name, tc := range map[string]struct {
@@ -108,9 +108,14 @@ func TestSetLayerCondition(t *testing.T) {
 	}{
 		"NotPlaced": {desired: map[resource.Name]*resource.DesiredComposed{}},
 		"Pending":   {desired: desired, want: "STATUS_CONDITION_FALSE Pending: Kustomization crossplane-system/hypervisor-hv-pool-a-layer is being created"},
-		"Applied": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded"}),
+		"FirstApply": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "Unknown", "reason": "Progressing", "message": "Reconciliation in progress"}, ""),
+			want: "STATUS_CONDITION_FALSE Pending: Kustomization crossplane-system/hypervisor-hv-pool-a-layer has not applied the layer yet: Reconciliation in progress"},
+		"Applied": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded"}, "main@sha1:abc"),
 			want: "STATUS_CONDITION_TRUE Applied: Kustomization crossplane-system/hypervisor-hv-pool-a-layer applied the layer at main@sha1:abc"},
-		"Failed": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "False", "reason": "ReconciliationFailed", "message": "ClusterRoleBinding/x forbidden"}),
+		// Flux marks every run Progressing: an applied layer stays True.
+		"AppliedRunningAgain": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "Unknown", "reason": "Progressing"}, "main@sha1:abc"),
+			want: "STATUS_CONDITION_TRUE Applied: Kustomization crossplane-system/hypervisor-hv-pool-a-layer applied the layer at main@sha1:abc; Flux is applying it again"},
+		"Failed": {desired: desired, observed: observed(map[string]any{"type": "Ready", "status": "False", "reason": "ReconciliationFailed", "message": "ClusterRoleBinding/x forbidden"}, "main@sha1:abc"),
 			want: "STATUS_CONDITION_FALSE ReconciliationFailed: Kustomization crossplane-system/hypervisor-hv-pool-a-layer: ClusterRoleBinding/x forbidden"},
 	} {
 		t.Run(name, func(t *testing.T) {

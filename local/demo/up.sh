@@ -352,7 +352,7 @@ bg dns-standin "$RUN/bin/dns-standin" -kubeconfig "$KUBECONFIG" -hosts "$RUN/hos
   -dns "$NODE_IP:53" -cluster-dns 10.96.0.10 -public-domain cobaltcore.example=127.0.0.44
 wait_for 30 "the DNS stand-in does not run ($RUN/dns-standin.log)" grep -q "keeping" "$RUN/dns-standin.log"
 # The circuit breaker's bucket (default 100 events, 1/s) was too small for a
-# hypervisor pool when it composed ~25 resources (17 of them the node agents'
+# hypervisor pool when it composed ~28 resources (20 of them the node agents'
 # Objects, which Flux's layer Kustomization replaces since stop 74): they sent
 # well over 100 watch events while they were created, and once open, core
 # v2.4.0 kept the breaker open and skipped even the polls, so the pool never

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,19 +104,42 @@ func layersFromFlux(t *testing.T) {
 	}
 
 	// A commit to the hypervisor pools' layer: a ConfigMap beside the
-	// agents, then taken back.
+	// agents, then taken back. Whatever fails on the way, the demo's Git
+	// gets the layer back as it was (later sections commit with git add -A).
 	dir := plane.path("gitops/clusters/pools/hypervisor")
 	probe := "probe-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	kustomization := filepath.Join(dir, "kustomization.yaml")
+	probeFile := filepath.Join(dir, "layer-probe.yaml")
 	before, err := os.ReadFile(kustomization)
 	if err != nil {
 		t.Fatalf("the demo's hypervisor layer: %v", err)
 	}
+	// A run before this one on the same demo that died midway.
+	before = []byte(strings.Replace(string(before), "- layer-probe.yaml\n", "", 1))
+	restore := func() error {
+		if err := os.Remove(probeFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return os.WriteFile(kustomization, before, 0o644) //nolint:gosec // a Git tree's file
+	}
+	t.Cleanup(func() {
+		if err := restore(); err != nil {
+			t.Errorf("the demo's hypervisor layer left changed: %v", err)
+			return
+		}
+		if gitops(t, "status", "--porcelain", "--", dir) != "" {
+			gitopsCommit(t, "platform: the probe taken back (e2e 2d stopped midway)")
+		}
+	})
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: layer-probe, namespace: c5c3-agents}\ndata: {probe: " + probe + "}\n"
-	if err := os.WriteFile(filepath.Join(dir, "layer-probe.yaml"), []byte(cm), 0o644); err != nil { //nolint:gosec // a Git tree's file
+	if err := os.WriteFile(probeFile, []byte(cm), 0o644); err != nil { //nolint:gosec // a Git tree's file
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(kustomization, append(before, []byte("- layer-probe.yaml\n")...), 0o644); err != nil { //nolint:gosec // a Git tree's file
+	withProbe := strings.Replace(string(before), "resources:\n", "resources:\n- layer-probe.yaml\n", 1)
+	if withProbe == string(before) {
+		t.Fatalf("%s has no resources list to add the probe to", kustomization)
+	}
+	if err := os.WriteFile(kustomization, []byte(withProbe), 0o644); err != nil { //nolint:gosec // a Git tree's file
 		t.Fatal(err)
 	}
 	rev := gitopsCommit(t, "platform: a probe in the hypervisor pools' layer")
@@ -148,10 +172,7 @@ func layersFromFlux(t *testing.T) {
 			eventuallyNil(t, time.Minute, p.pool.name+": the layer's commit reached its cluster", probeIn(p, probe))
 		}
 	}
-	if err := os.Remove(filepath.Join(dir, "layer-probe.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(kustomization, before, 0o644); err != nil { //nolint:gosec // a Git tree's file
+	if err := restore(); err != nil {
 		t.Fatal(err)
 	}
 	rev = gitopsCommit(t, "platform: the probe taken back")

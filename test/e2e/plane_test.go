@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -153,7 +154,42 @@ func coreAsInACluster(t *testing.T) {
 			{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings"},
 			{Verb: "*", Group: "*", Resource: "*"},
 			{Verb: "create", Resource: "pods", Namespace: "kube-system"},
+			// flux-system's Kustomizations apply as Flux's cluster-admin.
+			{Verb: "patch", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations", Namespace: "flux-system"},
+			{Verb: "create", Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations", Namespace: "flux-system"},
 		})
+	// Where core may write Kustomizations, only ones that apply into
+	// another cluster (layer-kustomization-policy.yaml): one without
+	// spec.kubeConfig would apply into this one as any ServiceAccount of
+	// crossplane-system. Server-side dry runs, as core.
+	coreDyn := dynamic.NewForConfigOrDie(cfg)
+	layer := func(kubeConfig bool) *unstructured.Unstructured {
+		spec := map[string]any{
+			"interval": "10m", "path": "./clusters/pools/hypervisor", "prune": true,
+			"sourceRef":          map[string]any{"kind": "GitRepository", "name": "cobaltcore-cluster-layers"},
+			"serviceAccountName": "crossplane-rbac-manager",
+		}
+		if kubeConfig {
+			spec["kubeConfig"] = map[string]any{"secretRef": map[string]any{"name": "hypervisor-hv-pool-a-kubeconfig", "key": "kubeconfig"}}
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+			"metadata": map[string]any{"name": "e2e-core-layer", "namespace": "crossplane-system"}, "spec": spec,
+		}}
+	}
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	t.Run("core's Kustomization without spec.kubeConfig (into the management cluster) is refused", func(t *testing.T) {
+		_, err := coreDyn.Resource(kustomizations).Namespace("crossplane-system").Create(t.Context(), layer(false), dryRun)
+		if err == nil || !strings.Contains(err.Error(), "cobaltcore-core-kustomizations") || !strings.Contains(err.Error(), "spec.kubeConfig.secretRef") {
+			t.Fatalf("core creates a Kustomization applying into the management cluster: %v", err)
+		}
+		t.Logf("%.300s", err)
+	})
+	t.Run("core's Kustomization into a pool's cluster (spec.kubeConfig) is admitted", func(t *testing.T) {
+		if _, err := coreDyn.Resource(kustomizations).Namespace("crossplane-system").Create(t.Context(), layer(true), dryRun); err != nil {
+			t.Fatalf("core's layer Kustomization: %v", err)
+		}
+	})
 	// An Object read in v1alpha1 (stored as v1alpha2) is converted by
 	// provider-kubernetes' webhook.
 	t.Run("provider-kubernetes' conversion webhook converts Objects", func(t *testing.T) {
