@@ -142,10 +142,12 @@ func cloudRemovedFromGit(t *testing.T) {
 }
 
 // gitops runs git in the demo's GitOps repository (local/demo/up.sh), as
-// a tenant's or the platform team's Git would be committed to.
+// a tenant's or the platform team's Git would be committed to. Not bound to
+// t.Context(): cleanups commit too (2d's), after it is canceled; git on the
+// local repository returns in moments.
 func gitops(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.CommandContext(t.Context(), "git", append([]string{"-C", plane.path("gitops"), "-c", "user.name=e2e", "-c", "user.email=e2e@cobaltcore.invalid"}, args...)...).CombinedOutput()
+	out, err := exec.Command("git", append([]string{"-C", plane.path("gitops"), "-c", "user.name=e2e", "-c", "user.email=e2e@cobaltcore.invalid"}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, out)
 	}
