@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/yaml"
@@ -92,9 +91,9 @@ func Objects(set Set, images Images) ([]Manifest, error) {
 
 // load decodes the set's manifests as the files have them.
 func load(set Set) ([]Manifest, error) {
-	names, ok := files[set]
-	if !ok {
-		return nil, fmt.Errorf("no agent set %q", set)
+	names, err := filesOf(set)
+	if err != nil {
+		return nil, err
 	}
 	var out []Manifest
 	for _, f := range names {
@@ -145,13 +144,13 @@ func containers(obj map[string]any) []map[string]any {
 	return out
 }
 
-// Files are the set's manifest files, in the order they apply.
-func Files(set Set) ([]string, error) {
+// filesOf are the set's manifest files, in the order they apply.
+func filesOf(set Set) ([]string, error) {
 	names, ok := files[set]
 	if !ok {
 		return nil, fmt.Errorf("no agent set %q", set)
 	}
-	return slices.Clone(names), nil
+	return names, nil
 }
 
 // Layer is the set's layer as Flux applies it into a pool's cluster
@@ -160,7 +159,7 @@ func Files(set Set) ([]string, error) {
 // lists them. The images stay the manifests' own; each pool's Kustomization
 // overrides them (Overrides).
 func Layer(set Set) (map[string][]byte, error) {
-	names, err := Files(set)
+	names, err := filesOf(set)
 	if err != nil {
 		return nil, err
 	}
