@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
@@ -146,7 +145,9 @@ func layersFromFlux(t *testing.T) {
 	probeIn := func(p layered, want string) func(context.Context) error {
 		var asked time.Time
 		return func(ctx context.Context) error {
-			if err := layersAt(ctx, rev, &asked); err != nil {
+			// Each pool's Kustomization applies a new revision of its
+			// source as soon as the source has fetched it.
+			if err := fetched(ctx, "crossplane-system", layersSource, rev, &asked); err != nil {
 				return err
 			}
 			s, err := openShoot(p.shoot)
@@ -202,24 +203,4 @@ func layersRevision(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return nested(repo.Object, "status", "artifact", "revision"), nil
-}
-
-// layersAt holds once the layers' source has fetched rev; until then it is
-// asked (every 5 s, the last time in asked) to fetch now, as `flux reconcile
-// source git` does, instead of in 5 minutes. Each pool's Kustomization
-// applies a new revision of its source as soon as it is fetched.
-func layersAt(ctx context.Context, rev string, asked *time.Time) error {
-	got, err := layersRevision(ctx)
-	if err != nil || got == rev {
-		return err
-	}
-	if time.Since(*asked) < 5*time.Second {
-		return fmt.Errorf("the layers' source has fetched %q, not %q yet", got, rev)
-	}
-	*asked = time.Now()
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{"reconcile.fluxcd.io/requestedAt":%q}}}`, strconv.FormatInt(time.Now().UnixNano(), 10))
-	if _, err := plane.dyn.Resource(gitRepositories).Namespace("crossplane-system").Patch(ctx, layersSource, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return err
-	}
-	return fmt.Errorf("the layers' source has fetched %q, not %q yet", got, rev)
 }

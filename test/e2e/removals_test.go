@@ -164,26 +164,36 @@ func gitopsCommit(t *testing.T, message string) string {
 	return "main@sha1:" + gitops(t, "rev-parse", "HEAD")
 }
 
+// fetched holds once the GitRepository namespace/name has fetched rev;
+// until then it is asked (every 5 s, the last time in asked) to fetch now,
+// as `flux reconcile source git` does, instead of in 5 minutes.
+func fetched(ctx context.Context, namespace, name, rev string, asked *time.Time) error {
+	repo, err := plane.dyn.Resource(gitRepositories).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	got := nested(repo.Object, "status", "artifact", "revision")
+	if got == rev {
+		return nil
+	}
+	if time.Since(*asked) >= 5*time.Second {
+		*asked = time.Now()
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{"reconcile.fluxcd.io/requestedAt":%q}}}`, strconv.FormatInt(asked.UnixNano(), 10))
+		if _, err := plane.dyn.Resource(gitRepositories).Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("GitRepository %s/%s has fetched %q, not %q yet", namespace, name, got, rev)
+}
+
 // tenantAt holds once the tenant's Kustomization tried rev and its Ready
-// is status, its message containing text. Until its GitRepository fetched
-// rev, it is asked (every 5 s) to fetch now, as `flux reconcile source
-// git` does, instead of in 5 minutes.
+// is status, its message containing text, its GitRepository asked to fetch
+// rev now (fetched).
 func tenantAt(tenant, rev, status, text string) func(context.Context) error {
 	var asked time.Time
 	return func(ctx context.Context) error {
-		repo, err := plane.dyn.Resource(gitRepositories).Namespace(tenant).Get(ctx, "gitops", metav1.GetOptions{})
-		if err != nil {
+		if err := fetched(ctx, tenant, "gitops", rev, &asked); err != nil {
 			return err
-		}
-		if got := nested(repo.Object, "status", "artifact", "revision"); got != rev {
-			if time.Since(asked) >= 5*time.Second {
-				asked = time.Now()
-				patch := fmt.Appendf(nil, `{"metadata":{"annotations":{"reconcile.fluxcd.io/requestedAt":%q}}}`, strconv.FormatInt(asked.UnixNano(), 10))
-				if _, err := plane.dyn.Resource(gitRepositories).Namespace(tenant).Patch(ctx, "gitops", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-					return err
-				}
-			}
-			return fmt.Errorf("its GitRepository has fetched %q", got)
 		}
 		k, err := plane.dyn.Resource(kustomizations).Namespace(tenant).Get(ctx, "openstack-clusters", metav1.GetOptions{})
 		if err != nil {
