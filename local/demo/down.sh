@@ -7,6 +7,12 @@
 # the product, while it still runs: their projects, aggregates, volume
 # types, OVN HA chassis groups, Ceph pools and clients leave the real services (bounded: 180s; what
 # is left then is named).
+#
+#   COBALTCORE_DEMO_LEAVE_CLOUDS=1  leave the clouds' objects in the local
+#     OpenStack and Ceph: for a caller that stops both right after (their
+#     next start wipes them), as .ci/run does. Deleting them took about two
+#     minutes of every CI run (stop 74) and checks nothing: e2e 4b, 5 and 9
+#     check what a deleted cloud leaves in the real services.
 set -uo pipefail
 # One compound command: bash reads all of it before running any, so editing
 # this file while it runs cannot derail it.
@@ -22,7 +28,9 @@ for s in kustomize-controller source-controller; do
   kill "$(cat "$RUN/$s.pid")" 2>/dev/null
   for _ in $(seq 20); do kill -0 "$(cat "$RUN/$s.pid")" 2>/dev/null || break; sleep 0.5; done
 done
-if [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
+if [ "${COBALTCORE_DEMO_LEAVE_CLOUDS:-0}" = 1 ]; then
+  echo "the tenants' clouds are left in the local OpenStack and Ceph (COBALTCORE_DEMO_LEAVE_CLOUDS=1: their next start wipes them)"
+elif [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
   eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
   export KUBECONFIG=$RUN/kubeconfig
   mrs() { "$KUBECTL" get pools.ceph.provider.c5c3.io,clients.ceph.provider.c5c3.io,projects.keystone.provider.c5c3.io,users.keystone.provider.c5c3.io,roleassignments.keystone.provider.c5c3.io,applicationcredentials.keystone.provider.c5c3.io,aggregates.nova.provider.c5c3.io,volumetypes.cinder.provider.c5c3.io,hachassisgroups.ovn.provider.c5c3.io -o name 2>/dev/null; }
@@ -43,7 +51,9 @@ fi
 # The local node: its pods (the packages) first, while the API server
 # still answers kubelet.
 eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
+t0=$SECONDS
 NODE_DIR=$RUN/node local/node/stop.sh
+[ $((SECONDS - t0)) -ge 5 ] && echo "the local node took $((SECONDS - t0))s to stop"
 # The Shoots' kube-apiservers and etcd are the Gardener stand-in's
 # children, the node agents the operator stand-in's; each stops its own on
 # SIGTERM. Noted first, so that none outlives a parent that has to be killed.
@@ -56,10 +66,14 @@ done
 for f in "$RUN"/*.supervisor; do kill "$(cat "$f")" 2>/dev/null; rm -f "$f"; done
 # The API server last, so the controllers stop against a live one.
 for f in "${pids[@]}"; do [ "$(basename "$f")" = apiserver.pid ] || kill "$(cat "$f")" 2>/dev/null; done
+# Each is waited for in turn (all were sent TERM at once); one that takes
+# long is named, so that a slow teardown says which process holds it.
 for f in "${pids[@]}"; do
   [ "$(basename "$f")" = apiserver.pid ] && continue
+  t0=$SECONDS
   for _ in $(seq 60); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.5; done
-  kill -9 "$(cat "$f")" 2>/dev/null
+  if kill -9 "$(cat "$f")" 2>/dev/null; then echo "$(basename "$f" .pid) did not stop within 30s of TERM: killed"
+  elif [ $((SECONDS - t0)) -ge 5 ]; then echo "$(basename "$f" .pid) took $((SECONDS - t0))s to stop"; fi
   rm -f "$f"
 done
 for p in $children; do
@@ -79,6 +93,6 @@ if [ -f "$RUN/apiserver.pid" ]; then
   for _ in $(seq 60); do kill -0 "$(cat "$RUN/apiserver.pid")" 2>/dev/null || break; sleep 0.5; done
   rm -f "$RUN/apiserver.pid"
 fi
-echo "demo stopped"
+echo "demo stopped in ${SECONDS}s"
 exit
 }

@@ -127,10 +127,14 @@ fails=0
 # section TITLE: a section's header, with the seconds since e2e started
 # (where the time goes).
 # Each section's start is also written to _output/e2e-sections.tsv (seconds
-# since e2e started, title), which .ci/run prints at the end.
+# since e2e started, title, and the machine's busy and total CPU jiffies
+# from /proc/stat), which .ci/run prints at the end with how busy the two
+# cores were in each section: a section that leaves them idle waits on the
+# product's clocks, and may run beside another.
 SECTIONS=${E2E_SECTIONS:-_output/e2e-sections.tsv}
-mkdir -p "$(dirname "$SECTIONS")" && printf 'start_s\tsection\n' >"$SECTIONS"
-section() { printf '== %s   [e2e %ds]\n' "$*" "$SECONDS"; printf '%d\t%s\n' "$SECONDS" "$*" >>"$SECTIONS"; }
+mkdir -p "$(dirname "$SECTIONS")" && printf 'start_s\tsection\tcpu_busy\tcpu_all\n' >"$SECTIONS"
+jiffies() { local _ u n s i w q sq st; read -r _ u n s i w q sq st _ </proc/stat; printf '%d\t%d' "$((u + n + s + q + sq + st))" "$((u + n + s + i + w + q + sq + st))"; }
+section() { printf '== %s   [e2e %ds]\n' "$*" "$SECONDS"; printf '%d\t%s\t%s\n' "$SECONDS" "$*" "$(jiffies)" >>"$SECTIONS"; }
 pass() { printf 'PASS  %s\n' "$*"; }
 fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
 # eventually SECONDS DESCRIPTION COMMAND...: true once COMMAND succeeds
@@ -406,7 +410,7 @@ done
 section "memory of the plane's processes"
 local/demo/rss.sh
 
-printf '%d\t(end: %d failed)\n' "$SECONDS" "$fails" >>"$SECTIONS"
+printf '%d\t(end: %d failed)\t%s\n' "$SECONDS" "$fails" "$(jiffies)" >>"$SECTIONS"
 echo
 [ "$fails" -eq 0 ] && { echo "e2e: all passed"; exit 0; }
 echo "e2e: $fails failed (logs in $RUN)"; exit 1
