@@ -180,9 +180,13 @@ test-beside: agents-deps ## lint and test-unit at the lowest CPU priority: what 
 .PHONY: test-unit
 test-unit: agents-deps ## Unit tests only (no external services), built with the cgo tags the integration tests and the binaries use, so that all of them share one build.
 	$(started)
-	@# Linked without DWARF, as tools/test/integration.sh says why.
-	go test -ldflags=-w -short -count=1 -tags $(CEPH_TAGS) $(GO_PACKAGES)
-	cd agents && go test -ldflags=-w -short -count=1 -tags '$(AGENT_TAGS)' ./...
+	@# Linked without DWARF, as tools/test/integration.sh says why. Without
+	@# -count=1: a package whose test binary and the files and environment
+	@# its tests read are unchanged is not linked and run again (go test's
+	@# cache, which -trimpath keys by content, so a fresh clone hits it too).
+	@# Unit tests reach no service; the integration tests always run.
+	go test -ldflags=-w -short -tags $(CEPH_TAGS) $(GO_PACKAGES)
+	cd agents && go test -ldflags=-w -short -tags '$(AGENT_TAGS)' ./...
 
 .PHONY: test-integration
 test-integration: openstack-up ceph-up agents-deps xpkg ## Integration tests against the real crossplane CLI/core, kube-apiserver + etcd, the local OpenStack, OVN (started by the tests), Ceph, libvirtd and ovsdb-server, and of the built packages.

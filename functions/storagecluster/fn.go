@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/crossplane/function-sdk-go/errors"
@@ -41,15 +40,6 @@ type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 
 	log logging.Logger
-	// now is the clock an agent's report is judged by (time.Now if nil).
-	now func() time.Time
-}
-
-func (f *Function) clock() time.Time {
-	if f.now != nil {
-		return f.now()
-	}
-	return time.Now()
 }
 
 // RunFunction composes the pool's Shoot, then access to its cluster, then the
@@ -110,7 +100,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			return rsp, nil
 		}
 		ceph = observeCeph(observed, desired)
-		if agent, err = observeAgent(observed, desired, pc, f.clock()); err != nil {
+		if agent, err = observeAgent(observed, desired, pc); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
@@ -163,7 +153,6 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	st.SetConditions(rsp)
 	pool.SetLayerCondition(rsp, desired, observed)
 	agent.SetCondition(rsp)
-	agent.Recheck(rsp)
 	setCondition(rsp, conditionCephReady, ceph.Ready, "Available", ceph.Message)
 	// A pool in one site has neither an arbiter nor stretch mode to report.
 	if s.ArbiterCluster != "" {

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/crossplane/function-sdk-go/logging"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
@@ -153,16 +151,21 @@ const cephProviderConfig = `{
 }`
 
 // What reads the storage agent's report in the pool's cluster.
-const cephStatusObject = `{
-  "apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-status"},
-  "spec": {
-    "providerConfigRef": {"name": "storage-st-pool-a"},
-    "watch": true,
-    "managementPolicies": ["Observe"],
-    "readiness": {"policy": "SuccessfulCreate"},
-    "forProvider": {"manifest": {"apiVersion": "storage.c5c3.io/v1alpha1", "kind": "CephStatus", "metadata": {"name": "ceph"}}}
-  }
+const storageReport = `{
+  "apiVersion": "kubernetes.provider.c5c3.io/v1alpha1", "kind": "StorageReport", "metadata": {"name": "storage-st-pool-a"},
+  "spec": {"providerConfigRef": {"name": "storage-st-pool-a"}, "forProvider": {"cephStatus": "ceph"}}
 }`
+
+// observedReport is the StorageReport as the provider fills it: the
+// agent's report (atProvider) and its conditions beside Ready.
+func observedReport(atProvider string, conditions ...string) string {
+	conds := `{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}`
+	for _, c := range conditions {
+		conds += ", " + c
+	}
+	return `{"apiVersion": "kubernetes.provider.c5c3.io/v1alpha1", "kind": "StorageReport", "metadata": {"name": "storage-st-pool-a"},
+	  "status": {"conditions": [` + conds + `], "atProvider": ` + atProvider + `}}`
+}
 
 // agentClientObject is the storage agent's read-only CephX user, a Rook
 // CephClient (#23 §8).
@@ -240,7 +243,7 @@ func TestRunFunction(t *testing.T) {
 	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
 		m := fntest.Agents(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true),
-			"ceph-status": fntest.Composed(cephStatusObject, true), "ceph-agent-client": fntest.Composed(agentClientObject, true),
+			"storage-report": fntest.Composed(storageReport, true), "ceph-agent-client": fntest.Composed(agentClientObject, true),
 		}, pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}, agentbundle.Storage)
 		for k, v := range more {
 			m[k] = v
@@ -248,14 +251,9 @@ func TestRunFunction(t *testing.T) {
 		return m
 	}
 
-	// The clock of the cases that judge an agent's report by its time.
-	now := time.Date(2026, 11, 22, 8, 10, 0, 0, time.UTC)
-	report := func(reportedAt string) string {
-		return observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_OK",
-		  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
-		  "osds": {"total": 4, "up": 4, "in": 4}, "monitors": {"total": 3, "inQuorum": 3},
-		  "reportedAt": "`+reportedAt+`", "reportInterval": "30s"}`)
-	}
+	// The agent's report of the cases that read it.
+	const okReport = `"health": "HEALTH_OK", "totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672,
+	  "osds": 4, "osdsUp": 4, "osdsIn": 4, "monitors": 3, "monitorsInQuorum": 3, "reportInterval": "30s"`
 	cases := map[string]struct {
 		reason string
 		req    *fnv1.RunFunctionRequest
@@ -264,9 +262,9 @@ func TestRunFunction(t *testing.T) {
 		"AgentReportStale": {
 			reason: "A report that reads but has not advanced for three of the agent's intervals (it stopped, or its cluster stopped answering and the read returns the last one) is the last, as an unreachable one: DataAvailable Unknown (#54).",
 			req: fntest.Request(xr, with(map[string]string{
-				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
-				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
-				"ceph-status":   report("2026-11-22T08:08:29Z"),
+				"ceph-cluster":   observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool":  observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+				"storage-report": observedReport(`{` + okReport + `, "staleSince": "2026-11-22T08:08:29Z"}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
@@ -281,13 +279,13 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"AgentReportCurrent": {
-			reason: "A report within three of the agent's intervals is current; the function looks again when it would go stale, sooner than its TTL: no watch wakes the pool for a report that does not come.",
+			reason: "A report the provider does not call stale is current; the StorageReport says when it goes stale, so the response keeps its TTL (no look again of its own).",
 			req: fntest.Request(xr, with(map[string]string{
-				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
-				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
-				"ceph-status":   report("2026-11-22T08:09:10Z"),
+				"ceph-cluster":   observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
+				"ceph-mgr-pool":  observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+				"storage-report": observedReport(`{` + okReport + `}`),
 			})),
-			want: ttl(41*time.Second, countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
+			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
@@ -295,7 +293,7 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"the storage agent reports HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "every placement group is active and nothing is full"),
-				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK")))),
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"NewPool": {
 			reason: "A new pool composes only its ServerInventory: nothing is asked of Gardener before the servers are known to exist.",
@@ -372,10 +370,10 @@ func TestRunFunction(t *testing.T) {
 			req: fntest.Request(xr, with(map[string]string{
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
-				"ceph-status": observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_WARN",
+				"storage-report": observedReport(`{"health": "HEALTH_WARN",
 				  "checks": [{"name": "OSD_DOWN", "severity": "HEALTH_WARN", "summary": "1 osds down"}],
-				  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
-				  "osds": {"total": 30, "up": 29, "in": 30}, "monitors": {"total": 3, "inQuorum": 3}}`),
+				  "totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672,
+				  "osds": 30, "osdsUp": 29, "osdsIn": 30, "monitors": 3, "monitorsInQuorum": 3}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_WARN",
 			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 30, "up": 29, "in": 30},
@@ -389,28 +387,23 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"AgentUnreachable": {
-			reason: "A CephStatus whose read fails now (the pool's cluster unreachable) keeps the agent's last report: the pool shows it as the last, and its DataAvailable is Unknown, not what that report said (#54).",
+			reason: "A StorageReport whose read fails now (the pool's cluster unreachable) keeps the agent's last report: the pool shows it as the last, and its DataAvailable is Unknown, not what that report said (#54).",
 			req: fntest.Request(xr, with(map[string]string{
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
-				"ceph-status": fntest.Edit(observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_OK",
-				  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
-				  "osds": {"total": 4, "up": 4, "in": 4}, "monitors": {"total": 3, "inQuorum": 3}}`), func(m map[string]any) {
-					st := fntest.Map(m, "status")
-					st["conditions"] = append(st["conditions"].([]any), map[string]any{"type": "Synced", "status": "False", "reason": "ReconcileError",
-						"message": "observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused", "lastTransitionTime": "2026-11-22T08:05:00Z"})
-				}),
+				"storage-report": observedReport(`{`+okReport+`}`, `{"type": "Synced", "status": "False", "reason": "ReconcileError",
+				  "message": "observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z", "lastTransitionTime": "2026-11-22T08:05:00Z"}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
 			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
-			    "unreachable": "the storage agent's CephStatus ceph cannot be read now: observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused"}`,
+			    "unreachable": "the storage agent's CephStatus ceph cannot be read now: observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Unreachable",
-					"the storage agent's CephStatus ceph cannot be read now: observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused; health, capacity and OSDs are its last report (HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum), which says nothing of now"),
+					"the storage agent's CephStatus ceph cannot be read now: observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z; health, capacity and OSDs are its last report (HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum), which says nothing of now"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_UNKNOWN, "Unreachable",
-					"whether the pool serves its data is unknown while its Ceph cannot be read: the storage agent's CephStatus ceph cannot be read now: observe failed: cannot get object: dial tcp 10.0.0.9:443: connect: connection refused"),
+					"whether the pool serves its data is unknown while its Ceph cannot be read: the storage agent's CephStatus ceph cannot be read now: observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z"),
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"AgentReportsInactivePlacementGroups": {
@@ -418,11 +411,11 @@ func TestRunFunction(t *testing.T) {
 			req: fntest.Request(xr, with(map[string]string{
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
-				"ceph-status": observedObject("storage-st-pool-a-ceph-status", "True", `{"health": "HEALTH_WARN",
+				"storage-report": observedReport(`{"health": "HEALTH_WARN",
 				  "checks": [{"name": "DEGRADED_STRETCH_MODE", "severity": "HEALTH_WARN", "summary": "only requiring 1 of 2 buckets to peer"},
 				             {"name": "PG_AVAILABILITY", "severity": "HEALTH_WARN", "summary": "Reduced data availability: 25 pgs inactive"}],
-				  "capacity": {"totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672},
-				  "osds": {"total": 4, "up": 2, "in": 4}, "monitors": {"total": 3, "inQuorum": 2}}`),
+				  "totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672,
+				  "osds": 4, "osdsUp": 2, "osdsIn": 4, "monitors": 3, "monitorsInQuorum": 2}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_WARN",
 			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 2, "in": 4},
@@ -437,16 +430,16 @@ func TestRunFunction(t *testing.T) {
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"AgentNotPublished": {
-			reason: "A CephStatus not published yet leaves Rook's figures and passes on what provider-kubernetes says.",
+			reason: "A report not read yet leaves Rook's figures and passes on what the StorageReport says.",
 			req: fntest.Request(xr, with(map[string]string{
-				"ceph-status": `{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {"name": "storage-st-pool-a-ceph-status"},
-				  "status": {"conditions": [{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "observe failed: external resource does not exist", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`,
+				"storage-report": `{"apiVersion": "kubernetes.provider.c5c3.io/v1alpha1", "kind": "StorageReport", "metadata": {"name": "storage-st-pool-a"},
+				  "status": {"conditions": [{"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "connect failed: cannot list the CephStatuses (storage.c5c3.io/v1alpha1) of the storage pool's cluster within 30s", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`,
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
-					"waiting for the pool's storage agent to publish CephStatus ceph: observe failed: external resource does not exist; until then health and capacity are Rook's CephCluster's"),
+					"waiting for the pool's storage agent to publish CephStatus ceph: connect failed: cannot list the CephStatuses (storage.c5c3.io/v1alpha1) of the storage pool's cluster within 30s; until then health and capacity are Rook's CephCluster's"),
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"Expanding": {
@@ -541,7 +534,7 @@ func TestRunFunction(t *testing.T) {
 
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			f := &Function{log: logging.NewNopLogger(), now: func() time.Time { return now }}
+			f := &Function{log: logging.NewNopLogger()}
 			got, err := f.RunFunction(context.Background(), tc.req)
 			if err != nil {
 				t.Fatalf("%s\nf.RunFunction(...): unexpected error: %v", tc.reason, err)
@@ -1160,10 +1153,4 @@ func TestMachineTypeOfTheCloudProfile(t *testing.T) {
 			}
 		})
 	}
-}
-
-// ttl sets the response's TTL: how soon the function asks to look again.
-func ttl(d time.Duration, rsp *fnv1.RunFunctionResponse) *fnv1.RunFunctionResponse {
-	rsp.Meta.Ttl = durationpb.New(d)
-	return rsp
 }

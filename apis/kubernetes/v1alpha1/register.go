@@ -28,8 +28,9 @@ const (
 	SecretCopyKind    = "SecretCopy"
 	NodeLabelKind     = "NodeLabel"
 	ClusterAccessKind = "ClusterAccess"
+	StorageReportKind = "StorageReport"
 )
 
 func init() {
-	SchemeBuilder.Register(&SecretCopy{}, &SecretCopyList{}, &NodeLabel{}, &NodeLabelList{}, &ClusterAccess{}, &ClusterAccessList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
+	SchemeBuilder.Register(&SecretCopy{}, &SecretCopyList{}, &NodeLabel{}, &NodeLabelList{}, &ClusterAccess{}, &ClusterAccessList{}, &StorageReport{}, &StorageReportList{}, &ProviderConfig{}, &ProviderConfigList{}, &ProviderConfigUsage{}, &ProviderConfigUsageList{})
 }

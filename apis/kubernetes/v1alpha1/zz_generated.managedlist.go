@@ -30,3 +30,12 @@ func (l *SecretCopyList) GetItems() []resource.Managed {
 	}
 	return items
 }
+
+// GetItems of this StorageReportList.
+func (l *StorageReportList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}

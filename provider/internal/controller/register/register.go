@@ -52,6 +52,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/clusteraccess"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/nodelabel"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/secretcopy"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/storagereport"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kvm/hypervisorinventory"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/nova/aggregate"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ovn/chassisset"
@@ -97,6 +98,10 @@ type Deps struct {
 	// Nodes watches the Nodes' metadata of each pool cluster a NodeLabel
 	// labels; nil is a new set of watch.DefaultClusters.
 	Nodes *watch.Clusters
+	// CephStatuses watches the storage agent's CephStatus of each storage
+	// pool cluster a StorageReport reads; nil is a new set of
+	// watch.DefaultClusters.
+	CephStatuses *watch.Clusters
 	// Remote keeps a client per remote cluster SecretCopies write to; nil
 	// is a new set of remotekube.DefaultClients.
 	Remote *remotekube.Clients
@@ -156,6 +161,10 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 	if nodes == nil {
 		nodes = remotekube.NewNodes(watch.DefaultClusters, time.Hour)
 	}
+	cephStatuses := d.CephStatuses
+	if cephStatuses == nil {
+		cephStatuses = remotekube.NewCephStatuses(watch.DefaultClusters, time.Hour)
+	}
 	errs := []error{
 		project.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
 		domain.Setup(mgr, keystone, pc, orDefault(d.NewIdentity, openstack.NewIdentity)),
@@ -171,6 +180,7 @@ func All(mgr ctrl.Manager, o controller.Options, d Deps) error {
 		secretcopy.Setup(mgr, kvm, remote, d.SecretCopySources),
 		nodelabel.Setup(mgr, kvm, remote, nodes),
 		clusteraccess.Setup(mgr, kvm, remote),
+		storagereport.Setup(mgr, kvm, cephStatuses),
 		logicalswitch.Setup(mgr, ovn, ovnPC),
 		logicalrouter.Setup(mgr, ovn, ovnPC),
 		hachassisgroup.Setup(mgr, ovn, ovnPC),
