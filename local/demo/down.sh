@@ -22,12 +22,17 @@ RUN=${COBALTCORE_DEMO:-/tmp/cobaltcore-demo}
 shopt -s nullglob
 pids=("$RUN"/*.pid)
 [ ${#pids[@]} -eq 0 ] && { echo "no demo runs in $RUN"; exit 0; }
+# took PART: says how long the part since the last call took, when that
+# was 3 s or more: a slow teardown names what holds it.
+at=$SECONDS
+took() { [ $((SECONDS - at)) -ge 3 ] && echo "  $1 took $((SECONDS - at))s to stop"; at=$SECONDS; }
 # Flux first: it would apply the clouds from Git again while they are deleted.
 for s in kustomize-controller source-controller; do
   [ -f "$RUN/$s.pid" ] || continue
   kill "$(cat "$RUN/$s.pid")" 2>/dev/null
   for _ in $(seq 20); do kill -0 "$(cat "$RUN/$s.pid")" 2>/dev/null || break; sleep 0.5; done
 done
+took "Flux"
 if [ "${COBALTCORE_DEMO_LEAVE_CLOUDS:-0}" = 1 ]; then
   echo "the tenants' clouds are left in the local OpenStack and Ceph (COBALTCORE_DEMO_LEAVE_CLOUDS=1: their next start wipes them)"
 elif [ -f "$RUN/crossplane.pid" ] && kill -0 "$(cat "$RUN/crossplane.pid")" 2>/dev/null; then
@@ -51,9 +56,9 @@ fi
 # The local node: its pods (the packages) first, while the API server
 # still answers kubelet.
 eval "$(tools/upstream/build.sh --env | sed 's/^/export /')"
-t0=$SECONDS
+at=$SECONDS
 NODE_DIR=$RUN/node local/node/stop.sh
-[ $((SECONDS - t0)) -ge 5 ] && echo "the local node took $((SECONDS - t0))s to stop"
+took "the local node"
 # The Shoots' kube-apiservers and etcd are the Gardener stand-in's
 # children, the node agents the operator stand-in's; each stops its own on
 # SIGTERM. Noted first, so that none outlives a parent that has to be killed.
@@ -72,27 +77,32 @@ for f in "${pids[@]}"; do
   [ "$(basename "$f")" = apiserver.pid ] && continue
   t0=$SECONDS
   for _ in $(seq 60); do kill -0 "$(cat "$f")" 2>/dev/null || break; sleep 0.5; done
-  if kill -9 "$(cat "$f")" 2>/dev/null; then echo "$(basename "$f" .pid) did not stop within 30s of TERM: killed"
-  elif [ $((SECONDS - t0)) -ge 5 ]; then echo "$(basename "$f" .pid) took $((SECONDS - t0))s to stop"; fi
+  if kill -9 "$(cat "$f")" 2>/dev/null; then echo "  $(basename "$f" .pid) did not stop within 30s of TERM: killed"
+  elif [ $((SECONDS - t0)) -ge 3 ]; then echo "  $(basename "$f" .pid) took $((SECONDS - t0))s to stop"; fi
   rm -f "$f"
 done
+at=$SECONDS
 for p in $children; do
   for _ in $(seq 20); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
   kill -9 "$p" 2>/dev/null
 done
+took "the Shoots' API servers and the node agents"
 # The OVN chassis the operator stand-in registered for its nodes: it
 # removes them on SIGTERM; this catches those of a stand-in that was killed.
 if command -v ovn-sbctl >/dev/null; then
   sb() { timeout 20 ovn-sbctl --db=tcp:127.0.0.1:6642 --timeout=10 "$@" 2>/dev/null; }
   for ch in $(sb --bare --columns=name list chassis | grep -E -- '-node-[0-9]+$'); do sb --if-exists chassis-del "$ch"; done
 fi
+took "the OVN chassis' cleanup"
 # The stretched pool's own Ceph (the single local Ceph outlives the demo).
 [ -d "$RUN/ceph-stretched" ] && COBALTCORE_CEPH_RUN=$RUN/ceph-stretched local/ceph/stop.sh >/dev/null
+took "the stretched pool's Ceph"
 if [ -f "$RUN/apiserver.pid" ]; then
   kill "$(cat "$RUN/apiserver.pid")" 2>/dev/null
   for _ in $(seq 60); do kill -0 "$(cat "$RUN/apiserver.pid")" 2>/dev/null || break; sleep 0.5; done
   rm -f "$RUN/apiserver.pid"
 fi
+took "the management API server"
 echo "demo stopped in ${SECONDS}s"
 exit
 }

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
+	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
 )
 
@@ -170,24 +171,33 @@ func cephConnAt(dir string) (*rados.Conn, error) {
 	if c, ok := cephConns[dir]; ok {
 		return c, nil
 	}
-	c, err := rados.NewConnWithUser("admin")
-	if err != nil {
-		return nil, err
-	}
-	if err := c.ReadConfigFile(filepath.Join(dir, "ceph.conf")); err != nil {
-		c.Shutdown()
-		return nil, err
-	}
-	// No admin socket: the conf's path is the CLI's, which would find it
-	// taken and say so in its output.
-	for k, v := range map[string]string{"admin_socket": "", "client_mount_timeout": "30", "rados_mon_op_timeout": "30", "log_to_stderr": "false", "err_to_stderr": "false"} {
-		if err := c.SetConfigOption(k, v); err != nil {
-			c.Shutdown()
-			return nil, err
+	// Made as the provider makes its own, one librados connection at a
+	// time in the process (ceph.Lifecycle).
+	var c *rados.Conn
+	err := ceph.Lifecycle(func() error {
+		var err error
+		if c, err = rados.NewConnWithUser("admin"); err != nil {
+			return err
 		}
-	}
-	if err := c.Connect(); err != nil {
-		c.Shutdown()
+		if err := c.ReadConfigFile(filepath.Join(dir, "ceph.conf")); err != nil {
+			c.Shutdown()
+			return err
+		}
+		// No admin socket: the conf's path is the CLI's, which would find it
+		// taken and say so in its output.
+		for k, v := range map[string]string{"admin_socket": "", "client_mount_timeout": "30", "rados_mon_op_timeout": "30", "log_to_stderr": "false", "err_to_stderr": "false"} {
+			if err := c.SetConfigOption(k, v); err != nil {
+				c.Shutdown()
+				return err
+			}
+		}
+		if err := c.Connect(); err != nil {
+			c.Shutdown()
+			return err
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	cephConns[dir] = c
@@ -200,7 +210,7 @@ func closeCephConnAt(dir string) {
 	cephConnsMu.Lock()
 	defer cephConnsMu.Unlock()
 	if c, ok := cephConns[dir]; ok {
-		c.Shutdown()
+		_ = ceph.Lifecycle(func() error { c.Shutdown(); return nil }) //nolint:errcheck // f returns none
 		delete(cephConns, dir)
 	}
 }

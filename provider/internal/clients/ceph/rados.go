@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"github.com/ceph/go-ceph/rados"
@@ -16,8 +17,37 @@ const Built = true
 
 type radosConn struct{ c *rados.Conn }
 
+// lifecycle serializes making, connecting and shutting down librados
+// connections in this process. Each connection is a CephContext of its
+// own, but their setup and teardown touch librados' process-wide state (its
+// crypto and plugin registries): two at once aborted the provider's
+// integration tests (free(): invalid pointer on a librados thread, stop 73
+// and stop 75, each time as two tests' Ceph clusters were connected to at
+// the same moment). Commands on connected clusters still run side by side.
+// The cost: a dial to a cluster that does not answer holds the others' for
+// up to dialTimeout; connections are kept (Cache), so dials are rare.
+var lifecycle sync.Mutex
+
+// Lifecycle runs f while no other librados connection of this process is
+// being made, connected or shut down. Code that makes librados connections
+// of its own in the provider's process (the integration tests' admin
+// connections) makes and shuts them down in f.
+func Lifecycle(f func() error) error {
+	lifecycle.Lock()
+	defer lifecycle.Unlock()
+	return f()
+}
+
 // DialRados connects to the monitors of cfg with librados.
-func DialRados(cfg Config) (Conn, error) {
+func DialRados(cfg Config) (conn Conn, err error) {
+	err = Lifecycle(func() error {
+		conn, err = dialRados(cfg)
+		return err
+	})
+	return conn, err
+}
+
+func dialRados(cfg Config) (Conn, error) {
 	c, err := rados.NewConnWithUser(cfg.User)
 	if err != nil {
 		return nil, err
@@ -82,4 +112,6 @@ func (r radosConn) ListObjects(pool string, limit int) ([]string, error) {
 	return names, iter.Err()
 }
 
-func (r radosConn) Shutdown() { r.c.Shutdown() }
+func (r radosConn) Shutdown() {
+	_ = Lifecycle(func() error { r.c.Shutdown(); return nil }) //nolint:errcheck // f returns none
+}

@@ -73,11 +73,7 @@ type HypervisorStatus struct {
 // Watches unused for idle are stopped.
 func NewClusters(size int, idle time.Duration) *watch.Clusters {
 	return watch.NewClusters(watch.Kind{
-		New: func() client.Object {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(HypervisorGVK)
-			return u
-		},
+		New:        watch.Unstructured(HypervisorGVK),
 		Cluster:    "the pool cluster",
 		Objects:    "Hypervisors (kvm.cloud.sap/v1)",
 		Permission: "get, list and watch on hypervisors.kvm.cloud.sap",

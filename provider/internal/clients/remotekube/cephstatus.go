@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 )
@@ -80,11 +79,7 @@ func (s CephStatusStatus) StaleIn(now time.Time) (time.Duration, bool) {
 // goes stale.
 func NewCephStatuses(size int, idle time.Duration) *watch.Clusters {
 	return watch.NewClusters(watch.Kind{
-		New: func() client.Object {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(CephStatusGVK)
-			return u
-		},
+		New:        watch.Unstructured(CephStatusGVK),
 		Cluster:    "the storage pool's cluster",
 		Objects:    "CephStatuses (storage.c5c3.io/v1alpha1)",
 		Permission: "get, list and watch on cephstatuses.storage.c5c3.io",

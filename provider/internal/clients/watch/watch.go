@@ -20,7 +20,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -59,6 +61,17 @@ type Kind struct {
 	// resources: a node's kubelet updates its node every few minutes, and
 	// only a change of its labels is news.
 	Changed func(old, updated any) bool
+}
+
+// Unstructured is a Kind's New for objects read unstructured: those of
+// CRDs whose Go modules the provider does not import (the hypervisor
+// operator's Hypervisors, the storage agent's CephStatus).
+func Unstructured(gvk schema.GroupVersionKind) func() client.Object {
+	return func() client.Object {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u
+	}
 }
 
 // A watch that stops receiving says nothing: a frozen or partitioned API

@@ -12,7 +12,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/go-logr/logr"
-	"github.com/google/go-cmp/cmp"
 	metalv1alpha1 "github.com/ironcore-dev/metal-operator/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -251,17 +250,8 @@ func providerConfig(name, secret string) *v1alpha1.ProviderConfig {
 // waitFor waits until the inventory is Ready and observes want.
 func waitFor(ctx context.Context, t *testing.T, kube client.Client, name string, want v1alpha1.ServerInventoryObservation) {
 	t.Helper()
-	poll(t, func() (bool, string) {
-		got := &v1alpha1.ServerInventory{}
-		if err := kube.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
-			return false, err.Error()
-		}
-		if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
-			return false, fmt.Sprintf("not Ready: %s; Synced: %s", c.Message, got.GetCondition(xpv2.TypeSynced).Message)
-		}
-		diff := cmp.Diff(want, got.Status.AtProvider)
-		return diff == "", "observation (-want +got):\n" + diff
-	})
+	kubetest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.ServerInventory { return &v1alpha1.ServerInventory{} },
+		func(s *v1alpha1.ServerInventory) v1alpha1.ServerInventoryObservation { return s.Status.AtProvider }, want)
 }
 
 func poll(t *testing.T, done func() (bool, string)) {

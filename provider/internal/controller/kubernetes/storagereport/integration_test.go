@@ -2,7 +2,6 @@ package storagereport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -196,17 +194,6 @@ func get(ctx context.Context, t *testing.T, kube client.Client, name string) *v1
 // waitFor waits until the StorageReport is Ready and observes want.
 func waitFor(ctx context.Context, t *testing.T, kube client.Client, name string, want v1alpha1.StorageReportObservation) {
 	t.Helper()
-	kubetest.Until(t, "the StorageReport to observe what is wanted", patience, func() error {
-		got := &v1alpha1.StorageReport{}
-		if err := kube.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
-			return err
-		}
-		if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
-			return fmt.Errorf("not Ready: %s; Synced: %s", c.Message, got.GetCondition(xpv2.TypeSynced).Message)
-		}
-		if diff := cmp.Diff(want, got.Status.AtProvider); diff != "" {
-			return errors.New("observation (-want +got):\n" + diff)
-		}
-		return nil
-	})
+	kubetest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.StorageReport { return &v1alpha1.StorageReport{} },
+		func(r *v1alpha1.StorageReport) v1alpha1.StorageReportObservation { return r.Status.AtProvider }, want)
 }

@@ -2,7 +2,6 @@ package hypervisorinventory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -305,17 +303,8 @@ func inventory(name, providerConfig string) *v1alpha1.HypervisorInventory {
 // waitFor waits until the inventory is Ready and observes want.
 func waitFor(ctx context.Context, t *testing.T, kube client.Client, name string, want v1alpha1.HypervisorInventoryObservation) {
 	t.Helper()
-	kubetest.Until(t, "the inventory to observe what is wanted", patience, func() error {
-		got := &v1alpha1.HypervisorInventory{}
-		if err := kube.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
-			return err
-		}
-		if c := got.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionTrue {
-			return fmt.Errorf("not Ready: %s; Synced: %s", c.Message, got.GetCondition(xpv2.TypeSynced).Message)
-		}
-		if diff := cmp.Diff(want, got.Status.AtProvider); diff != "" {
-			return errors.New("observation (-want +got):\n" + diff)
-		}
-		return nil
-	})
+	kubetest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.HypervisorInventory { return &v1alpha1.HypervisorInventory{} },
+		func(h *v1alpha1.HypervisorInventory) v1alpha1.HypervisorInventoryObservation {
+			return h.Status.AtProvider
+		}, want)
 }
