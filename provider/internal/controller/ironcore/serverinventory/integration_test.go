@@ -27,6 +27,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ironcore"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/viewtest"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
@@ -250,7 +251,7 @@ func providerConfig(name, secret string) *v1alpha1.ProviderConfig {
 // waitFor waits until the inventory is Ready and observes want.
 func waitFor(ctx context.Context, t *testing.T, kube client.Client, name string, want v1alpha1.ServerInventoryObservation) {
 	t.Helper()
-	kubetest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.ServerInventory { return &v1alpha1.ServerInventory{} },
+	viewtest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.ServerInventory { return &v1alpha1.ServerInventory{} },
 		func(s *v1alpha1.ServerInventory) v1alpha1.ServerInventoryObservation { return s.Status.AtProvider }, want)
 }
 

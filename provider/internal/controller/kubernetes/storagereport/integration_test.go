@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/consumer-plane/provider/internal/clients/remotekube"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/kubernetes/kubernetestest"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/viewtest"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
@@ -194,6 +195,6 @@ func get(ctx context.Context, t *testing.T, kube client.Client, name string) *v1
 // waitFor waits until the StorageReport is Ready and observes want.
 func waitFor(ctx context.Context, t *testing.T, kube client.Client, name string, want v1alpha1.StorageReportObservation) {
 	t.Helper()
-	kubetest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.StorageReport { return &v1alpha1.StorageReport{} },
+	viewtest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.StorageReport { return &v1alpha1.StorageReport{} },
 		func(r *v1alpha1.StorageReport) v1alpha1.StorageReportObservation { return r.Status.AtProvider }, want)
 }

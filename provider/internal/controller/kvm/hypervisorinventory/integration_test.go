@@ -24,6 +24,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/kvm/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/kvm"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/watch"
+	"github.com/c5c3/consumer-plane/provider/internal/controller/viewtest"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
@@ -303,7 +304,7 @@ func inventory(name, providerConfig string) *v1alpha1.HypervisorInventory {
 // waitFor waits until the inventory is Ready and observes want.
 func waitFor(ctx context.Context, t *testing.T, kube client.Client, name string, want v1alpha1.HypervisorInventoryObservation) {
 	t.Helper()
-	kubetest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.HypervisorInventory { return &v1alpha1.HypervisorInventory{} },
+	viewtest.UntilObserved(ctx, t, kube, name, patience, func() *v1alpha1.HypervisorInventory { return &v1alpha1.HypervisorInventory{} },
 		func(h *v1alpha1.HypervisorInventory) v1alpha1.HypervisorInventoryObservation {
 			return h.Status.AtProvider
 		}, want)

@@ -1,4 +1,7 @@
-package kubetest
+// Package viewtest waits on the provider's views (pcontroller.View): the
+// managed resources that only observe another cluster (the inventories, the
+// storage report), as their integration tests do against a real API server.
+package viewtest
 
 import (
 	"context"
@@ -11,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/consumer-plane/test/kubetest"
 )
 
 // Conditioned is a managed resource: an object with Crossplane's
@@ -26,7 +31,7 @@ type Conditioned interface {
 // and reports that only observe another cluster.
 func UntilObserved[M Conditioned, O any](ctx context.Context, t testing.TB, kube client.Client, name string, timeout time.Duration, newM func() M, at func(M) O, want O) {
 	t.Helper()
-	Until(t, name+" to observe what is wanted", timeout, func() error {
+	kubetest.Until(t, name+" to observe what is wanted", timeout, func() error {
 		got := newM()
 		if err := kube.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
 			return err
