@@ -19,11 +19,11 @@ type radosConn struct{ c *rados.Conn }
 
 // lifecycle serializes making, connecting and shutting down librados
 // connections in this process. Each connection is a CephContext of its
-// own, but their setup and teardown touch librados' process-wide state (its
-// crypto and plugin registries): two at once aborted the provider's
-// integration tests (free(): invalid pointer on a librados thread, stop 73
-// and stop 75, each time as two tests' Ceph clusters were connected to at
-// the same moment). Commands on connected clusters still run side by side.
+// own, yet the provider's integration tests aborted twice (free(): invalid
+// pointer on a librados thread, stop 73 and stop 75), each time as two
+// tests' Ceph clusters were connected to at the same moment. Where in
+// librados two setups collide is not known; one at a time they have not
+// been seen to. Commands on connected clusters still run side by side.
 // The cost: a dial to a cluster that does not answer holds the others' for
 // up to dialTimeout; connections are kept (Cache), so dials are rare.
 var lifecycle sync.Mutex
