@@ -133,8 +133,10 @@ fails=0
 # product's clocks, and may run beside another.
 SECTIONS=${E2E_SECTIONS:-_output/e2e-sections.tsv}
 mkdir -p "$(dirname "$SECTIONS")" && printf 'start_s\tsection\tcpu_busy\tcpu_all\n' >"$SECTIONS"
-jiffies() { local _ u n s i w q sq st; read -r _ u n s i w q sq st _ </proc/stat; printf '%d\t%d' "$((u + n + s + q + sq + st))" "$((u + n + s + i + w + q + sq + st))"; }
-section() { printf '== %s   [e2e %ds]\n' "$*" "$SECONDS"; printf '%d\t%s\t%s\n' "$SECONDS" "$*" "$(jiffies)" >>"$SECTIONS"; }
+# shellcheck source=../../tools/test/jiffies.sh
+. tools/test/jiffies.sh
+cpu_tsv() { local b a; read -r b a < <(jiffies); printf '%d\t%d' "$b" "$a"; }
+section() { printf '== %s   [e2e %ds]\n' "$*" "$SECONDS"; printf '%d\t%s\t%s\n' "$SECONDS" "$*" "$(cpu_tsv)" >>"$SECTIONS"; }
 pass() { printf 'PASS  %s\n' "$*"; }
 fail() { printf 'FAIL  %s\n' "$*"; fails=$((fails + 1)); }
 # eventually SECONDS DESCRIPTION COMMAND...: true once COMMAND succeeds
@@ -410,7 +412,7 @@ done
 section "memory of the plane's processes"
 local/demo/rss.sh
 
-printf '%d\t(end: %d failed)\t%s\n' "$SECONDS" "$fails" "$(jiffies)" >>"$SECTIONS"
+printf '%d\t(end: %d failed)\t%s\n' "$SECONDS" "$fails" "$(cpu_tsv)" >>"$SECTIONS"
 echo
 [ "$fails" -eq 0 ] && { echo "e2e: all passed"; exit 0; }
 echo "e2e: $fails failed (logs in $RUN)"; exit 1

@@ -8,12 +8,13 @@
 #
 # usage: tools/test/cpu.sh COMMAND...   (e.g. tools/test/cpu.sh make test-integration)
 set -uo pipefail
-busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat; }
+# shellcheck source=jiffies.sh
+. "$(dirname "$0")/jiffies.sh"
 pacct=
 if command -v accton >/dev/null && pacct=$(mktemp) && accton "$pacct" >/dev/null; then :; else pacct=; fi
-read -r b0 i0 < <(busy); s=$(date +%s.%N)
+read -r b0 a0 < <(jiffies); s=$(date +%s.%N)
 "$@"; rc=$?
-read -r b1 i1 < <(busy); e=$(date +%s.%N)
+read -r b1 a1 < <(jiffies); e=$(date +%s.%N)
 hz=$(getconf CLK_TCK)
 if [[ -n $pacct ]]; then
   accton off >/dev/null
@@ -22,5 +23,5 @@ if [[ -n $pacct ]]; then
     END { for (k in c) printf "%8.1f %6d  %s\n", c[k], n[k], k }' | sort -rn | sed -n 1,15p
   rm -f "$pacct"
 fi
-echo "=== rc=$rc wall=$(awk -v s="$s" -v e="$e" 'BEGIN{printf "%.0f", e - s}') s, machine busy $(((b1 - b0) / hz)) CPU-s, idle $(((i1 - i0) / hz)) CPU-s"
+echo "=== rc=$rc wall=$(awk -v s="$s" -v e="$e" 'BEGIN{printf "%.0f", e - s}') s, machine busy $(((b1 - b0) / hz)) CPU-s, idle $(((a1 - a0 - b1 + b0) / hz)) CPU-s"
 exit "$rc"

@@ -54,6 +54,8 @@ func Setup(mgr ctrl.Manager, o controller.Options, clusters *watch.Clusters) err
 	changed := watch.Source(mgr.GetClient(), clusters, func() resource.ManagedList { return &v1alpha1.StorageReportList{} })
 	return pcontroller.SetupManagedWatching(mgr, o, v1alpha1.SchemeGroupVersion.WithKind(v1alpha1.StorageReportKind), &v1alpha1.StorageReportList{},
 		changed, managed.WithTypedExternalConnector[*v1alpha1.StorageReport](c),
+		// Given after setupManaged's own hook, so it replaces it; it calls
+		// that hook (PollWhileWaiting) for everything but staleness.
 		managed.WithPollIntervalHook(stale.Hook(pcontroller.PollWhileWaiting(time.Now), time.Now)))
 }
 
