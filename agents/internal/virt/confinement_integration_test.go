@@ -44,6 +44,9 @@ const (
 // DaemonSet to run the agent as root or in libvirtd's group, this test would
 // fail.
 func TestIntegrationAgentContainerCannotWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an integration test: make test-integration runs it")
+	}
 	if os.Geteuid() != 0 {
 		msg := "this test chroots into the agent's image and runs as the container's user, which needs root: run it as root, as make test does"
 		if os.Getenv("REQUIRE_INTEGRATION") != "" {
