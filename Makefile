@@ -48,7 +48,7 @@ HYPERVISOR_OPERATOR := github.com/cobaltcore-dev/openstack-hypervisor-operator@v
 # The version tools/upstream/flux builds (the demo's kustomize-controller).
 KUSTOMIZE_CONTROLLER := github.com/fluxcd/kustomize-controller@v1.9.6
 PROVIDER_API_GROUPS := gardener ironcore kvm kubernetes openstack keystone nova cinder neutron ceph ovn
-GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb agents/apis agents/internal/ovs/vswitchd internal/agentbundle/manifests examples/clusters/pools
+GENERATED_PATHS := apis package provider/package cluster/crds provider/internal/clients/ovn/nbdb provider/internal/clients/ovn/sbdb agents/apis agents/internal/ovs/vswitchd internal/agentbundle/manifests examples/clusters/pools examples/clusters/control-plane
 GENERATED_CRDS := $(shell mktemp -d -u)/consumer-crds
 GARDENER_CRDS := $(shell mktemp -d -u)/gardener-crds
 
@@ -123,14 +123,15 @@ generate: ## Regenerate every generated file (deepcopy, XRDs, input and provider
 	@# The pool functions carry the agents' manifests and CRDs (internal/agentbundle).
 	rm -rf internal/agentbundle/manifests && mkdir -p internal/agentbundle/manifests && \
 	  cp cluster/agents/*.yaml cluster/crds/agents/*.yaml internal/agentbundle/manifests/
-	@# Each kind of pool cluster's layer, as each pool's Flux Kustomization applies it.
-	go run ./tools/cmd/layers examples/clusters/pools
 	@# Flux's Kustomization, which the pool functions compose per pool (for crossplane render's validation).
 	dir=$$(GOFLAGS= go mod download -json $(KUSTOMIZE_CONTROLLER) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/flux && install -m 0644 $$dir/config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml cluster/crds/flux/
 	@# Rook's CRDs, for the CephCluster and pools the storage functions place in pool clusters.
 	dir=$$(GOFLAGS= go mod download -json $(ROOK) | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'); \
 	  mkdir -p cluster/crds/rook && install -m 0644 $$dir/deploy/examples/crds.yaml cluster/crds/rook/ceph.rook.io_crds.yaml
+	@# Each kind of cluster's layer (the operators' CRDs above and the agents),
+	@# as each cluster's Flux Kustomization applies it.
+	go run ./tools/cmd/layers cluster/crds examples/clusters
 
 .PHONY: check-generate
 check-generate: ## Fail when generated files differ from what make generate makes of the committed inputs (a check that passed is remembered by the content of those files in ~/.cache/cobaltcore-generate, as go keeps builds).

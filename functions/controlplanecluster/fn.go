@@ -26,8 +26,8 @@ type Function struct {
 	log logging.Logger
 }
 
-// RunFunction composes the cluster's Shoot, then access to it, and reports
-// the cluster's phase.
+// RunFunction composes the cluster's Shoot, then access to it and its layer,
+// and reports the cluster's phase.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	rsp := response.To(req, response.DefaultTTL)
 
@@ -54,11 +54,21 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Shoot.Ready {
 		status["kubeconfig"] = map[string]any{"name": access.SecretName(), "namespace": access.SecretNamespace}
 	}
+	if st.Ready() {
+		// The clouds' ControlPlanes need the c5c3 operator's CRD, which
+		// the cluster's layer brings: the cluster is Ready once Flux
+		// applied it.
+		if err := pool.PlaceLayer(desired, run.Observed, access, run.Settings); err != nil {
+			response.Fatal(rsp, err)
+			return rsp, nil
+		}
+	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {
 		response.Fatal(rsp, err)
 		return rsp, nil
 	}
 	st.SetConditions(rsp)
+	pool.SetLayerCondition(rsp, desired, run.Observed)
 	f.log.Debug("composed control-plane cluster", "xr", xr.GetName(), "cluster", access.Name, "phase", st.Phase())
 	return rsp, nil
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
+	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
 const xr = `{
@@ -114,12 +115,21 @@ func TestRunFunction(t *testing.T) {
 				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"AccessReady": {
-			reason: "With its kubeconfig kept fresh the cluster is Ready, and OpenStack clouds can place their control planes through the ProviderConfig.",
+			reason: "With its kubeconfig kept fresh the cluster can be reached, and Flux is asked to apply its layer (the ControlPlane CRD): until it did, the cluster is not Ready.",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig}),
 			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--cp-eu-de-1",
 			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
-				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true)},
-				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-cp-eu-de-1")),
+				fntest.Layer(map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true)}, cpAccess, false),
+				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-cp-eu-de-1"), fntest.LayerPending("controlplane-cp-eu-de-1")),
+		},
+		"LayerApplied": {
+			reason: "Once Flux applied its layer, the cluster is Ready, and OpenStack clouds can place their control planes through the ProviderConfig.",
+			req: fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig,
+				"layer": fntest.AppliedLayer(cpAccess, "main@sha1:abc")}),
+			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--cp-eu-de-1",
+			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
+				fntest.Layer(map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true)}, cpAccess, true),
+				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-cp-eu-de-1"), fntest.LayerApplied("controlplane-cp-eu-de-1", "main@sha1:abc")),
 		},
 		"NotHighlyAvailable": {
 			reason: "Without highAvailability the Shoot's control plane is not spread over zones, and one zone is enough.",
@@ -274,3 +284,6 @@ func TestRefusedShoot(t *testing.T) {
 		}
 	}
 }
+
+// cpAccess is how the example control-plane cluster is reached.
+var cpAccess = pool.Access{Kind: pool.KindControlPlane, Name: "cp-eu-de-1"}

@@ -10,7 +10,6 @@ import (
 	"github.com/crossplane/function-sdk-go/response"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/gardener"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -60,7 +59,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() {
 		// The node agents go into the pool's cluster as soon as it can be
 		// reached, and the Hypervisors they publish are read from there.
-		if err := pool.PlaceAgents(desired, run.Access, agentbundle.Hypervisor, run.Settings); err != nil {
+		if err := pool.PlaceLayer(desired, run.Observed, run.Access, run.Settings); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}

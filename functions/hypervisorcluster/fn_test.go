@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
@@ -210,11 +209,11 @@ func TestRunFunction(t *testing.T) {
 	// A fresh map each time: Counted adds the inventory to it.
 	// The node agents are placed once the pool's cluster can be reached.
 	readyResources := func() map[string]*fnv1.Resource {
-		return fntest.Agents(map[string]*fnv1.Resource{
+		return fntest.Layer(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true),
 			"hypervisors-provider-config": fntest.Composed(hypervisorsConfig, true), "hypervisors": fntest.Composed(hypervisorInventory, true),
 			"cloud-nodes": fntest.Composed(cloudNodes, true),
-		}, pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, agentbundle.Hypervisor)
+		}, pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, false)
 	}
 
 	dedicatedShoot := fntest.Edit(shoot, func(m map[string]any) {

@@ -291,6 +291,11 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 		return false, msg, nil
 	}
 
+	// In the pool cluster, the arbiter operator's namespace and CRDs come
+	// with the pool's layer.
+	if _, ok := observed[resourceArbiterKubeconfig]; !ok && !pool.LayerApplied(observed) {
+		return false, "waiting for Flux to apply the pool's layer, which brings the arbiter operator's namespace and CRDs (see " + pool.ConditionLayerApplied + ")", nil
+	}
 	secretName := "arbiter-" + s.ArbiterCluster + "-kubeconfig"
 	kc, err := remote.SecretCopy(pc+"-arbiter-kubeconfig", pc, remote.Copy{
 		SourceNamespace: access.SecretNamespace, SourceName: access.SecretName(),

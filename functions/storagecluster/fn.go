@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/cephplacement"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -90,16 +89,25 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Ready() {
 		// Objects in the pool cluster only once it can be reached.
 		pc := access.ProviderConfigName()
-		desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
-		desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
-		// The agent's user neither gates the pool (the agent adds detail) nor
-		// waits for it: Rook creates it once the cluster is up.
-		desired[resourceAgentClient] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-agent-client", pc, agentClient()), Ready: resource.ReadyTrue}
-		if err := pool.PlaceAgents(desired, access, agentbundle.Storage, run.Settings); err != nil {
+		if err := pool.PlaceLayer(desired, observed, access, run.Settings); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
-		ceph = observeCeph(observed, desired)
+		// Rook's objects once the layer brought Rook's CRDs (and kept once
+		// composed, whatever the layer's later runs say): created before,
+		// each was refused and tried again with a growing back-off.
+		_, rook := observed[resourceCephCluster]
+		rook = rook || pool.LayerApplied(observed)
+		if rook {
+			desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
+			desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
+			// The agent's user neither gates the pool (the agent adds detail) nor
+			// waits for it: Rook creates it once the cluster is up.
+			desired[resourceAgentClient] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-agent-client", pc, agentClient()), Ready: resource.ReadyTrue}
+			ceph = observeCeph(observed, desired)
+		} else {
+			ceph.Message = "waiting for Flux to apply the pool's layer, which brings Rook's CRDs (see " + pool.ConditionLayerApplied + ")"
+		}
 		if agent, err = observeAgent(observed, desired, pc); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil

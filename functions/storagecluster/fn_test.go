@@ -15,7 +15,6 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/consumer/v1alpha1"
 	ironcorev1alpha1 "github.com/c5c3/consumer-plane/apis/ironcore/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/function"
 	"github.com/c5c3/consumer-plane/internal/function/fntest"
 	"github.com/c5c3/consumer-plane/internal/pool"
@@ -228,7 +227,9 @@ func countedRsp(rsp *fnv1.RunFunctionResponse, labels ...string) *fnv1.RunFuncti
 
 func TestRunFunction(t *testing.T) {
 	sufficient := fntest.ObservedInventory("storage-st-pool-a", counted)
-	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": sufficient}
+	// The pool's cluster can be reached, and Flux applied its layer.
+	accessible := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": sufficient,
+		"layer": fntest.AppliedLayer(poolAccess, layerRevision)}
 	with := func(more map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range accessible {
@@ -239,17 +240,20 @@ func TestRunFunction(t *testing.T) {
 		}
 		return m
 	}
-	// Once the pool's cluster can be reached: the CephCluster and the node agents.
-	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource {
-		m := fntest.Agents(map[string]*fnv1.Resource{
+	// Once the pool's cluster can be reached: its layer, the storage report
+	// and the agent's user (with more: the CephCluster), the layer applied
+	// or not; accessResources once it is.
+	layerResources := func(more map[string]*fnv1.Resource, applied bool) map[string]*fnv1.Resource {
+		m := fntest.Layer(map[string]*fnv1.Resource{
 			"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true),
 			"storage-report": fntest.Composed(storageReport, true), "ceph-agent-client": fntest.Composed(agentClientObject, true),
-		}, pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}, agentbundle.Storage)
+		}, poolAccess, applied)
 		for k, v := range more {
 			m[k] = v
 		}
 		return m
 	}
+	accessResources := func(more map[string]*fnv1.Resource) map[string]*fnv1.Resource { return layerResources(more, true) }
 
 	// The agent's report of the cases that read it.
 	const okReport = `"health": "HEALTH_OK", "totalBytes": 549755813888000, "usedBytes": 140737488355328, "availableBytes": 409018325532672,
@@ -271,7 +275,7 @@ func TestRunFunction(t *testing.T) {
 			    "unreachable": "the storage agent's last report is from 2026-11-22T08:08:29Z, and it reports every 30s: the agent or the pool's cluster does not answer"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Stale",
 					"the storage agent's last report is from 2026-11-22T08:08:29Z, and it reports every 30s: the agent or the pool's cluster does not answer; health, capacity and OSDs are its last report (HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum), which says nothing of now"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_UNKNOWN, "Unreachable",
@@ -289,7 +293,7 @@ func TestRunFunction(t *testing.T) {
 			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"the storage agent reports HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "every placement group is active and nothing is full"),
@@ -337,12 +341,20 @@ func TestRunFunction(t *testing.T) {
 				map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, false), "provider-config": fntest.Composed(providerConfig, false), "secrets-provider-config": fntest.Composed(secretsProviderConfig, false)},
 				fntest.ShootAvailable, fntest.AccessCreating, cephNoAccess)),
 		},
+		"LayerNotApplied": {
+			reason: "Once the cluster can be reached, Flux is asked to apply its layer; Rook's objects wait for the CRDs it brings.",
+			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": sufficient}),
+			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
+				withoutRook(layerResources(nil, false)),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting,
+				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "waiting for Flux to apply the pool's layer, which brings Rook's CRDs (see LayerApplied)"))),
+		},
 		"AccessReady": {
-			reason: "Once the cluster can be reached, the CephCluster and the .mgr pool are placed in it.",
+			reason: "Once the cluster can be reached and Flux applied its layer, the CephCluster and the .mgr pool are placed in it.",
 			req:    fntest.Request(xr, accessible),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"CephCreating": {
 			reason: "A CephCluster Rook is still creating keeps the pool Provisioning, naming Rook's phase.",
@@ -351,7 +363,7 @@ func TestRunFunction(t *testing.T) {
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", `the CephCluster is not ready yet (phase "Progressing")`))),
 		},
 		"CephReady": {
 			reason: "A ready CephCluster makes the pool Ready with Ceph's health and capacity in its status, and gives the provider access to it.",
@@ -363,7 +375,7 @@ func TestRunFunction(t *testing.T) {
 			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"AgentReporting": {
 			reason: "Once the storage agent reports, health, capacity, OSDs and failing checks come from it; Rook's CephCluster still decides readiness.",
@@ -380,7 +392,7 @@ func TestRunFunction(t *testing.T) {
 			    "healthChecks": ["HEALTH_WARN OSD_DOWN: 1 osds down"]}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"the storage agent reports HEALTH_WARN: 30 OSDs (29 up, 30 in), 3 of 3 monitors in quorum; HEALTH_WARN OSD_DOWN: 1 osds down"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "every placement group is active and nothing is full"),
@@ -399,7 +411,7 @@ func TestRunFunction(t *testing.T) {
 			    "unreachable": "the storage agent's CephStatus ceph cannot be read now: observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Unreachable",
 					"the storage agent's CephStatus ceph cannot be read now: observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z; health, capacity and OSDs are its last report (HEALTH_OK: 4 OSDs (4 up, 4 in), 3 of 3 monitors in quorum), which says nothing of now"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_UNKNOWN, "Unreachable",
@@ -422,7 +434,7 @@ func TestRunFunction(t *testing.T) {
 			    "healthChecks": ["HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer", "HEALTH_WARN PG_AVAILABILITY: Reduced data availability: 25 pgs inactive"]}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_TRUE, "Reporting",
 					"the storage agent reports HEALTH_WARN: 4 OSDs (2 up, 4 in), 2 of 3 monitors in quorum; HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer; HEALTH_WARN PG_AVAILABILITY: Reduced data availability: 25 pgs inactive"),
 				fntest.Condition("DataAvailable", fnv1.Status_STATUS_CONDITION_FALSE, "Inactive",
@@ -437,7 +449,7 @@ func TestRunFunction(t *testing.T) {
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--st-pool-a"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, false), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, false)}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
 				fntest.Condition("AgentsReporting", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"waiting for the pool's storage agent to publish CephStatus ceph: connect failed: cannot list the CephStatuses (storage.c5c3.io/v1alpha1) of the storage pool's cluster within 30s; until then health and capacity are Rook's CephCluster's"),
 				fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
@@ -446,6 +458,7 @@ func TestRunFunction(t *testing.T) {
 			reason: "A healthy Ceph pool whose Shoot Gardener is changing (new nodes) is Expanding.",
 			req: fntest.Request(xr, map[string]string{
 				"shoot": fntest.ShootReconciling("st-pool-a", 30), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": sufficient,
+				"layer":         fntest.AppliedLayer(poolAccess, layerRevision),
 				"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", healthy),
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			}),
@@ -454,7 +467,7 @@ func TestRunFunction(t *testing.T) {
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (30%)"),
-				fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
+				fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
 		},
 		"EncryptedDedicatedPool": {
 			reason: "An encrypted pool's OSDs encrypt their devices; a dedicated pool's Ceph daemons tolerate its taint.",
@@ -479,7 +492,7 @@ func TestRunFunction(t *testing.T) {
 					}), false),
 					"ceph-mgr-pool": fntest.Composed(mgrPoolObject, false),
 				}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")), "c5c3.io/dedicated-pool", "st-pool-a"),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created")), "c5c3.io/dedicated-pool", "st-pool-a"),
 		},
 		"HDDSingleZone": {
 			reason: "Device class reaches the OSDs; with fewer zones than replicas, replicas spread over hosts.",
@@ -499,7 +512,7 @@ func TestRunFunction(t *testing.T) {
 						fntest.Map(m, "spec", "provider")["workers"].([]any)[0].(map[string]any)["zones"] = []any{"eu-de-1a"}
 					}), true),
 				}),
-				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerPending("storage-st-pool-a"), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
+				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting", "the CephCluster is being created"))),
 		},
 		"ReplicationAboveWorkers": {
 			reason: "More replicas than nodes can never be placed; the function says so.",
@@ -708,9 +721,20 @@ func TestStretchedPool(t *testing.T) {
 		}
 	})
 
-	t.Run("token issued", func(t *testing.T) {
+	t.Run("token issued, the pool's layer not applied yet", func(t *testing.T) {
 		observed["arbiter-access"] = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a-arbiter"},
 		  "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-22T08:00:00Z"}]}}`
+		rsp := run(t)
+		// The arbiter operator's namespace and CRDs in the pool cluster
+		// come with the layer; so do Rook's.
+		has(t, rsp, false, append(inPool, "ceph-cluster", "ceph-mgr-pool", "ceph-agent-client")...)
+		if c := cond(rsp); c.GetMessage() != "waiting for Flux to apply the pool's layer, which brings the arbiter operator's namespace and CRDs (see LayerApplied)" {
+			t.Errorf("ArbiterReady message = %q", c.GetMessage())
+		}
+	})
+
+	t.Run("token issued", func(t *testing.T) {
+		observed["layer"] = fntest.AppliedLayer(poolAccess, layerRevision)
 		rsp := run(t)
 		res := rsp.GetDesired().GetResources()
 		has(t, rsp, true, inPool...)
@@ -1044,7 +1068,8 @@ func TestDataPlacement(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			req := fntest.Request(fntest.EditSpec(xr, tc.edit), map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady,
-				"provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": fntest.ObservedInventory("storage-st-pool-a", counted)})
+				"provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig, "inventory": fntest.ObservedInventory("storage-st-pool-a", counted),
+				"layer": fntest.AppliedLayer(poolAccess, layerRevision)})
 			if tc.fatal != "" {
 				fntest.WithRequired(req, "arbiter-cluster", false)
 			}
@@ -1153,4 +1178,17 @@ func TestMachineTypeOfTheCloudProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// poolAccess is how the example pool's cluster is reached; layerRevision
+// the revision of its layer Flux applied.
+var poolAccess = pool.Access{Kind: pool.KindStorage, Name: "st-pool-a"}
+
+const layerRevision = "main@sha1:abc"
+
+// withoutRook drops the Rook objects a pool composes once its layer is
+// applied.
+func withoutRook(resources map[string]*fnv1.Resource) map[string]*fnv1.Resource {
+	delete(resources, "ceph-agent-client")
+	return resources
 }

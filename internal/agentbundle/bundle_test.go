@@ -173,29 +173,3 @@ func TestOverrides(t *testing.T) {
 		t.Errorf("overrides %v, want %v", got, want)
 	}
 }
-
-// TestLayersAreCurrent: examples/clusters/pools holds each set's layer as
-// Layer makes it (make generate writes it; check-generate keeps it equal),
-// and nothing else.
-func TestLayersAreCurrent(t *testing.T) {
-	for _, set := range []Set{Hypervisor, Storage} {
-		want, err := Layer(set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join("..", "..", "examples", "clusters", "pools", string(set))
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(entries) != len(want) {
-			t.Errorf("%s has %d files, want %d: run make generate", dir, len(entries), len(want))
-		}
-		for name, b := range want {
-			got, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil || string(got) != string(b) {
-				t.Errorf("%s/%s is not the layer's: run make generate (%v)", dir, name, err)
-			}
-		}
-	}
-}

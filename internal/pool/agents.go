@@ -15,14 +15,14 @@ import (
 	"github.com/c5c3/consumer-plane/internal/remote"
 )
 
-// The resources that deliver a pool cluster's layer (PlaceAgents).
+// The resources that deliver a cluster's layer (PlaceLayer).
 const (
 	ResourceLayer       resource.Name = "layer"
 	ResourceLayerAccess resource.Name = "layer-access"
 )
 
-// ConditionLayerApplied says on a pool whether Flux applied its cluster's
-// layer: its Kustomization's Ready, which does not gate the pool's.
+// ConditionLayerApplied says on a pool or control-plane cluster whether Flux
+// applied its cluster's layer: its Kustomization's Ready.
 const ConditionLayerApplied = "LayerApplied"
 
 // Flux's Kustomization API (kustomize-controller v1.x).
@@ -42,65 +42,54 @@ func AgentImages(s *input.ShootSettings) agentbundle.Images {
 // of the cluster a reaches.
 func LayerName(a Access) string { return a.ProviderConfigName() + "-layer" }
 
-// PlaceAgents has Flux deliver a pool's layer (its node agents, their CRDs
-// and admission policy: agentbundle's set, examples/clusters/pools/<set> in
-// the platform's GitOps tree) into its cluster, once the cluster can be
-// reached. Two resources do it, whatever the layer holds:
+// PlaceLayer has Flux deliver the layer of a's kind of cluster into it, once
+// the cluster can be reached: the CRDs of what the functions compose there
+// (Rook's in a storage pool, the hypervisor operator's in a hypervisor pool,
+// the c5c3 ControlPlane in a control-plane cluster), the namespaces they
+// compose it in, and a pool's node agents and their admission policy
+// (agentbundle's set). The platform's GitOps tree has each kind's layer at
+// clusters/pools/<kind> and clusters/control-plane, where a landscape adds
+// the operators themselves. Two resources do it, whatever the layer holds:
 //
-//   - a Flux Kustomization beside the pool's kubeconfig Secret, which applies
-//     the layer's path of the platform's source (input.clusterLayers) into
-//     the pool's cluster with that kubeconfig, its agents' images pulled as
-//     the input's agentImages say (the function's own version by default);
-//   - a provider-kubernetes Object binding, in the pool's cluster, the
-//     identity Flux applies the layer as (the ServiceAccount the
-//     Kustomization names, which kustomize-controller impersonates there) to
-//     cluster-admin: the layer installs CRDs, an admission policy and the
-//     agents' RBAC.
+//   - a Flux Kustomization beside the cluster's kubeconfig Secret, which
+//     applies the layer's path of the platform's source (input.clusterLayers)
+//     into the cluster with that kubeconfig, a pool's agents' images pulled
+//     as the input's agentImages say (the function's own version by
+//     default);
+//   - a provider-kubernetes Object binding, in the cluster, the identity
+//     Flux applies the layer as (the ServiceAccount the Kustomization names,
+//     which kustomize-controller impersonates there) to cluster-admin: the
+//     layer installs CRDs, namespaces, an admission policy and the agents'
+//     RBAC.
 //
 // Core applied one Object per object of the layer before (20 for a
 // hypervisor pool), one after another on every reconcile of the pool, and the
 // API server converted each write for provider-kubernetes' older served
-// version (docs/benchmarks.md). Neither gates the pool's readiness: a
-// DaemonSet's rollout follows the nodes, not the pool's phase. The
-// Kustomization orphans what it applied when it is deleted: the layer leaves
-// a pool's cluster with the cluster, never because a Composition stopped
-// composing it (its CRDs hold the agents' reports).
-func PlaceAgents(desired map[resource.Name]*resource.DesiredComposed, a Access, set agentbundle.Set, s *input.ShootSettings) error {
+// version (docs/benchmarks.md). A control-plane or storage cluster is Ready
+// only once its layer is applied: without the ControlPlane CRD it runs no
+// cloud, without Rook's no Ceph (a storage pool composes its Rook objects
+// once LayerApplied). A hypervisor pool's readiness does not wait on it: a
+// DaemonSet's rollout follows the nodes, not the pool's phase. The Kustomization orphans what it applied when
+// it is deleted: the layer leaves a cluster with the cluster, never because
+// a Composition stopped composing it (its CRDs hold the agents' reports,
+// the Ceph clusters and the clouds' ControlPlanes).
+func PlaceLayer(desired map[resource.Name]*resource.DesiredComposed, observed map[resource.Name]resource.ObservedComposed, a Access, s *input.ShootSettings) error {
+	var set agentbundle.Set
+	var path string
+	switch a.Kind {
+	case KindHypervisor:
+		set, path = agentbundle.Hypervisor, s.ClusterLayers.HypervisorPath
+	case KindStorage:
+		set, path = agentbundle.Storage, s.ClusterLayers.StoragePath
+	case KindControlPlane:
+		set, path = agentbundle.ControlPlane, s.ClusterLayers.ControlPlanePath
+	default:
+		return fmt.Errorf("no layer for clusters of kind %q", a.Kind)
+	}
 	images, err := agentbundle.Overrides(set, AgentImages(s))
 	if err != nil {
 		return err
 	}
-	path := s.ClusterLayers.HypervisorPath
-	if set == agentbundle.Storage {
-		path = s.ClusterLayers.StoragePath
-	}
-	overrides := make([]any, 0, len(images))
-	for _, i := range images {
-		overrides = append(overrides, map[string]any{"name": i.Name, "newName": i.NewName, "newTag": i.NewTag})
-	}
-	k := composed.New()
-	k.SetAPIVersion(KustomizationAPIVersion)
-	k.SetKind(KustomizationKind)
-	k.SetName(LayerName(a))
-	k.SetNamespace(a.SecretNamespace)
-	k.Object["spec"] = map[string]any{
-		"sourceRef": map[string]any{"kind": s.ClusterLayers.SourceKind, "name": s.ClusterLayers.SourceName},
-		"path":      path,
-		"kubeConfig": map[string]any{"secretRef": map[string]any{
-			"name": a.SecretName(), "key": gardenerv1alpha1.ConnectionSecretKeyKubeconfig,
-		}},
-		"serviceAccountName": s.ClusterLayers.ServiceAccountName,
-		"images":             overrides,
-		"prune":              true,
-		"deletionPolicy":     "Orphan",
-		// The layer is checked every ten minutes and on every commit of its
-		// source; a first apply that fails (the binding below not there
-		// yet, the cluster's API server starting) is retried within seconds.
-		"interval":      "10m",
-		"retryInterval": "15s",
-		"timeout":       "2m",
-	}
-	desired[ResourceLayer] = &resource.DesiredComposed{Resource: k, Ready: resource.ReadyTrue}
 
 	pc := a.ProviderConfigName()
 	binding := map[string]any{
@@ -113,18 +102,65 @@ func PlaceAgents(desired map[resource.Name]*resource.DesiredComposed, a Access, 
 		}},
 	}
 	desired[ResourceLayerAccess] = &resource.DesiredComposed{Resource: remote.Created(pc+"-layer-access", pc, binding), Ready: resource.ReadyTrue}
+
+	k := composed.New()
+	k.SetAPIVersion(KustomizationAPIVersion)
+	k.SetKind(KustomizationKind)
+	k.SetName(LayerName(a))
+	k.SetNamespace(a.SecretNamespace)
+	spec := map[string]any{
+		"sourceRef": map[string]any{"kind": s.ClusterLayers.SourceKind, "name": s.ClusterLayers.SourceName},
+		"path":      path,
+		"kubeConfig": map[string]any{"secretRef": map[string]any{
+			"name": a.SecretName(), "key": gardenerv1alpha1.ConnectionSecretKeyKubeconfig,
+		}},
+		"serviceAccountName": s.ClusterLayers.ServiceAccountName,
+		"prune":              true,
+		"deletionPolicy":     "Orphan",
+		// The layer is checked every ten minutes and on every commit of its
+		// source; a first apply that fails (the binding below not there
+		// yet, the cluster's API server starting) is retried within seconds.
+		"interval":      "10m",
+		"retryInterval": "15s",
+		"timeout":       "2m",
+	}
+	if len(images) > 0 {
+		overrides := make([]any, 0, len(images))
+		for _, i := range images {
+			overrides = append(overrides, map[string]any{"name": i.Name, "newName": i.NewName, "newTag": i.NewTag})
+		}
+		spec["images"] = overrides
+	}
+	k.Object["spec"] = spec
+	ready := resource.ReadyTrue
+	if a.Kind != KindHypervisor && !LayerApplied(observed) {
+		ready = resource.ReadyFalse
+	}
+	desired[ResourceLayer] = &resource.DesiredComposed{Resource: k, Ready: ready}
 	return nil
 }
 
-// SetLayerCondition says on the pool and its claim whether Flux applied the
-// layer that PlaceAgents composed, as the observed Kustomization says:
+// LayerApplied says whether Flux applied the layer PlaceLayer composed, at
+// any revision: its CRDs and namespaces are in the cluster (the layer never
+// prunes them), whatever its last run said.
+func LayerApplied(observed map[resource.Name]resource.ObservedComposed) bool {
+	o, ok := observed[ResourceLayer]
+	if !ok {
+		return false
+	}
+	rev, _ := o.Resource.GetString("status.lastAppliedRevision")
+	return rev != ""
+}
+
+// SetLayerCondition says on the cluster and its claim whether Flux applied
+// the layer that PlaceLayer composed, as the observed Kustomization says:
 // LayerApplied True once Flux applied it (at which revision), False with
 // Flux's reason and message when its last try failed (the source not
 // fetched, the cluster refusing an object), False Pending before its first
 // apply. kustomize-controller marks Ready Unknown at the start of every run
 // (every interval, every new revision): a layer applied before stays True
-// through it, so the pool's conditions do not flap every ten minutes.
-// Nothing while the layer is not composed: AccessReady says why.
+// through it, so the conditions do not flap every ten minutes. Nothing while
+// the layer is not composed: AccessReady says why.
 func SetLayerCondition(rsp *fnv1.RunFunctionResponse, desired map[resource.Name]*resource.DesiredComposed, observed map[resource.Name]resource.ObservedComposed) {
 	d, placed := desired[ResourceLayer]
 	if !placed {

@@ -9,19 +9,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/agentbundle"
 )
 
-// TestPlaceAgents: a reachable pool gets its layer from Flux, with two
+// TestPlaceLayer: a reachable pool gets its layer from Flux, with two
 // resources whatever the layer holds: the Kustomization applying the
 // layer's path into the pool's cluster with the pool's kubeconfig, and the
 // binding of the identity it applies as there. Neither gates the pool.
-func TestPlaceAgents(t *testing.T) {
+func TestPlaceLayer(t *testing.T) {
 	s := &input.ShootSettings{}
 	s.Default()
 	desired := map[resource.Name]*resource.DesiredComposed{}
 	a := Access{Kind: KindHypervisor, Name: "hv-pool-a", SecretNamespace: "crossplane-system"}
-	if err := PlaceAgents(desired, a, agentbundle.Hypervisor, s); err != nil {
+	if err := PlaceLayer(desired, nil, a, s); err != nil {
 		t.Fatal(err)
 	}
 	if len(desired) != 2 {
@@ -71,11 +70,59 @@ func TestPlaceAgents(t *testing.T) {
 	}
 
 	desired = map[resource.Name]*resource.DesiredComposed{}
-	if err := PlaceAgents(desired, Access{Kind: KindStorage, Name: "st-pool-a", SecretNamespace: "crossplane-system"}, agentbundle.Storage, s); err != nil {
+	if err := PlaceLayer(desired, nil, Access{Kind: KindStorage, Name: "st-pool-a", SecretNamespace: "crossplane-system"}, s); err != nil {
 		t.Fatal(err)
 	}
 	if p := desired[ResourceLayer].Resource.Object["spec"].(map[string]any)["path"]; p != "./clusters/pools/storage" {
 		t.Errorf("a storage pool's layer is %v, want ./clusters/pools/storage", p)
+	}
+}
+
+// TestPlaceLayerControlPlane: a control-plane cluster's layer (the c5c3
+// ControlPlane CRD, no agents) gates its readiness until Flux applied it
+// once, at any revision, whatever its later runs say.
+func TestPlaceLayerControlPlane(t *testing.T) {
+	s := &input.ShootSettings{}
+	s.Default()
+	a := Access{Kind: KindControlPlane, Name: "cp-eu-de-1", SecretNamespace: "crossplane-system"}
+	layer := func(status map[string]any) map[resource.Name]resource.ObservedComposed {
+		o := composed.New()
+		o.Object["status"] = status
+		return map[resource.Name]resource.ObservedComposed{ResourceLayer: {Resource: o}}
+	}
+	for name, tc := range map[string]struct {
+		observed map[resource.Name]resource.ObservedComposed
+		want     resource.Ready
+	}{
+		"NotObserved": {want: resource.ReadyFalse},
+		"NotApplied":  {observed: layer(map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "Unknown"}}}), want: resource.ReadyFalse},
+		"Applied":     {observed: layer(map[string]any{"lastAppliedRevision": "main@sha1:abc"}), want: resource.ReadyTrue},
+		"LastRunFailed": {observed: layer(map[string]any{"lastAppliedRevision": "main@sha1:abc",
+			"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "ReconciliationFailed"}}}), want: resource.ReadyTrue},
+	} {
+		t.Run(name, func(t *testing.T) {
+			desired := map[resource.Name]*resource.DesiredComposed{}
+			if err := PlaceLayer(desired, tc.observed, a, s); err != nil {
+				t.Fatal(err)
+			}
+			k := desired[ResourceLayer]
+			if k == nil || desired[ResourceLayerAccess] == nil {
+				t.Fatalf("composed %v, want the layer and its access", names(desired))
+			}
+			if k.Ready != tc.want {
+				t.Errorf("the layer's Ready is %v, want %v", k.Ready, tc.want)
+			}
+			spec := k.Resource.Object["spec"].(map[string]any)
+			if spec["path"] != "./clusters/control-plane" || k.Resource.GetName() != "controlplane-cp-eu-de-1-layer" {
+				t.Errorf("Kustomization %s applies %v, want controlplane-cp-eu-de-1-layer applying ./clusters/control-plane", k.Resource.GetName(), spec["path"])
+			}
+			if _, ok := spec["images"]; ok {
+				t.Errorf("a control-plane cluster runs no agent, yet its layer overrides images %v", spec["images"])
+			}
+		})
+	}
+	if err := PlaceLayer(map[resource.Name]*resource.DesiredComposed{}, nil, Access{Kind: "metal", Name: "x"}, s); err == nil {
+		t.Error("a layer composed for a kind of cluster that has none")
 	}
 }
 
@@ -93,7 +140,7 @@ func TestSetLayerCondition(t *testing.T) {
 	s := &input.ShootSettings{}
 	s.Default()
 	desired := map[resource.Name]*resource.DesiredComposed{}
-	if err := PlaceAgents(desired, Access{Kind: KindHypervisor, Name: "hv-pool-a", SecretNamespace: "crossplane-system"}, agentbundle.Hypervisor, s); err != nil {
+	if err := PlaceLayer(desired, nil, Access{Kind: KindHypervisor, Name: "hv-pool-a", SecretNamespace: "crossplane-system"}, s); err != nil {
 		t.Fatal(err)
 	}
 	observed := func(ready map[string]any, rev string) map[resource.Name]resource.ObservedComposed {

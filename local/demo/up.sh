@@ -179,11 +179,12 @@ mkdir -p "$RUN/shoots"
 # answered in 7-38 s and the provider's calls timed out).
 # The Shoots' API servers listen on the node's address (the bridge holds it
 # from the start): provider-kubernetes' pod reaches them there.
-# Each Shoot's cluster gets the CRDs of the operators its kind of pool runs
-# (c5c3.io/pool-kind): Rook and the external arbiter's in a storage pool, the
-# hypervisor operator's in a hypervisor pool, the c5c3-operator's in a
-# control-plane cluster. Rook's 20 CRDs took 7 of a cluster's 11 s to start
-# on an idle machine, and every Shoot had them.
+# A Shoot's cluster starts empty, as Gardener's does: the CRDs of the
+# operators its kind of cluster runs (Rook's and the external arbiter's in
+# a storage pool, the hypervisor operator's in a hypervisor pool, the
+# c5c3-operator's in a control-plane cluster) and their namespaces come with
+# the cluster's layer, which Flux applies through the Kustomization the
+# cluster's function composes (examples/clusters, #53 §7).
 # -spare-shoots: a cluster per pool of the example landscape starts now,
 # right after the API server, while core, the registry, the node, Flux and
 # the packages install (started after the node, 40 s before Flux applied
@@ -191,16 +192,14 @@ mkdir -p "$RUN/shoots"
 # Shoots took 28-52 s), in this order: the
 # control-plane clusters' (two, quick; the stretched pool's arbiter runs in
 # cp-eu-de-1, and waited minutes when its cluster came last), then the
-# storage pools' (Rook's CRDs make them the slowest, and their Ceph the
-# longest chain after), then the hypervisor pools';
+# storage pools' (their Ceph is the longest chain after), then the
+# hypervisor pools';
 # each Shoot the pools make later takes one (with the admission plugin every pool's Shoot enables,
 # internal/gardener) and is ready in seconds. Started when Flux applied the
 # pools, their dozen starts took 150 s, two at a time (docs/benchmarks.md).
 spares() { find examples/infrastructure/*/"$1" -name '*.yaml' | wc -l; }
 bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
-  -shoot-crds storage=cluster/crds/rook -shoot-crds storage=cluster/crds/arbiter \
-  -shoot-crds hypervisor=cluster/crds/hypervisor-operator -shoot-crds control-plane=cluster/crds/c5c3 \
-  -shoot-namespaces rook-ceph,arbiter-operator -shoot-nodes 3 \
+  -shoot-nodes 3 \
   -spare-shoots "control-plane=$(spares control-plane)" -spare-shoots "storage=$(spares storage-pools)" \
   -spare-shoots "hypervisor=$(spares hypervisor-pools)" -spare-shoot-plugins DenyServiceExternalIPs
 wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"

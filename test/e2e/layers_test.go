@@ -24,27 +24,32 @@ import (
 // (examples/crossplane/cluster-layers.yaml), beside the pools' kubeconfigs.
 const layersSource = "cobaltcore-cluster-layers"
 
-// layered is an example pool and what its layer puts in its cluster.
+// layered is an example pool or control-plane cluster and what its layer
+// puts in its cluster.
 type layered struct {
-	pool                ref
-	kind                pool.Kind
+	pool ref
+	kind pool.Kind
+	// namespace/workload is the layer's agent DaemonSet ("" for a kind
+	// without agents); crds are the operators' CRDs the layer brings.
 	namespace, workload string
+	crds                []string
 	// layer is the Kustomization that delivers it; shoot its cluster.
 	layer, shoot string
 }
 
-// layersFromFlux (2d): each example pool's layer (its node agents, their
-// CRDs and admission policy) is applied into its cluster by Flux, from the
+// layersFromFlux (2d): each example pool's and control-plane cluster's
+// layer (the operators' CRDs and namespaces, a pool's node agents and their
+// admission policy) is applied into its cluster by Flux, from the
 // platform's Git at the source's current commit, through the Kustomization
-// the pool's function composed, and the pool's claim says so
-// (LayerApplied); and a commit to the hypervisor pools'
-// layer reaches every hypervisor pool's cluster, and leaves it when it is
-// taken back (prune).
+// the cluster's function composed, and the claim says so (LayerApplied);
+// nothing of it was there before (the Gardener stand-in starts clusters
+// empty); and a commit to the hypervisor pools' layer reaches every
+// hypervisor pool's cluster, and leaves it when it is taken back (prune).
 func layersFromFlux(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	var pools []layered
-	add := func(gvr schema.GroupVersionResource, kind pool.Kind, namespace, workload string) {
+	add := func(gvr schema.GroupVersionResource, kind pool.Kind, namespace, workload string, crds ...string) {
 		for _, p := range examplesOf(gvr) {
 			if provisioning(p.name) {
 				continue
@@ -53,18 +58,23 @@ func layersFromFlux(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
-			pools = append(pools, layered{pool: p, kind: kind, namespace: namespace, workload: workload,
-				layer: pool.LayerName(pool.Access{Kind: kind, Name: nested(o.Object, "spec", "name")}), shoot: nested(o.Object, "status", "shootName")})
+			name := nested(o.Object, "spec", "name")
+			if kind == pool.KindControlPlane {
+				name = p.name // a control-plane cluster is named after its claim
+			}
+			pools = append(pools, layered{pool: p, kind: kind, namespace: namespace, workload: workload, crds: crds,
+				layer: pool.LayerName(pool.Access{Kind: kind, Name: name}), shoot: nested(o.Object, "status", "shootName")})
 		}
 	}
-	add(hypervisorClusters, pool.KindHypervisor, "c5c3-agents", "hypervisor-agent")
-	add(storageClusters, pool.KindStorage, "rook-ceph", "storage-agent")
+	add(hypervisorClusters, pool.KindHypervisor, "c5c3-agents", "hypervisor-agent", "hypervisors.kvm.cloud.sap", "ovsnodes.ovs.c5c3.io")
+	add(storageClusters, pool.KindStorage, "rook-ceph", "storage-agent", "cephclusters.ceph.rook.io", "remotearbiters.ceph.cobaltcore.sap.com", "cephstatuses.storage.c5c3.io")
+	add(controlPlaneClusters, pool.KindControlPlane, "", "", "controlplanes.c5c3.io")
 	if len(pools) == 0 {
 		t.Fatal("no example pool to look at")
 	}
 
 	for _, p := range pools {
-		eventuallyNil(t, time.Minute, p.pool.name+": its agents were applied by its layer's Kustomization at the source's commit", func(ctx context.Context) error {
+		eventuallyNil(t, time.Minute, p.pool.name+": its layer (operators' CRDs, agents) was applied by its Kustomization at the source's commit", func(ctx context.Context) error {
 			rev, err := layersRevision(ctx)
 			if err != nil {
 				return err
@@ -91,14 +101,36 @@ func layersFromFlux(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			fromLayer := func(what string, l map[string]string) error {
+				if l["kustomize.toolkit.fluxcd.io/name"] != p.layer || l["kustomize.toolkit.fluxcd.io/namespace"] != "crossplane-system" {
+					return fmt.Errorf("%s in Shoot %s is not the layer's: labels %v", what, p.shoot, l)
+				}
+				return nil
+			}
+			for _, name := range p.crds {
+				crd, err := s.dyn.Resource(crds).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return fmt.Errorf("CRD %s in Shoot %s: %w", name, p.shoot, err)
+				}
+				if err := fromLayer("CRD "+name, crd.GetLabels()); err != nil {
+					return err
+				}
+			}
+			if p.workload == "" {
+				return nil
+			}
 			ds, err := s.kube.AppsV1().DaemonSets(p.namespace).Get(ctx, p.workload, metav1.GetOptions{})
 			if err != nil {
 				return fmt.Errorf("DaemonSet %s/%s in Shoot %s: %w", p.namespace, p.workload, p.shoot, err)
 			}
-			if l := ds.GetLabels(); l["kustomize.toolkit.fluxcd.io/name"] != p.layer || l["kustomize.toolkit.fluxcd.io/namespace"] != "crossplane-system" {
-				return fmt.Errorf("DaemonSet %s/%s in Shoot %s is not the layer's: labels %v", p.namespace, p.workload, p.shoot, l)
+			if err := fromLayer("DaemonSet "+p.namespace+"/"+p.workload, ds.GetLabels()); err != nil {
+				return err
 			}
-			return nil
+			ns, err := s.kube.CoreV1().Namespaces().Get(ctx, p.namespace, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			return fromLayer("Namespace "+p.namespace, ns.GetLabels())
 		})
 	}
 

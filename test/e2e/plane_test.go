@@ -43,7 +43,7 @@ func TestPlane(t *testing.T) {
 	t.Run("2 Server changes reach the claim through the watches", serverChangesReachTheClaim)
 	t.Run("2b pools take their figures from the node agents", poolsReportFromAgents)
 	t.Run("2c least privilege: the storage agent's Ceph user, the stretched pool's arbiter, the provider's metrics", leastPrivilege)
-	t.Run("2d each pool's layer comes from Flux, and a commit to a layer reaches every pool of its kind", layersFromFlux)
+	t.Run("2d each pool's and control-plane cluster's layer (operators' CRDs, agents) comes from Flux, and a commit to a layer reaches every pool of its kind", layersFromFlux)
 	t.Run("3 an under-provisioned pool", underProvisioned)
 	t.Run("3b names longer than Gardener allows for Shoots (the C5C3 docs' hv-pool-compliance, eu-de-1-control-plane)", longNames)
 	t.Run("4 a dedicated pool overlapping another pool's servers", labelOverlap)

@@ -28,6 +28,7 @@ const (
 	DefaultLayerServiceAccount     = "cobaltcore-cluster-layer"
 	DefaultHypervisorLayerPath     = "./clusters/pools/hypervisor"
 	DefaultStorageLayerPath        = "./clusters/pools/storage"
+	DefaultControlPlaneLayerPath   = "./clusters/control-plane"
 )
 
 // InventorySettings say where the pools' bare-metal inventory is observed.
@@ -121,16 +122,18 @@ type ShootSettings struct {
 	// +optional
 	AgentImages AgentImages `json:"agentImages,omitempty"`
 
-	// ClusterLayers says where Flux takes each pool cluster's layer from.
+	// ClusterLayers says where Flux takes each pool's and control-plane
+	// cluster's layer from.
 	// +optional
 	ClusterLayers ClusterLayers `json:"clusterLayers,omitempty"`
 }
 
-// ClusterLayers is how the pool functions have Flux deliver each pool
-// cluster's own layer (its node agents, their CRDs and admission policy):
-// one Flux Kustomization per pool, in accessSecretNamespace beside the
-// pool's kubeconfig Secret, applying the layer's path of the source into
-// the pool's cluster as serviceAccountName.
+// ClusterLayers is how the pool and control-plane cluster functions have
+// Flux deliver each cluster's own layer (the CRDs of what they compose in
+// it, and a pool's node agents and their admission policy): one Flux
+// Kustomization per cluster, in accessSecretNamespace beside the cluster's
+// kubeconfig Secret, applying the layer's path of the source into the
+// cluster as serviceAccountName.
 type ClusterLayers struct {
 	// SourceKind of the Flux source holding the layers: GitRepository,
 	// OCIRepository or Bucket. GitRepository when empty.
@@ -155,6 +158,10 @@ type ClusterLayers struct {
 	// ./clusters/pools/storage when empty.
 	// +optional
 	StoragePath string `json:"storagePath,omitempty"`
+	// ControlPlanePath is the control-plane clusters' layer in the source;
+	// ./clusters/control-plane when empty.
+	// +optional
+	ControlPlanePath string `json:"controlPlanePath,omitempty"`
 }
 
 // AgentImages are the images of the node agents the pool functions place
@@ -197,6 +204,7 @@ func (s *ShootSettings) Default() {
 	def(&s.ClusterLayers.ServiceAccountName, DefaultLayerServiceAccount)
 	def(&s.ClusterLayers.HypervisorPath, DefaultHypervisorLayerPath)
 	def(&s.ClusterLayers.StoragePath, DefaultStorageLayerPath)
+	def(&s.ClusterLayers.ControlPlanePath, DefaultControlPlaneLayerPath)
 }
 
 // Validate reports the first invalid field of defaulted settings, naming its
@@ -220,7 +228,9 @@ func (s *ShootSettings) Validate() error {
 	default:
 		return fmt.Errorf("input.clusterLayers.sourceKind %q is invalid: want GitRepository, OCIRepository or Bucket", s.ClusterLayers.SourceKind)
 	}
-	for _, f := range []struct{ field, path string }{{"hypervisorPath", s.ClusterLayers.HypervisorPath}, {"storagePath", s.ClusterLayers.StoragePath}} {
+	for _, f := range []struct{ field, path string }{
+		{"hypervisorPath", s.ClusterLayers.HypervisorPath}, {"storagePath", s.ClusterLayers.StoragePath}, {"controlPlanePath", s.ClusterLayers.ControlPlanePath},
+	} {
 		if !strings.HasPrefix(f.path, "./") || slices.Contains(strings.Split(f.path, "/"), "..") {
 			return fmt.Errorf("input.clusterLayers.%s %q is invalid: want a path inside the source, such as ./clusters/pools/hypervisor", f.field, f.path)
 		}

@@ -7,13 +7,13 @@ import (
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/response"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/utils/ptr"
 
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
-	"github.com/c5c3/consumer-plane/internal/agentbundle"
 	"github.com/c5c3/consumer-plane/internal/pool"
 )
 
@@ -182,18 +182,25 @@ func Requiring(rsp *fnv1.RunFunctionResponse, key, apiVersion, kind, name string
 	return rsp
 }
 
-// Agents merges into resources what delivers a pool's layer (its node
-// agents, set) into its cluster under the default ShootSettings: what
-// pool.PlaceAgents composes once the cluster can be reached.
-// internal/pool's tests spell it out.
-func Agents(resources map[string]*fnv1.Resource, a pool.Access, set agentbundle.Set) map[string]*fnv1.Resource {
+// Layer merges into resources what delivers a cluster's layer (a pool's
+// node agents, the CRDs of what is composed there) into it under the
+// default ShootSettings: what pool.PlaceLayer composes once the cluster can
+// be reached, before Flux applied it or (applied) after. internal/pool's
+// tests spell it out.
+func Layer(resources map[string]*fnv1.Resource, a pool.Access, applied bool) map[string]*fnv1.Resource {
 	s := &input.ShootSettings{}
 	s.Default()
 	if a.SecretNamespace == "" {
 		a.SecretNamespace = s.AccessSecretNamespace
 	}
 	desired := map[resource.Name]*resource.DesiredComposed{}
-	if err := pool.PlaceAgents(desired, a, set, s); err != nil {
+	var observed map[resource.Name]resource.ObservedComposed
+	if applied {
+		o := composed.New()
+		o.Object["status"] = map[string]any{"lastAppliedRevision": "applied"}
+		observed = map[resource.Name]resource.ObservedComposed{pool.ResourceLayer: {Resource: o}}
+	}
+	if err := pool.PlaceLayer(desired, observed, a, s); err != nil {
 		panic(err)
 	}
 	for name, d := range desired {
@@ -201,7 +208,11 @@ func Agents(resources map[string]*fnv1.Resource, a pool.Access, set agentbundle.
 		if err != nil {
 			panic(err)
 		}
-		resources[string(name)] = Composed(string(j), d.Ready == resource.ReadyTrue)
+		r := Composed(string(j), d.Ready == resource.ReadyTrue)
+		if d.Ready == resource.ReadyFalse {
+			r.Ready = fnv1.Ready_READY_FALSE
+		}
+		resources[string(name)] = r
 	}
 	return resources
 }

@@ -45,9 +45,27 @@ func AccessAvailable(providerConfig string) *fnv1.Condition {
 }
 
 // LayerPending is the LayerApplied condition of a pool whose layer
-// Kustomization (pool.PlaceAgents) is composed but not observed yet.
+// Kustomization (pool.PlaceLayer) is composed but not observed yet.
 func LayerPending(providerConfig string) *fnv1.Condition {
 	return Condition("LayerApplied", fnv1.Status_STATUS_CONDITION_FALSE, "Pending", "Kustomization crossplane-system/"+providerConfig+"-layer is being created")
+}
+
+// LayerApplied is the LayerApplied condition of a cluster whose layer
+// Kustomization applied revision rev (AppliedLayer).
+func LayerApplied(providerConfig, rev string) *fnv1.Condition {
+	return Condition("LayerApplied", fnv1.Status_STATUS_CONDITION_TRUE, "Applied", "Kustomization crossplane-system/"+providerConfig+"-layer applied the layer at "+rev)
+}
+
+// AppliedLayer is the observed layer Kustomization of the cluster a reaches
+// (pool.PlaceLayer) once Flux applied revision rev of it.
+func AppliedLayer(a pool.Access, rev string) string {
+	r := Layer(map[string]*fnv1.Resource{}, a, false)[string(pool.ResourceLayer)]
+	m := r.GetResource().AsMap()
+	m["status"] = map[string]any{
+		"lastAppliedRevision": rev,
+		"conditions":          []any{map[string]any{"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded"}},
+	}
+	return mustJSON(m)
 }
 
 // ShootReconciling is a healthy Shoot named name that Gardener is

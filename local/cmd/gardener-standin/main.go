@@ -3,10 +3,10 @@
 // gardenlet's part for the pool functions' Shoots — and nothing more:
 //
 //   - every Shoot gets a cluster of its own: a local kube-apiserver (on one
-//     etcd shared by all Shoots) with the CRDs of -shoot-crds (of its pool
-//     kind: a hypervisor pool runs no Rook) and the
-//     namespaces of -shoot-namespaces, which the landscape's Shoots would
-//     have, trusting a client CA of its own;
+//     etcd shared by all Shoots) trusting a client CA of its own, with the
+//     CRDs of -shoot-crds (of its pool kind) and the namespaces of
+//     -shoot-namespaces, if any: the demo gives none, since each cluster's
+//     layer brings them through Flux, as in a landscape;
 //   - once that cluster serves, and not before -delay, it publishes in the
 //     garden what gardenlet does (the cluster's CA, its client CA, its
 //     advertised address) and reports the Shoot created and healthy, so the

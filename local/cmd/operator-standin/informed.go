@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -35,7 +39,12 @@ type informed struct {
 	stop   context.CancelFunc
 	kube   informers.SharedInformerFactory
 	dyn    dynamicinformer.DynamicSharedInformerFactory
+	crds   metadatainformer.SharedInformerFactory
 	served map[schema.GroupVersionResource]bool
+	// stale is set once a CRD of a kind not served at discovery appears
+	// (Flux applies a cluster's layer after the cluster is up): the
+	// cluster is then informed anew.
+	stale atomic.Bool
 
 	// The typed kinds the sweeps read, of kube.
 	secrets, daemonSets, nodes, namespaces cache.SharedIndexInformer
@@ -43,7 +52,8 @@ type informed struct {
 
 // inform starts c's informers; every change they see calls wake. A
 // cluster whose kinds cannot be discovered yet (its API server starting)
-// stays read from the API server, and is informed at a later sweep.
+// stays read from the API server, and is informed at a later sweep; so is
+// one where a CRD of a kind it did not serve appeared (stale).
 func (c *cluster) inform(wake func()) {
 	served := map[schema.GroupVersionResource]bool{}
 	discovered := map[schema.GroupVersion]bool{}
@@ -76,10 +86,15 @@ func (c *cluster) inform(wake func()) {
 	if err != nil {
 		return
 	}
+	metaW, err := metadata.NewForConfig(watching)
+	if err != nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	kube := informers.NewSharedInformerFactory(kubeW, 0)
 	in := &informed{stop: cancel, served: served, kube: kube,
 		dyn:     dynamicinformer.NewDynamicSharedInformerFactory(dynW, 0),
+		crds:    metadatainformer.NewSharedInformerFactory(metaW, 0),
 		secrets: kube.Core().V1().Secrets().Informer(), nodes: kube.Core().V1().Nodes().Informer(),
 		namespaces: kube.Core().V1().Namespaces().Informer(), daemonSets: kube.Apps().V1().DaemonSets().Informer()}
 	infs := []cache.SharedIndexInformer{in.secrets, in.nodes, in.namespaces, in.daemonSets}
@@ -99,18 +114,61 @@ func (c *cluster) inform(wake func()) {
 			return
 		}
 	}
+	// Only the CRDs' names: a kind of informedKinds the cluster did not
+	// serve at discovery, once its CRD is there (and again once it is
+	// established), has the cluster informed anew at the next sweep.
+	appeared := func(obj any) {
+		m, ok := obj.(metav1.Object)
+		if !ok {
+			return
+		}
+		for _, gvr := range informedKinds {
+			if !served[gvr] && m.GetName() == gvr.Resource+"."+gvr.Group {
+				in.stale.Store(true)
+				wake()
+				return
+			}
+		}
+	}
+	crds := in.crds.ForResource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")).Informer()
+	if _, err := crds.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    appeared,
+		UpdateFunc: func(_, obj any) { appeared(obj) },
+	}); err != nil {
+		cancel()
+		return
+	}
 	in.kube.Start(ctx.Done())
 	in.dyn.Start(ctx.Done())
+	in.crds.Start(ctx.Done())
 	c.informed.Store(in)
 }
 
 // forget stops c's informers.
 func (c *cluster) forget() {
 	if in := c.informed.Load(); in != nil {
-		in.stop()
-		in.kube.Shutdown()
-		in.dyn.Shutdown()
+		in.shutdown()
 	}
+}
+
+// reinform informs c anew once its informers are stale, and only then
+// stops the old ones, which serve the reads meanwhile.
+func (c *cluster) reinform(wake func()) {
+	in := c.informed.Load()
+	if in == nil || !in.stale.Load() {
+		return
+	}
+	c.inform(wake)
+	if c.informed.Load() != in {
+		in.shutdown()
+	}
+}
+
+func (in *informed) shutdown() {
+	in.stop()
+	in.kube.Shutdown()
+	in.dyn.Shutdown()
+	in.crds.Shutdown()
 }
 
 // synced is c's informer that pick chooses, once it has synced; nil

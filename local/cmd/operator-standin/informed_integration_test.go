@@ -3,17 +3,20 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/consumer-plane/test/kubetest"
 )
@@ -120,5 +123,70 @@ func TestIntegrationInformedSweepsMakeNoRequests(t *testing.T) {
 	l[0].Object["status"] = map[string]any{"phase": "Ready"}
 	if again, _ := c.list(ctx, cephClusters); again[0].Object["status"] != nil {
 		t.Error("a change to a listed object reached the informer's store")
+	}
+}
+
+// TestIntegrationInformedSeesLayerCRDs: a cluster informed before Flux
+// applied its layer learns the layer's kinds once their CRDs are there,
+// and reads them through informers from then on (the layer brings Rook's
+// CRDs to a storage pool, the ControlPlane's to a control-plane cluster,
+// after the cluster is up). Runs after the test above, which needs the
+// ControlPlane CRD absent.
+func TestIntegrationInformedSeesLayerCRDs(t *testing.T) {
+	cfg := kubetest.Config(t)
+	ctx := context.Background()
+	cfg.Timeout = 10 * time.Second
+	c := &cluster{name: "cp-eu-de-1", cfg: cfg, dyn: dynamic.NewForConfigOrDie(cfg), kube: kubernetes.NewForConfigOrDie(cfg)}
+	rang := newWakeup()
+	c.inform(rang.ring)
+	t.Cleanup(c.forget)
+	first := c.informed.Load()
+	if first == nil || first.served[controlPlanes] {
+		t.Fatal("the cluster is not informed, or serves ControlPlanes before their CRD exists")
+	}
+	if _, err := c.list(ctx, controlPlanes); !apierrors.IsNotFound(err) {
+		t.Fatalf("ControlPlanes before their CRD: %v, want NotFound", err)
+	}
+
+	b, err := os.ReadFile("../../../cluster/crds/c5c3/c5c3.io_controlplanes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(b, &crd.Object); err != nil {
+		t.Fatal(err)
+	}
+	crds := c.dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	kubetest.Until(t, "the new CRD marks the cluster's informers stale and rings the loops", 30*time.Second, func() error {
+		select {
+		case <-rang:
+		default:
+		}
+		if !first.stale.Load() {
+			return errors.New("not stale")
+		}
+		return nil
+	})
+	kubetest.Until(t, "informed anew, ControlPlanes listed through an informer", 30*time.Second, func() error {
+		c.reinform(rang.ring) // what the next sweep does
+		in := c.informed.Load()
+		if in == first || !in.served[controlPlanes] {
+			return errors.New("ControlPlanes not served yet")
+		}
+		if !in.dyn.ForResource(controlPlanes).Informer().HasSynced() {
+			return errors.New("the ControlPlanes' informer has not synced")
+		}
+		l, err := c.list(ctx, controlPlanes)
+		if err != nil || len(l) != 0 {
+			return fmt.Errorf("ControlPlanes: %d, %v", len(l), err)
+		}
+		return nil
+	})
+	if !first.dyn.ForResource(cephClusters).Informer().IsStopped() {
+		t.Error("the stale informers still run")
 	}
 }

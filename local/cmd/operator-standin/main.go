@@ -442,6 +442,7 @@ func (s *standin) client(file string) (*cluster, error) {
 		if old.informed.Load() == nil {
 			old.inform(s.changed)
 		}
+		old.reinform(s.changed)
 		return old, nil
 	}
 	if ok {
