@@ -118,10 +118,13 @@ func PlaceLayer(desired map[resource.Name]*resource.DesiredComposed, observed ma
 		"prune":              true,
 		"deletionPolicy":     "Orphan",
 		// The layer is checked every ten minutes and on every commit of its
-		// source; a first apply that fails (the binding below not there
-		// yet, the cluster's API server starting) is retried within seconds.
+		// source; a first apply that fails is retried within seconds: the
+		// binding below is created beside it, by another controller, and
+		// Flux's first try often comes before it (LayerApplied came 22-34 s
+		// after access with 15 s here, and a storage pool's Ceph waits on
+		// the layer).
 		"interval":      "10m",
-		"retryInterval": "15s",
+		"retryInterval": "5s",
 		"timeout":       "2m",
 	}
 	if len(images) > 0 {

@@ -402,7 +402,10 @@ bg git-server "$RUN/bin/git-server" -root "$RUN/git" -listen 127.0.0.1:18480
 # each controller as its own ServiceAccount. kustomize-controller is locked
 # down as Flux's multi-tenancy guidance does: no cross-namespace references,
 # and a Kustomization naming no ServiceAccount impersonates its namespace's
-# default one.
+# default one. --concurrent: each region's infrastructure Kustomization
+# holds a worker while it waits for its pools, and the dozen clusters'
+# layers (a storage pool's Ceph waits for its layer) queued behind the
+# default 4 (docs/installing.md).
 $K apply --server-side -f "$FLUX_DIR/crds" >/dev/null
 $K apply -f local/demo/flux-install.yaml >/dev/null
 sa_kubeconfig source-controller "$RUN/source-controller.kubeconfig" flux-system
@@ -411,7 +414,7 @@ KUBECONFIG=$RUN/source-controller.kubeconfig bg source-controller "$FLUX_DIR/sou
   --storage-path="$RUN/flux-storage" --storage-addr=127.0.0.1:18491 --storage-adv-addr=127.0.0.1:18491 \
   --metrics-addr=127.0.0.1:18492 --health-addr=127.0.0.1:18493
 KUBECONFIG=$RUN/kustomize-controller.kubeconfig bg kustomize-controller "$FLUX_DIR/kustomize-controller" --enable-leader-election=false \
-  --no-cross-namespace-refs=true --default-service-account=default --no-remote-bases=true --requeue-dependency=5s \
+  --no-cross-namespace-refs=true --default-service-account=default --no-remote-bases=true --requeue-dependency=5s --concurrent=16 \
   --metrics-addr=127.0.0.1:18494 --health-addr=127.0.0.1:18495
 wait_for 60 "the local Git server does not serve the repository ($RUN/git-server.log)" git ls-remote "$GITOPS_URL" main
 wait_for 60 "source-controller is not healthy ($RUN/source-controller.log)" curl -fs http://127.0.0.1:18493/healthz

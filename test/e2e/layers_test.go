@@ -219,7 +219,7 @@ func layersFromFlux(t *testing.T) {
 // probeWithin bounds the wait for a commit to reach a pool's cluster: a
 // minute (CI: 15 s at most), and four for hv-pool-us, whose cluster API 4b
 // freezes meanwhile for about a minute (stop 74's CI: the probe did not get
-// in while it was frozen); Flux tries again every retryInterval (15 s) and
+// in while it was frozen); Flux tries again every retryInterval (5 s) and
 // gets in once it answers, which this also shows.
 func probeWithin(pool string) time.Duration {
 	if pool == "hv-pool-us" {
