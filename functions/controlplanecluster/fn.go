@@ -54,13 +54,17 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	if st.Shoot.Ready {
 		status["kubeconfig"] = map[string]any{"name": access.SecretName(), "namespace": access.SecretNamespace}
 	}
-	if st.Ready() {
+	if st.Placing(run.Observed) {
 		// The clouds' ControlPlanes need the c5c3 operator's CRD, which
 		// the cluster's layer brings: the cluster is Ready once Flux
-		// applied it.
+		// applied it, and until then Provisioning (clouds wait on the
+		// phase).
 		if err := pool.PlaceLayer(desired, run.Observed, access, run.Settings); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil
+		}
+		if !pool.LayerApplied(run.Observed) && status["phase"] == "Ready" {
+			status["phase"] = "Provisioning"
 		}
 	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {

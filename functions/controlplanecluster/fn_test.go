@@ -115,9 +115,9 @@ func TestRunFunction(t *testing.T) {
 				fntest.ShootAvailable, fntest.AccessCreating),
 		},
 		"AccessReady": {
-			reason: "With its kubeconfig kept fresh the cluster can be reached, and Flux is asked to apply its layer (the ControlPlane CRD): until it did, the cluster is not Ready.",
+			reason: "With its kubeconfig kept fresh the cluster can be reached, and Flux is asked to apply its layer (the ControlPlane CRD): until it did, the cluster is Provisioning and not Ready (clouds wait on the phase).",
 			req:    fntest.Request(xr, map[string]string{"shoot": fntest.ShootReady("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig}),
-			want: fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--cp-eu-de-1",
+			want: fntest.Response(`{"phase": "Provisioning", "clusterName": "shoot--c5c3--cp-eu-de-1",
 			    "kubeconfig": {"name": "controlplane-cp-eu-de-1-kubeconfig", "namespace": "crossplane-system"}}`,
 				fntest.Layer(map[string]*fnv1.Resource{"shoot": fntest.Composed(shoot, true), "kubeconfig": fntest.Composed(kubeconfig, true), "provider-config": fntest.Composed(providerConfig, true), "secrets-provider-config": fntest.Composed(secretsProviderConfig, true)}, cpAccess, false),
 				fntest.ShootAvailable, fntest.AccessAvailable("controlplane-cp-eu-de-1"), fntest.LayerPending("controlplane-cp-eu-de-1")),
@@ -287,3 +287,24 @@ func TestRefusedShoot(t *testing.T) {
 
 // cpAccess is how the example control-plane cluster is reached.
 var cpAccess = pool.Access{Kind: pool.KindControlPlane, Name: "cp-eu-de-1"}
+
+// TestUnhealthyShootKeepsTheCluster: a running control-plane cluster whose
+// Shoot turns unhealthy keeps its access and its layer: every cloud's
+// objects in it go through that ProviderConfig, and its CRDs hold the
+// clouds' ControlPlanes.
+func TestUnhealthyShootKeepsTheCluster(t *testing.T) {
+	observed := map[string]string{"shoot": fntest.ShootUnhealthy("cp-eu-de-1"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig,
+		"layer": fntest.AppliedLayer(cpAccess, "main@sha1:abc")}
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(xr, observed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"shoot", "kubeconfig", "provider-config", "secrets-provider-config", "layer", "layer-access"} {
+		if _, ok := rsp.GetDesired().GetResources()[n]; !ok {
+			t.Errorf("a running cluster whose Shoot is unhealthy stops composing %s: Crossplane would delete it", n)
+		}
+	}
+	if p := rsp.GetDesired().GetComposite().GetResource().AsMap()["status"].(map[string]any)["phase"]; p == "Ready" {
+		t.Error("a cluster whose Shoot is unhealthy says phase Ready")
+	}
+}

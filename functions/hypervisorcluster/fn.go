@@ -56,9 +56,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	// spec.dedicated or spec.labels.dedicated (XHypervisorCluster.Default).
 	status["dedicated"] = xr.Spec.Dedicated
 	var hvs *hypervisors
-	if st.Ready() {
+	if st.Placing(run.Observed) {
 		// The node agents go into the pool's cluster as soon as it can be
-		// reached, and the Hypervisors they publish are read from there.
+		// reached (and stay), and the Hypervisors they publish are read
+		// from there.
 		if err := pool.PlaceLayer(desired, run.Observed, run.Access, run.Settings); err != nil {
 			response.Fatal(rsp, err)
 			return rsp, nil

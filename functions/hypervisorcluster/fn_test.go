@@ -958,3 +958,23 @@ func TestNodeBinding(t *testing.T) {
 		}
 	})
 }
+
+// TestUnhealthyShootKeepsThePool: a running hypervisor pool whose Shoot
+// turns unhealthy keeps its access, its layer (the node agents) and its
+// HypervisorInventory: what a function stops composing, Crossplane deletes.
+func TestUnhealthyShootKeepsThePool(t *testing.T) {
+	observed := withInventory(map[string]string{"shoot": fntest.ShootUnhealthy("hv-pool-a"), "kubeconfig": observedKubeconfig("True"), "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig,
+		"layer": fntest.AppliedLayer(pool.Access{Kind: pool.KindHypervisor, Name: "hv-pool-a"}, "main@sha1:abc"), "hypervisors": observedHypervisors("True", "True", `{}`)})
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(xr, observed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := fntest.FatalOf(rsp); f != "" {
+		t.Fatal(f)
+	}
+	for _, n := range []string{"shoot", "kubeconfig", "provider-config", "secrets-provider-config", "layer", "layer-access", "hypervisors-provider-config", "hypervisors", "cloud-nodes"} {
+		if _, ok := rsp.GetDesired().GetResources()[n]; !ok {
+			t.Errorf("a running pool whose Shoot is unhealthy stops composing %s: Crossplane would delete it", n)
+		}
+	}
+}

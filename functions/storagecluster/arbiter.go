@@ -258,7 +258,10 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 	// The token is requested once its ServiceAccount may do its job.
 	ready := markReady(observed, desired, resourceArbiterPodPolicy, resourceArbiterPodPolicyBinding,
 		resourceArbiterNamespace, resourceArbiterServiceAccount, resourceArbiterRole, resourceArbiterRoleBinding)
-	if !ready {
+	// Each stage below is kept once composed, whatever the one before it
+	// says now: a RemoteArbiter deleted takes the tiebreaker monitor away.
+	inPool := []resource.Name{resourceArbiterKubeconfig, resourceArbiterRemoteCluster, resourceArbiter}
+	if !ready && !pool.Kept(observed, append(inPool, resourceArbiterAccess)...) {
 		return false, fmt.Sprintf("creating the arbiter's ServiceAccount %s/%s in cluster %s", monitorNamespace, arbiterServiceAccount, s.ArbiterCluster), nil
 	}
 	access := pool.Access{Kind: a.Kind, Name: a.Name + "-arbiter", SecretNamespace: a.SecretNamespace}
@@ -281,7 +284,7 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 		return false, "", err
 	}
 	desired[resourceArbiterAccess] = &resource.DesiredComposed{Resource: token}
-	if !markReady(observed, desired, resourceArbiterAccess) {
+	if !markReady(observed, desired, resourceArbiterAccess) && !pool.Kept(observed, inPool...) {
 		msg := fmt.Sprintf("waiting for ShootKubeconfig %s to write the arbiter's kubeconfig", access.ProviderConfigName())
 		if o, ok := observed[resourceArbiterAccess]; ok {
 			if m := o.Resource.GetCondition(xpv2.TypeSynced).Message; m != "" {
@@ -293,7 +296,7 @@ func composeArbiter(req *fnv1.RunFunctionRequest, xr *v1alpha1.XStorageCluster, 
 
 	// In the pool cluster, the arbiter operator's namespace and CRDs come
 	// with the pool's layer.
-	if _, ok := observed[resourceArbiterKubeconfig]; !ok && !pool.LayerApplied(observed) {
+	if !pool.Kept(observed, inPool...) && !pool.LayerApplied(observed) {
 		return false, "waiting for Flux to apply the pool's layer, which brings the arbiter operator's namespace and CRDs (see " + pool.ConditionLayerApplied + ")", nil
 	}
 	secretName := "arbiter-" + s.ArbiterCluster + "-kubeconfig"

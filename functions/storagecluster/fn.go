@@ -86,8 +86,8 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 	// A pool in one site has no arbiter to wait for.
 	arbiterReady, arbiterMsg := s.ArbiterCluster == "", "waiting for access to the pool's cluster"
 	stretchReady, stretchMsg := s.ArbiterCluster == "", "waiting for the pool's Ceph and its arbiter"
-	if st.Ready() {
-		// Objects in the pool cluster only once it can be reached.
+	if st.Placing(observed) {
+		// Objects in the pool cluster once it can be reached, and kept.
 		pc := access.ProviderConfigName()
 		if err := pool.PlaceLayer(desired, observed, access, run.Settings); err != nil {
 			response.Fatal(rsp, err)
@@ -112,7 +112,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 			response.Fatal(rsp, err)
 			return rsp, nil
 		}
-		if ceph.Ready {
+		if ceph.Ready || pool.Kept(observed, resourceCephAdmin, resourceCephProviderConfig) {
 			if err := composeCephAccess(access, observed, desired); err != nil {
 				response.Fatal(rsp, err)
 				return rsp, nil
@@ -126,7 +126,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 		// Stretch mode needs the provider's access to Ceph and the arbiter's
 		// monitor, the tiebreaker.
-		if s.ArbiterCluster != "" && ceph.Ready && arbiterReady {
+		if s.ArbiterCluster != "" && (ceph.Ready && arbiterReady || pool.Kept(observed, resourceStretchMode)) {
 			if stretchReady, stretchMsg, err = composeStretchMode(s, access, observed, desired); err != nil {
 				response.Fatal(rsp, err)
 				return rsp, nil

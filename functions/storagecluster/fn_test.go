@@ -850,6 +850,20 @@ func TestStretchedPool(t *testing.T) {
 			t.Errorf("the StretchMode is not marked ready: %v", r.GetReady())
 		}
 	})
+
+	t.Run("the arbiter's ServiceAccount and token not ready for a while, the arbiter cluster's Ceph unhealthy", func(t *testing.T) {
+		observed["arbiter-service-account"] = observedObject("storage-st-pool-a-arbiter-service-account", "False", `{}`)
+		observed["arbiter-access"] = `{"apiVersion": "gardener.provider.c5c3.io/v1alpha1", "kind": "ShootKubeconfig", "metadata": {"name": "storage-st-pool-a-arbiter"},
+		  "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "Unavailable", "lastTransitionTime": "2026-11-22T09:00:00Z"}]}}`
+		observed["ceph-admin"] = observedObject("storage-st-pool-a-ceph-admin", "True", `{}`)
+		observed["ceph-provider-config"] = `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "storage-st-pool-a"}}`
+		observed["ceph-cluster"] = observedObject("storage-st-pool-a-ceph-cluster", "False", `{"phase": "Error"}`)
+		rsp := run(t)
+		// A RemoteArbiter deleted takes the tiebreaker monitor away, and
+		// the StretchMode and the provider's access to Ceph are what the
+		// tenants' pools are reconciled through.
+		has(t, rsp, true, append(inPool, "arbiter-access", "ceph-stretch-mode", "ceph-admin", "ceph-provider-config")...)
+	})
 }
 
 // phase is the pool's status.phase in a response.
@@ -1191,4 +1205,83 @@ const layerRevision = "main@sha1:abc"
 func withoutRook(resources map[string]*fnv1.Resource) map[string]*fnv1.Resource {
 	delete(resources, "ceph-agent-client")
 	return resources
+}
+
+// TestUnhealthyShootKeepsThePool: a running pool whose Shoot turns
+// unhealthy (a node NotReady, Gardener reconciling a failed node) keeps
+// every object it composed, in the management cluster and in the pool's
+// cluster: what a function stops composing, Crossplane deletes, and the
+// pool's CephCluster and access are what every tenant's data depends on.
+func TestUnhealthyShootKeepsThePool(t *testing.T) {
+	observed := map[string]string{"shoot": fntest.ShootUnhealthy("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig,
+		"inventory":     fntest.ObservedInventory("storage-st-pool-a", counted),
+		"layer":         fntest.AppliedLayer(poolAccess, layerRevision),
+		"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", `{"phase": "Ready", "ceph": {"health": "HEALTH_OK"}}`),
+		"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
+	}
+	rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(xr, observed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := fntest.FatalOf(rsp); f != "" {
+		t.Fatal(f)
+	}
+	for _, n := range []string{"shoot", "kubeconfig", "provider-config", "secrets-provider-config", "layer", "layer-access", "ceph-cluster", "ceph-mgr-pool", "ceph-agent-client", "storage-report"} {
+		if _, ok := rsp.GetDesired().GetResources()[n]; !ok {
+			t.Errorf("a running pool whose Shoot is unhealthy stops composing %s: Crossplane would delete it", n)
+		}
+	}
+	if c := condition(rsp, "ShootReady"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || !strings.Contains(c.GetMessage(), "EveryNodeReady") {
+		t.Errorf("ShootReady = %v %q, want False naming EveryNodeReady", c.GetStatus(), c.GetMessage())
+	}
+}
+
+// TestComposedStagesAreKept: a stage of a pool is kept once composed,
+// whatever the stage before it says now. A CephCluster composed before its
+// pool's layer condition existed (an upgrade) stays; the provider's access
+// to a Ceph that turned unhealthy stays; a stretched pool's arbiter objects
+// stay while the arbiter's ServiceAccount is briefly not ready.
+func TestComposedStagesAreKept(t *testing.T) {
+	base := map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig, "secrets-provider-config": secretsProviderConfig,
+		"inventory": fntest.ObservedInventory("storage-st-pool-a", counted)}
+	with := func(more map[string]string) map[string]string {
+		m := map[string]string{}
+		for _, o := range []map[string]string{base, more} {
+			for k, v := range o {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	for name, tc := range map[string]struct {
+		observed map[string]string
+		want     []string
+	}{
+		"CephClusterBeforeTheLayer": {
+			observed: with(map[string]string{"ceph-cluster": observedObject("storage-st-pool-a-ceph-cluster", "True", `{"phase": "Ready", "ceph": {"health": "HEALTH_OK"}}`)}),
+			want:     []string{"ceph-cluster", "ceph-mgr-pool", "ceph-agent-client", "layer", "layer-access"},
+		},
+		"CephUnhealthy": {
+			observed: with(map[string]string{"layer": fntest.AppliedLayer(poolAccess, layerRevision),
+				"ceph-cluster":         observedObject("storage-st-pool-a-ceph-cluster", "False", `{"phase": "Error", "ceph": {"health": "HEALTH_ERR"}}`),
+				"ceph-admin":           observedObject("storage-st-pool-a-ceph-admin", "True", `{}`),
+				"ceph-provider-config": `{"apiVersion": "ceph.provider.c5c3.io/v1alpha1", "kind": "ProviderConfig", "metadata": {"name": "storage-st-pool-a"}}`}),
+			want: []string{"ceph-cluster", "ceph-admin", "ceph-provider-config"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(xr, tc.observed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := fntest.FatalOf(rsp); f != "" {
+				t.Fatal(f)
+			}
+			for _, n := range tc.want {
+				if _, ok := rsp.GetDesired().GetResources()[n]; !ok {
+					t.Errorf("%s is no longer composed: Crossplane would delete it", n)
+				}
+			}
+		})
+	}
 }

@@ -118,11 +118,12 @@ func PlaceLayer(desired map[resource.Name]*resource.DesiredComposed, observed ma
 		"prune":              true,
 		"deletionPolicy":     "Orphan",
 		// The layer is checked every ten minutes and on every commit of its
-		// source; a first apply that fails is retried within seconds: the
-		// binding below is created beside it, by another controller, and
-		// Flux's first try often comes before it (LayerApplied came 22-34 s
-		// after access with 15 s here, and a storage pool's Ceph waits on
-		// the layer).
+		// source; a run that fails is retried after retryInterval. The
+		// first often fails: the binding below is created beside it, by
+		// another controller, and a storage pool's Ceph waits on the layer
+		// (LayerApplied came 22-34 s after access with 15 s here). A layer
+		// that keeps failing (a bad commit, a path the source lacks, the
+		// cluster's API down) is built and tried every 5 s meanwhile.
 		"interval":      "10m",
 		"retryInterval": "5s",
 		"timeout":       "2m",

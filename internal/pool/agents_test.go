@@ -11,10 +11,12 @@ import (
 	input "github.com/c5c3/consumer-plane/apis/input/v1alpha1"
 )
 
-// TestPlaceLayer: a reachable pool gets its layer from Flux, with two
-// resources whatever the layer holds: the Kustomization applying the
-// layer's path into the pool's cluster with the pool's kubeconfig, and the
-// binding of the identity it applies as there. Neither gates the pool.
+// TestPlaceLayer: a reachable hypervisor pool gets its layer from Flux,
+// with two resources whatever the layer holds: the Kustomization applying
+// the layer's path into the pool's cluster with the pool's kubeconfig, and
+// the binding of the identity it applies as there. Neither gates a
+// hypervisor pool (TestPlaceLayerControlPlane: a control-plane cluster's
+// layer does; a storage pool's too).
 func TestPlaceLayer(t *testing.T) {
 	s := &input.ShootSettings{}
 	s.Default()

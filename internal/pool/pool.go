@@ -129,6 +129,32 @@ type State struct {
 // Ready reports whether the cluster exists and can be reached.
 func (s State) Ready() bool { return s.Shoot.Ready && s.AccessReady }
 
+// Placing reports whether a function composes its objects in the cluster:
+// once it is Ready, and from then on whatever its Shoot's health or its
+// access say (the cluster's layer composed is the mark), so that a node
+// NotReady or a kubeconfig that cannot be refreshed for a while deletes
+// nothing of what runs there.
+func (s State) Placing(observed map[resource.Name]resource.ObservedComposed) bool {
+	return s.Ready() || Placed(observed)
+}
+
+// Placed says whether anything of the cluster's layer was composed: the
+// cluster was reached before.
+func Placed(observed map[resource.Name]resource.ObservedComposed) bool {
+	return Kept(observed, ResourceLayer, ResourceLayerAccess)
+}
+
+// Kept says whether any of names was composed before: a stage a function
+// keeps composing once it exists, whatever the stage before it says now.
+func Kept(observed map[resource.Name]resource.ObservedComposed, names ...resource.Name) bool {
+	for _, n := range names {
+		if _, ok := observed[n]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Compose adds the Shoot to the desired resources and, once the observed
 // Shoot is ready, the objects that give access to its cluster.
 func Compose(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, shoot *gardencorev1beta1.Shoot, a Access) (State, error) {
@@ -152,9 +178,16 @@ func Compose(observed map[resource.Name]resource.ObservedComposed, desired map[r
 	st := State{Shoot: gardener.ReadinessOf(obs), ClusterName: obs.Status.TechnicalID}
 	if !st.Shoot.Ready {
 		st.AccessMessage = "waiting for the Shoot"
-		return st, nil
+		// A cluster reached before keeps its access while its Shoot is
+		// unhealthy (a node NotReady, a failed reconcile): what a function
+		// stops composing, Crossplane deletes, and everything composed in
+		// the cluster goes through this access.
+		if _, reached := observed[ResourceKubeconfig]; !reached {
+			return st, nil
+		}
+	} else {
+		desired[ResourceShoot].Ready = resource.ReadyTrue
 	}
-	desired[ResourceShoot].Ready = resource.ReadyTrue
 
 	kc, err := function.Composed(kubeconfig(shoot, a))
 	if err != nil {

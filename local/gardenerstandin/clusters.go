@@ -27,8 +27,8 @@ import (
 // Clusters gives every Shoot a cluster of its own: a kube-apiserver (from
 // KUBEBUILDER_ASSETS, started the way envtest starts it) on one etcd shared
 // by all of them, each under its own key prefix. A Shoot's cluster comes
-// with what the landscape installs in every Shoot (CRDs and namespaces of
-// the operators that run there) and a Node for each of its worker's first
+// with the CRDs and namespaces it is given (the demo gives none: each
+// cluster's layer brings them through Flux) and a Node for each of its worker's first
 // machines (Worker), with no kubelet behind them, so nothing scheduled
 // there runs — see cmd/operator-standin for who reports the operators'
 // state and runs the node agents.

@@ -31,6 +31,18 @@ func ShootReady(name string) string {
 }`
 }
 
+// ShootUnhealthy is the Shoot named name of a running cluster that turned
+// unhealthy: a node NotReady (EveryNodeReady False).
+func ShootUnhealthy(name string) string {
+	return Edit(ShootReady(name), func(m map[string]any) {
+		for _, c := range Map(m, "status")["conditions"].([]any) {
+			if c := c.(map[string]any); c["type"] == "EveryNodeReady" {
+				c["status"], c["message"] = "False", "node "+name+"-3 is NotReady"
+			}
+		}
+	})
+}
+
 // Conditions internal/pool sets on the composite and its claim.
 var (
 	ShootCreating  = Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is being created")

@@ -152,14 +152,22 @@ func (c *cluster) forget() {
 }
 
 // reinform informs c anew once its informers are stale, and only then
-// stops the old ones, which serve the reads meanwhile.
+// stops the old ones, which serve the reads meanwhile. A CRD appears before
+// the API server serves its kind (Flux applies a layer's CRDs, then they
+// are established, which updates them again): until discovery serves more
+// kinds than the running informers do, they stay.
 func (c *cluster) reinform(wake func()) {
 	in := c.informed.Load()
-	if in == nil || !in.stale.Load() {
+	if in == nil || !in.stale.Swap(false) {
 		return
 	}
 	c.inform(wake)
-	if c.informed.Load() != in {
+	switch now := c.informed.Load(); {
+	case now == in: // discovery failed: the next CRD event tries again
+	case len(now.served) <= len(in.served):
+		c.informed.Store(in)
+		now.shutdown()
+	default:
 		in.shutdown()
 	}
 }

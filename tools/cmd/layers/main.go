@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/c5c3/consumer-plane/internal/agentbundle"
 )
@@ -25,6 +28,12 @@ type kind struct {
 	// landscape, each is an operator's, which the platform adds to the
 	// layer with the operator itself.
 	crds []string
+	// only, when set, keeps of those CRDs the ones named: what the
+	// functions compose. Rook's 19 CRDs are 830 KB, and each cluster's API
+	// server establishes every CRD it is given; the three the storage
+	// functions compose are what the layer needs (a landscape's Rook
+	// install brings the rest).
+	only []string
 	// namespaces the composed objects and the agents live in.
 	namespaces []string
 }
@@ -35,7 +44,9 @@ var kinds = []kind{
 	{dir: "pools/hypervisor", set: agentbundle.Hypervisor, crds: []string{"hypervisor-operator"}},
 	// Rook's CephCluster, pools and clients, and the external arbiter
 	// operator's RemoteCluster and RemoteArbiter of a stretched pool.
-	{dir: "pools/storage", set: agentbundle.Storage, crds: []string{"rook", "arbiter"}, namespaces: []string{"rook-ceph", "arbiter-operator"}},
+	{dir: "pools/storage", set: agentbundle.Storage, crds: []string{"rook", "arbiter"}, namespaces: []string{"rook-ceph", "arbiter-operator"},
+		only: []string{"cephclusters.ceph.rook.io", "cephblockpools.ceph.rook.io", "cephclients.ceph.rook.io",
+			"remoteclusters.ceph.cobaltcore.sap.com", "remotearbiters.ceph.cobaltcore.sap.com"}},
 	// The c5c3 operator's ControlPlane, one per cloud.
 	{dir: "control-plane", set: agentbundle.ControlPlane, crds: []string{"c5c3"}},
 }
@@ -70,7 +81,9 @@ func layers(crdsDir string) (map[string]map[string][]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				operators[filepath.Base(f)] = b
+				if err := addCRDs(operators, filepath.Base(f), b, k.only); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if len(k.namespaces) > 0 {
@@ -87,6 +100,33 @@ func layers(crdsDir string) (map[string]map[string][]byte, error) {
 		out[k.dir] = files
 	}
 	return out, nil
+}
+
+// addCRDs adds the CRDs of file (one or more YAML documents) to files: the
+// file as it is when only is empty, else each CRD named in only as a file
+// of its own, <group>_<plural>.yaml.
+func addCRDs(files map[string][]byte, file string, b []byte, only []string) error {
+	if len(only) == 0 {
+		files[file] = b
+		return nil
+	}
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		var crd struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &crd); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		name := crd.Metadata.Name
+		if !slices.Contains(only, name) {
+			continue
+		}
+		plural, group, _ := strings.Cut(name, ".")
+		files[group+"_"+plural+".yaml"] = []byte(strings.TrimSuffix(strings.TrimPrefix(doc, "---\n"), "\n") + "\n")
+	}
+	return nil
 }
 
 func write(crdsDir, dir string) error {

@@ -43,8 +43,9 @@ func TestLayersHoldWhatTheFunctionsCompose(t *testing.T) {
 	}
 	for path, want := range map[string][]string{
 		"pools/hypervisor": {"name: hypervisors.kvm.cloud.sap", "name: ovsnodes.ovs.c5c3.io", "name: c5c3-agents"},
-		"pools/storage":    {"name: cephclusters.ceph.rook.io", "name: cephblockpools.ceph.rook.io", "name: cephclients.ceph.rook.io", "name: remotearbiters.ceph.cobaltcore.sap.com", "name: cephstatuses.storage.c5c3.io", "name: rook-ceph\n", "name: arbiter-operator\n"},
-		"control-plane":    {"name: controlplanes.c5c3.io"},
+		"pools/storage": {"name: cephclusters.ceph.rook.io", "name: cephblockpools.ceph.rook.io", "name: cephclients.ceph.rook.io",
+			"name: remotearbiters.ceph.cobaltcore.sap.com", "name: remoteclusters.ceph.cobaltcore.sap.com", "name: cephstatuses.storage.c5c3.io", "name: rook-ceph\n", "name: arbiter-operator\n"},
+		"control-plane": {"name: controlplanes.c5c3.io"},
 	} {
 		var text strings.Builder
 		for _, b := range all[path] {
@@ -54,6 +55,13 @@ func TestLayersHoldWhatTheFunctionsCompose(t *testing.T) {
 			if !strings.Contains(text.String(), w) {
 				t.Errorf("the %s layer lacks %q", path, strings.TrimSpace(w))
 			}
+		}
+	}
+	// Only what the functions compose of Rook's: each CRD a cluster's API
+	// server is given costs it the CRD's establishment.
+	for name := range all["pools/storage"] {
+		if strings.HasPrefix(name, "ceph.rook.io_") && name != "ceph.rook.io_cephclusters.yaml" && name != "ceph.rook.io_cephblockpools.yaml" && name != "ceph.rook.io_cephclients.yaml" {
+			t.Errorf("the storage layer carries %s, which no function composes", name)
 		}
 	}
 }
