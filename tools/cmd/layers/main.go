@@ -30,8 +30,8 @@ type kind struct {
 	crds []string
 	// only, when set, keeps of those CRDs the ones named: what the
 	// functions compose. Rook's 19 CRDs are 830 KB, and each cluster's API
-	// server establishes every CRD it is given; the three the storage
-	// functions compose are what the layer needs (a landscape's Rook
+	// server establishes every CRD it is given; the five the storage and
+	// cloud functions compose are what the layer needs (a landscape's Rook
 	// install brings the rest).
 	only []string
 	// namespaces the composed objects and the agents live in.
@@ -46,6 +46,7 @@ var kinds = []kind{
 	// operator's RemoteCluster and RemoteArbiter of a stretched pool.
 	{dir: "pools/storage", set: agentbundle.Storage, crds: []string{"rook", "arbiter"}, namespaces: []string{"rook-ceph", "arbiter-operator"},
 		only: []string{"cephclusters.ceph.rook.io", "cephblockpools.ceph.rook.io", "cephclients.ceph.rook.io",
+			"cephfilesystems.ceph.rook.io", "cephobjectstores.ceph.rook.io", // a cloud's CephFS and object store
 			"remoteclusters.ceph.cobaltcore.sap.com", "remotearbiters.ceph.cobaltcore.sap.com"}},
 	// The c5c3 operator's ControlPlane, one per cloud.
 	{dir: "control-plane", set: agentbundle.ControlPlane, crds: []string{"c5c3"}},
