@@ -115,6 +115,13 @@ func layersFromFlux(t *testing.T) {
 				if err := fromLayer("CRD "+name, crd.GetLabels()); err != nil {
 					return err
 				}
+				// Written by Flux alone (the API server sets its status):
+				// the Shoot's cluster did not come with it.
+				for _, f := range crd.GetManagedFields() {
+					if f.Manager != "kustomize-controller" && f.Manager != "kube-apiserver" {
+						return fmt.Errorf("CRD %s in Shoot %s was also written by %s", name, p.shoot, f.Manager)
+					}
+				}
 			}
 			if p.workload == "" {
 				return nil
