@@ -96,9 +96,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		// Rook's objects once the layer brought Rook's CRDs (and kept once
 		// composed, whatever the layer's later runs say): created before,
 		// each was refused and tried again with a growing back-off.
-		_, rook := observed[resourceCephCluster]
-		rook = rook || pool.LayerApplied(observed)
-		if rook {
+		if pool.Kept(observed, resourceCephCluster) || pool.LayerApplied(observed) {
 			desired[resourceCephCluster] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-cluster", pc, cephCluster(s))}
 			desired[resourceMgrPool] = &resource.DesiredComposed{Resource: remote.Object(pc+"-ceph-mgr-pool", pc, mgrPool(s))}
 			// The agent's user neither gates the pool (the agent adds detail) nor
