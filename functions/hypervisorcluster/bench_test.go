@@ -15,7 +15,7 @@ import (
 // BenchmarkRunFunction measures a first reconcile of every example pool,
 // beside a no-op function's RunFunction as the floor (docs/benchmarks.md).
 func BenchmarkRunFunction(b *testing.B) {
-	fntest.BenchExamples(b, "infrastructure/*/hypervisor-pools/*.yaml", "XHypervisorCluster", &Function{log: logging.NewNopLogger()})
+	fntest.BenchExamples(b, "infrastructure/*/pools/hypervisor/*.yaml", "XHypervisorCluster", &Function{log: logging.NewNopLogger()})
 }
 
 // BenchmarkRunFunction1000Nodes measures a 1,000-node pool whose Shoot and

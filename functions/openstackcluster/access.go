@@ -56,9 +56,16 @@ func poolKubeconfigSecret(k pool.Kind, name string) string {
 // of its kubeconfig into that namespace.
 func composePoolAccess(c *cloud, plan *plan, namespaceReady bool, observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed) (accessState, error) {
 	st := accessState{ready: true}
-	one := func(k pool.Kind, name string, nodes []string) error {
+	one := func(k pool.Kind, name string, nodes []string, provisioning bool) error {
 		pc := pool.ProviderConfigName(k, name)
 		key, copyKey := resource.Name("access-"+pc), resource.Name("access-"+pc+"-kubeconfig")
+		if _, issued := observed[key]; provisioning && !issued {
+			// Its ClusterAccess would be issued through the pool's
+			// ProviderConfig, which the pool makes once its cluster runs.
+			st.ready = false
+			st.waiting = append(st.waiting, fmt.Sprintf("the control plane's access to %s waits for the pool to be Ready", name))
+			return nil
+		}
 		secret := c.name + "-" + pc + "-access"
 		// The control plane runs nova-compute and ovn-controller in a
 		// hypervisor pool, on the nodes labelled as the cloud's; in a
@@ -111,7 +118,7 @@ func composePoolAccess(c *cloud, plan *plan, namespaceReady bool, observed map[r
 		if h.pool == nil {
 			continue
 		}
-		if err := one(pool.KindHypervisor, h.name, h.hosts); err != nil {
+		if err := one(pool.KindHypervisor, h.name, h.hosts, h.provisioning); err != nil {
 			return st, err
 		}
 	}
@@ -119,7 +126,7 @@ func composePoolAccess(c *cloud, plan *plan, namespaceReady bool, observed map[r
 		if s.pool == nil {
 			continue
 		}
-		if err := one(pool.KindStorage, s.name, nil); err != nil {
+		if err := one(pool.KindStorage, s.name, nil, s.provisioning); err != nil {
 			return st, err
 		}
 	}

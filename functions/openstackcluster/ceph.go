@@ -163,7 +163,7 @@ func composeStorage(c *cloud, st string, sp *v1alpha1.XStorageCluster, quotas ma
 			},
 		},
 	}
-	clientKey := resource.Name("ceph-" + st + "-client")
+	clientKey := cephClientResource(st)
 	clientStatus, err := addManaged(clientKey, client, observed, desired)
 	if err != nil {
 		return res, err
@@ -375,6 +375,10 @@ func dataPolicy(xr *v1alpha1.XOpenStackCluster) cephv1alpha1.DataPolicy {
 // cephPoolResource names the composed Pool of a use of the tenant's storage
 // in a storage pool.
 func cephPoolResource(st, use string) resource.Name { return resource.Name("ceph-" + st + "-" + use) }
+
+// cephClientResource is the cloud's CephX client in storage pool st: every
+// cloud that composes its storage there has one.
+func cephClientResource(st string) resource.Name { return resource.Name("ceph-" + st + "-client") }
 
 // observedVolumePool is the quota (bytes, 0 unlimited) and replication of
 // the tenant's volume pool in a storage pool, and whether it exists.

@@ -29,7 +29,7 @@ const shareablePercent = 85
 // saw before.
 func TestTheExampleCloudsFitTheirStoragePools(t *testing.T) {
 	clouds := examples[v1alpha1.XOpenStackCluster](t, "../../examples/tenants/*/openstack-clusters/*.yaml", "../../package/xrds/xopenstackclusters.c5c3.io.yaml")
-	pools := examples[v1alpha1.XStorageCluster](t, "../../examples/infrastructure/*/storage-pools/*.yaml", "../../package/xrds/xstorageclusters.crossplane.c5c3.io.yaml")
+	pools := examples[v1alpha1.XStorageCluster](t, "../../examples/infrastructure/*/pools/storage/*.yaml", "../../package/xrds/xstorageclusters.crossplane.c5c3.io.yaml")
 	if len(clouds) == 0 || len(pools) == 0 {
 		t.Fatalf("read %d example clouds and %d storage pools", len(clouds), len(pools))
 	}

@@ -218,7 +218,7 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 	if err := composeUsages(c, plan, desired); err != nil {
 		return nil, err
 	}
-	if !plan.ready() && composedStages(observed) == 0 {
+	if !plan.admitted() && composedStages(observed) == 0 {
 		p.phase = plan.phase(c)
 		return p, nil
 	}
@@ -261,6 +261,12 @@ func compose(c *cloud, plan *plan, observed map[resource.Name]resource.ObservedC
 		quotas, ok := s.quotas(c)
 		if !ok {
 			// The pool has given the cloud no share yet (the plan waits).
+			continue
+		}
+		if s.provisioning && !has(cephClientResource(s.name)) {
+			// Its Ceph objects would be made through the pool's
+			// ProviderConfig, which the pool makes once its Ceph runs.
+			p.storage = append(p.storage, storageState{waiting: []string{fmt.Sprintf("the tenant's Ceph pools in %s wait for the storage pool to be Ready", s.name)}})
 			continue
 		}
 		st, err := composeStorage(c, s.name, s.pool, quotas, s.replicas(c.xr), p.namespaceReady, observed, desired)

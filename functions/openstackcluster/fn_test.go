@@ -747,6 +747,67 @@ func TestStages(t *testing.T) {
 	})
 }
 
+// TestStagesBesideProvisioningPools: a cloud admitted by every pool and
+// whose control-plane cluster is Ready composes its stages in the
+// control-plane cluster while its pools' clusters are still being made,
+// and what goes into a pool's cluster only once that pool is Ready. What a
+// pool's stage made is kept should the pool leave Ready again.
+func TestStagesBesideProvisioningPools(t *testing.T) {
+	w := eu()
+	provisioning := func() {
+		w.hv[0] = hvPool("hv-pool-a", "eu-de-1", 50, "Provisioning")
+		w.st[0] = stPool("st-pool-a", "eu-de-1", "Provisioning")
+	}
+	provisioning()
+	usages := []string{"usage-control-plane-cp-eu-de-1", "usage-hypervisor-hv-pool-a", "usage-storage-st-pool-a"}
+	identity := []string{"project", "provider-config", "tenant-credential", "tenant-grant", "tenant-user"}
+	inPools := []string{"access-hypervisor-hv-pool-a", "access-storage-st-pool-a", "ceph-st-pool-a-client", "ceph-st-pool-a-ephemeral", "ceph-st-pool-a-images", "ceph-st-pool-a-volumes"}
+	steps := []struct {
+		name      string
+		apply     func()
+		resources []string
+		messages  map[string]string
+	}{
+		{"admitted, pools provisioning", func() {}, slices.Concat([]string{"namespace"}, usages), map[string]string{
+			conditionPoolsReady:   "waiting: hypervisor pool hv-pool-a is Provisioning; storage pool st-pool-a is Provisioning",
+			conditionStorageReady: "the tenant's Ceph pools in st-pool-a wait for the storage pool to be Ready",
+		}},
+		{"control plane and identity", func() { w.namespaceReady(); w.controlPlaneReady(); w.adminReady() },
+			slices.Concat([]string{"admin-credential", "control-plane", "namespace", "ovn-databases"}, identity, usages, []string{"usage-order-namespace"}), map[string]string{
+				conditionControlPlaneReady: "ControlPlane openstack-team-a-prod-7xk2p/team-a-prod-7xk2p in control-plane cluster cp-eu-de-1 is ready; the control plane's access to hv-pool-a waits for the pool to be Ready; the control plane's access to st-pool-a waits for the pool to be Ready",
+			}},
+		{"pools ready", func() {
+			w.hv[0], w.st[0] = hvPool("hv-pool-a", "eu-de-1", 50, "Ready"), stPool("st-pool-a", "eu-de-1", "Ready")
+		},
+			slices.Concat([]string{"admin-credential", "control-plane", "namespace", "ovn-databases"}, identity, inPools, usages, []string{"usage-order-namespace"}), nil},
+		{"a pool's stage is kept when the pool leaves Ready", func() { w.storageReady(); w.accessIssued(); provisioning() },
+			slices.Concat([]string{"access-hypervisor-hv-pool-a-kubeconfig", "access-storage-st-pool-a-kubeconfig", "admin-credential", "ceph-st-pool-a-client-key", "control-plane", "namespace", "ovn-databases"}, identity, inPools, usages, []string{"usage-order-namespace"}), nil},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			s.apply()
+			rsp := run(t, w.request(teamA()))
+			mustNotFail(t, rsp)
+			want := slices.Sorted(slices.Values(s.resources))
+			if diff := cmp.Diff(want, resourceNames(rsp)); diff != "" {
+				t.Errorf("composed resources (-want +got):\n%s", diff)
+			}
+			// Pending while a pool is not Ready: the claim says which.
+			if got := get(status(rsp), "phase"); got != "Pending" && s.name != "pools ready" {
+				t.Errorf("phase = %v, want Pending", got)
+			}
+			if c := condition(rsp, conditionPoolsReady); (c.GetStatus() == fnv1.Status_STATUS_CONDITION_TRUE) != (s.name == "pools ready") {
+				t.Errorf("PoolsReady = %v (%s)", c.GetStatus(), c.GetMessage())
+			}
+			for typ, m := range s.messages {
+				if got := condition(rsp, typ).GetMessage(); got != m {
+					t.Errorf("condition %s message:\n got %q\nwant %q", typ, got, m)
+				}
+			}
+		})
+	}
+}
+
 // TestRefusals: every policy rule refuses a new cloud with a message that
 // names the field and the pool, on the claim the tenant reads, and composes
 // nothing.

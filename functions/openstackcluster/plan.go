@@ -22,8 +22,11 @@ type plan struct {
 	controlPlane *v1alpha1.XControlPlaneCluster
 	// controlPlaneName is what the cloud calls it.
 	controlPlaneName string
-	// missing, notReady and failed name what the cloud waits on.
-	missing, notReady, failed []string
+	// missing, notReady and failed name what the cloud waits on before it
+	// composes anything; provisioning names its pools whose clusters are
+	// still being made, on which only the stages in those pools wait (see
+	// admitted).
+	missing, notReady, failed, provisioning []string
 	// requests are growing shares the pool has not given yet, on which
 	// the cloud does not wait.
 	requests []string
@@ -40,6 +43,8 @@ type hypervisorUse struct {
 	allocation
 	// removing says why a pool the spec no longer names stays the cloud's.
 	removing string
+	// provisioning: the pool's cluster is still being made.
+	provisioning bool
 }
 
 type storageUse struct {
@@ -58,6 +63,8 @@ type storageUse struct {
 	held map[string]int64
 	// removing says why a pool the spec no longer names stays the cloud's.
 	removing string
+	// provisioning: the pool's cluster is still being made.
+	provisioning bool
 }
 
 // replicas is the replication the cloud's volume pool gets now: the one the
@@ -218,7 +225,8 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		case v1alpha1.HypervisorPoolPhaseFailed:
 			p.failed = append(p.failed, "hypervisor pool "+use.name+" has failed")
 		default:
-			p.notReady = append(p.notReady, fmt.Sprintf("hypervisor pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
+			p.provisioning = append(p.provisioning, fmt.Sprintf("hypervisor pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
+			p.hypervisor[len(p.hypervisor)-1].provisioning = true
 		}
 	}
 	for i, sc := range c.xr.Spec.StorageClusters {
@@ -278,7 +286,8 @@ func resolve(c *cloud, l *landscape, observed map[resource.Name]resource.Observe
 		case v1alpha1.StoragePoolPhaseFailed:
 			p.failed = append(p.failed, "storage pool "+use.name+" has failed")
 		default:
-			p.notReady = append(p.notReady, fmt.Sprintf("storage pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
+			p.provisioning = append(p.provisioning, fmt.Sprintf("storage pool %s is %s", use.name, phaseOr(string(pool.Status.Phase))))
+			p.storage[len(p.storage)-1].provisioning = true
 		}
 	}
 	cp := l.controlPlane
@@ -347,7 +356,17 @@ func orUnknown(phase string) string {
 }
 
 // ready reports whether every pool and the control-plane cluster are ready.
-func (p *plan) ready() bool { return len(p.missing)+len(p.notReady)+len(p.failed) == 0 }
+func (p *plan) ready() bool { return p.admitted() && len(p.provisioning) == 0 }
+
+// admitted reports whether the cloud may start: every pool exists, policy
+// admits it and has given it its share, and its control-plane cluster is
+// Ready. Its pools' clusters may still be in the making: the stages in the
+// control-plane cluster (its namespace, ControlPlane, admin credential,
+// Keystone objects and OVN) do not need them, and run meanwhile, so that
+// a cloud created beside its pools is Ready soon after they are instead of
+// starting then (#51). What goes into a pool's cluster waits for that pool
+// (see composeStorage and composePoolAccess).
+func (p *plan) admitted() bool { return len(p.missing)+len(p.notReady)+len(p.failed) == 0 }
 
 // phase of a cloud whose pools are not ready.
 func (p *plan) phase(c *cloud) v1alpha1.OpenStackClusterPhase {
@@ -396,6 +415,7 @@ func (p *plan) message() string {
 	for _, m := range p.missing {
 		parts = append(parts, m+" does not exist")
 	}
+	parts = append(parts, p.provisioning...)
 	parts = append(parts, p.notReady...)
 	return "waiting: " + strings.Join(parts, "; ")
 }

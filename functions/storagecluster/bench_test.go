@@ -11,5 +11,5 @@ import (
 // BenchmarkRunFunction measures a first reconcile of every example pool,
 // beside a no-op function's RunFunction as the floor (docs/benchmarks.md).
 func BenchmarkRunFunction(b *testing.B) {
-	fntest.BenchExamples(b, "infrastructure/*/storage-pools/*.yaml", "XStorageCluster", &Function{log: logging.NewNopLogger()})
+	fntest.BenchExamples(b, "infrastructure/*/pools/storage/*.yaml", "XStorageCluster", &Function{log: logging.NewNopLogger()})
 }

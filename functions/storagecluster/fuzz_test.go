@@ -11,5 +11,5 @@ import (
 // FuzzRunFunction feeds arbitrary specs to the function; go test runs the
 // seeds (every example pool's spec), go test -fuzz=FuzzRunFunction explores.
 func FuzzRunFunction(f *testing.F) {
-	fntest.FuzzExamples(f, "infrastructure/*/storage-pools/*.yaml", "XStorageCluster", &Function{log: logging.NewNopLogger()})
+	fntest.FuzzExamples(f, "infrastructure/*/pools/storage/*.yaml", "XStorageCluster", &Function{log: logging.NewNopLogger()})
 }

@@ -200,8 +200,8 @@ mkdir -p "$RUN/shoots"
 spares() { find examples/infrastructure/*/"$1" -name '*.yaml' | wc -l; }
 bg gardener-standin nice -n 10 "$RUN/bin/gardener-standin" -kubeconfig "$KUBECONFIG" -shoot-clusters "$RUN/shoots" -shoot-address "$NODE_IP" \
   -shoot-nodes 3 \
-  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoots "storage=$(spares storage-pools)" \
-  -spare-shoots "hypervisor=$(spares hypervisor-pools)" -spare-shoot-plugins DenyServiceExternalIPs
+  -spare-shoots "control-plane=$(spares control-plane)" -spare-shoots "storage=$(spares pools/storage)" \
+  -spare-shoots "hypervisor=$(spares pools/hypervisor)" -spare-shoot-plugins DenyServiceExternalIPs
 wait_for 60 "the Gardener stand-in does not run ($RUN/gardener-standin.log)" grep -q "watching the Shoots" "$RUN/gardener-standin.log"
 
 
@@ -496,7 +496,7 @@ bg operator-standin nice -n 10 "$RUN/bin/operator-standin" -shoot-clusters "$RUN
   -containerd "$NODE_DIR/containerd.sock" -containerd-hosts "$NODE_DIR/certs.d" -agent-logs "$RUN/agents" \
   -ovn-nb ssl:127.0.0.1:6643 -ovn-sb ssl:127.0.0.1:6644 -ovn-ca-cert "$OS_RUN/tls/ca.crt" -ovn-ca-key "$OS_RUN/tls/ca.key" \
   -public-endpoints 127.0.0.44:443 -public-domain cobaltcore.example -public-ca-cert "$OS_RUN/tls/ca.crt" -public-ca-key "$OS_RUN/tls/ca.key"
-pools=(examples/infrastructure/*/hypervisor-pools/*.yaml examples/infrastructure/*/storage-pools/*.yaml)
+pools=(examples/infrastructure/*/pools/hypervisor/*.yaml examples/infrastructure/*/pools/storage/*.yaml)
 "$RUN/bin/metal-standin" -kubeconfig "$KUBECONFIG" "${pools[@]}" >"$RUN/metal-standin.log" 2>&1 || die "metal stand-in: $(cat "$RUN/metal-standin.log")"
 
 say "landscape: the garden's project, CloudProfile, extensions and Seeds; the garden and metal cluster ProviderConfigs"
@@ -534,19 +534,21 @@ wait_claims() {
   done
 }
 
-say "Flux applies the pools, then each tenant's onboarding, then the tenants' clouds as the tenants"
+say "Flux applies the control-plane clusters and pools, each tenant's onboarding, then the tenants' clouds as the tenants"
 # The platform's Kustomizations of clusters/management, in their dependsOn
-# order: infrastructure-<region> (control-plane clusters, hypervisor and
-# storage pools) is Ready when every pool claim is; each tenant-<team>
-# waits for its region, then applies the tenant's namespace, access and
+# order: infrastructure-<region>-control-plane (the control-plane cluster)
+# and infrastructure-<region> (hypervisor and storage pools) side by side,
+# each Ready when its claims are; each tenant-<team> waits for its region's
+# control-plane cluster, then applies the tenant's namespace, access and
 # Flux objects; the tenant's own Kustomization applies its clouds as the
-# tenant. (The install layer, crossplane, is Ready above.)
+# tenant, which make their control planes while the pools are still being
+# made. (The install layer, crossplane, is Ready above.)
 applied=$(date +%s)
 $K apply -f "$RUN/gitops/clusters/management/infrastructure.yaml" -f "$RUN/gitops/clusters/management/tenants.yaml" >/dev/null
 wait_claims 480 controlplaneclusters,hypervisorclusters,storageclusters
 infra_ready=$(( $(date +%s) - applied ))
 say "every pool and control-plane cluster is Ready, ${infra_ready}s after Flux was given the Kustomizations"
-for k in infrastructure-namespace infrastructure-eu-de-1 infrastructure-us-east-1; do wait_kustomization 120 "flux-system/$k"; done
+for k in infrastructure-namespace infrastructure-{eu-de-1,us-east-1}{-control-plane,}; do wait_kustomization 120 "flux-system/$k"; done
 wait_claims 900 openstackclusters
 all_ready=$(( $(date +%s) - applied ))
 say "every claim is Ready, ${all_ready}s after Flux was given the Kustomizations"

@@ -43,7 +43,8 @@ func treeFromFlux(t *testing.T) {
 	for _, k := range l.Items {
 		byName[k.GetNamespace()+"/"+k.GetName()] = k
 	}
-	platform := []string{"crossplane", "infrastructure-namespace", "infrastructure-eu-de-1", "infrastructure-us-east-1", "tenant-team-a", "tenant-team-b", "tenant-internal", "tenant-finance"}
+	platform := []string{"crossplane", "infrastructure-namespace", "infrastructure-eu-de-1-control-plane", "infrastructure-eu-de-1", "infrastructure-us-east-1-control-plane", "infrastructure-us-east-1",
+		"tenant-team-a", "tenant-team-b", "tenant-internal", "tenant-finance"}
 	tenants := []string{"team-a", "team-b", "internal", "finance"}
 	var names []string
 	for _, k := range platform {
@@ -96,7 +97,9 @@ func treeFromFlux(t *testing.T) {
 	}
 	for _, p := range [][2]string{
 		{"crossplane", "infrastructure-namespace"}, {"infrastructure-namespace", "infrastructure-eu-de-1"}, {"infrastructure-namespace", "infrastructure-us-east-1"},
-		{"infrastructure-eu-de-1", "tenant-team-a"}, {"infrastructure-eu-de-1", "tenant-team-b"}, {"infrastructure-eu-de-1", "tenant-internal"}, {"infrastructure-eu-de-1", "tenant-finance"},
+		{"infrastructure-namespace", "infrastructure-eu-de-1-control-plane"}, {"infrastructure-namespace", "infrastructure-us-east-1-control-plane"},
+		{"infrastructure-eu-de-1-control-plane", "tenant-team-a"}, {"infrastructure-eu-de-1-control-plane", "tenant-team-b"},
+		{"infrastructure-eu-de-1-control-plane", "tenant-internal"}, {"infrastructure-eu-de-1-control-plane", "tenant-finance"},
 	} {
 		readyAfter(p[1]+" became Ready after "+p[0], "flux-system/"+p[0], "flux-system/"+p[1])
 	}

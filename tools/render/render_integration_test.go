@@ -191,20 +191,20 @@ func TestRenderObservedIntegration(t *testing.T) {
 		// check is what else the case must show of the rendered output.
 		check func(t *testing.T, rendered []byte)
 	}{
-		{name: "hypervisorcluster-shoot-failed", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
-		{name: "hypervisorcluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
-		{name: "hypervisorcluster-access-ready", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-shoot-failed", claim: "examples/infrastructure/eu-de-1/pools/hypervisor/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/pools/hypervisor/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-access-ready", claim: "examples/infrastructure/eu-de-1/pools/hypervisor/hv-pool-a.yaml", required: cloudProfile},
 		// The IronCore inventory cannot provide the pool: no Shoot, and a
 		// condition saying by how much it falls short or whose servers overlap.
-		{name: "hypervisorcluster-under-provisioned", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml", required: cloudProfile},
-		{name: "hypervisorcluster-dedicated-overlap", claim: "examples/infrastructure/eu-de-1/hypervisor-pools/hv-pool-fin.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-under-provisioned", claim: "examples/infrastructure/eu-de-1/pools/hypervisor/hv-pool-a.yaml", required: cloudProfile},
+		{name: "hypervisorcluster-dedicated-overlap", claim: "examples/infrastructure/eu-de-1/pools/hypervisor/hv-pool-fin.yaml", required: cloudProfile},
 		{name: "controlplanecluster-shoot-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
 		{name: "controlplanecluster-access-ready", claim: "examples/infrastructure/eu-de-1/control-plane/controlplanecluster.yaml", required: cloudProfile},
-		{name: "storagecluster-access-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
-		{name: "storagecluster-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-a.yaml", required: cloudProfile},
+		{name: "storagecluster-access-ready", claim: "examples/infrastructure/eu-de-1/pools/storage/st-pool-a.yaml", required: cloudProfile},
+		{name: "storagecluster-ceph-ready", claim: "examples/infrastructure/eu-de-1/pools/storage/st-pool-a.yaml", required: cloudProfile},
 		// The stretched pool places its arbiter's identity in the arbiter
 		// cluster, allowed only what the arbiter operator does there.
-		{name: "storagecluster-stretched-ceph-ready", claim: "examples/infrastructure/eu-de-1/storage-pools/st-pool-s.yaml", required: "stretched",
+		{name: "storagecluster-stretched-ceph-ready", claim: "examples/infrastructure/eu-de-1/pools/storage/st-pool-s.yaml", required: "stretched",
 			check: func(t *testing.T, rendered []byte) { arbiterDoesOnlyItsJob(t, rendered, "controlplane-cp-eu-de-1") }},
 		// The docs' multi-tenant scenario: team-a and team-b share hv-pool-a
 		// and st-pool-a (team-b-staging already holds 5 nodes in the
@@ -214,6 +214,27 @@ func TestRenderObservedIntegration(t *testing.T) {
 		{name: "openstackcluster-team-a-prod-control-plane-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
 		{name: "openstackcluster-team-a-prod-cloud-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
 		{name: "openstackcluster-team-a-prod-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: landscape},
+		// Admitted while hv-pool-b and st-pool-a are still being made: the
+		// cloud starts in the control-plane cluster (its namespace), and
+		// nothing goes into a pool before it is Ready.
+		{
+			name: "openstackcluster-team-a-prod-pools-provisioning", claim: "examples/tenants/team-a/openstack-clusters/team-a-prod.yaml", required: "landscape-eu-de-1-pools-provisioning.yaml",
+			wantOutput: "the tenant's Ceph pools in st-pool-a wait for the storage pool to be Ready",
+			check: func(t *testing.T, rendered []byte) {
+				flat := strings.Join(strings.Fields(string(rendered)), " ")
+				// hv-pool-a is Ready: the control plane's access to it is issued.
+				for _, want := range []string{"kind: Namespace", "phase: Pending", "hypervisor-hv-pool-a-access"} {
+					if !strings.Contains(flat, want) {
+						t.Errorf("rendered output does not say %q", want)
+					}
+				}
+				for _, not := range []string{"hypervisor-hv-pool-b-access", "storage-st-pool-a-access", "kind: Pool", "kind: Client"} {
+					if strings.Contains(flat, not) {
+						t.Errorf("rendered output composes %s in a pool still being made", not)
+					}
+				}
+			},
+		},
 		{name: "openstackcluster-team-a-staging-pools-ready", claim: "examples/tenants/team-a/openstack-clusters/team-a-staging.yaml", required: landscape},
 		{name: "openstackcluster-team-b-staging-pools-ready", claim: "examples/tenants/team-b/openstack-clusters/team-b-staging.yaml", required: landscape},
 		{name: "openstackcluster-finance-prod-pools-ready", claim: "examples/tenants/finance/openstack-clusters/finance-prod.yaml", required: landscape},

@@ -148,11 +148,11 @@ func del(path string) func(u *unstructured.Unstructured) {
 }
 
 const (
-	hvPool      = "infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml"
-	hvPoolFin   = "infrastructure/eu-de-1/hypervisor-pools/hv-pool-fin.yaml"
-	stPool      = "infrastructure/eu-de-1/storage-pools/st-pool-a.yaml"
-	stPoolFin   = "infrastructure/eu-de-1/storage-pools/st-pool-fin.yaml"
-	stPoolS     = "infrastructure/eu-de-1/storage-pools/st-pool-s.yaml"
+	hvPool      = "infrastructure/eu-de-1/pools/hypervisor/hv-pool-a.yaml"
+	hvPoolFin   = "infrastructure/eu-de-1/pools/hypervisor/hv-pool-fin.yaml"
+	stPool      = "infrastructure/eu-de-1/pools/storage/st-pool-a.yaml"
+	stPoolFin   = "infrastructure/eu-de-1/pools/storage/st-pool-fin.yaml"
+	stPoolS     = "infrastructure/eu-de-1/pools/storage/st-pool-s.yaml"
 	controlPlan = "infrastructure/eu-de-1/control-plane/controlplanecluster.yaml"
 	cloud       = "tenants/team-a/openstack-clusters/team-a-prod.yaml"
 )
