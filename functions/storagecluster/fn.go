@@ -59,7 +59,7 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 				return pool.Spec{}, err
 			}
 		}
-		return pool.Spec{Kind: pool.KindStorage, Inventory: true, MachineField: "spec.ironcore.machineClass", Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
+		return pool.Spec{Kind: pool.KindStorage, Inventory: true, MachineField: "spec.ironcore.machineClass", CapacityGiB: askedGiB(xr), Cluster: pool.Cluster(pool.KindStorage, s.PoolPlacement, s.PoolAccess, pool.Machines{
 			Worker: workerName, MachinePool: s.IronCore.MachinePool, MachineClass: s.IronCore.MachineClass,
 			Minimum: s.Workers, Maximum: s.MaxWorkers,
 		})}, validate(s)
@@ -140,10 +140,10 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 		}
 		status["health"] = ceph.Health
 		if ceph.Capacity != nil {
-			status["capacity"] = ceph.Capacity
+			status["capacity"] = capacity(xr, ceph.Capacity)
 		}
 		if agent.Reporting {
-			status["health"], status["capacity"], status["osds"] = agent.Health, agent.Capacity, agent.OSDs
+			status["health"], status["capacity"], status["osds"] = agent.Health, capacity(xr, agent.Capacity), agent.OSDs
 			if len(agent.Checks) > 0 {
 				status["healthChecks"] = agent.Checks
 			}
@@ -151,6 +151,9 @@ func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) 
 				status["unreachable"] = agent.Unreachable
 			}
 		}
+	}
+	if _, ok := status["capacity"]; !ok && askedGiB(xr) > 0 {
+		status["capacity"] = capacity(xr, nil)
 	}
 	if err := function.SetDesired(req, rsp, status, desired); err != nil {
 		response.Fatal(rsp, err)
@@ -187,19 +190,48 @@ func setCondition(rsp *fnv1.RunFunctionResponse, t string, ok bool, trueReason, 
 const shareablePercent = 85
 
 // shareableGB is the raw capacity the pool shares out among its clouds' Ceph
-// pool quotas: shareablePercent of spec.ceph.targetCapacity (or
-// spec.capacity), or until it is set of the capacity Ceph last reported; 0
-// while neither is known (nothing is granted).
+// pool quotas: shareablePercent of the capacity it is asked for
+// (spec.ceph.targetCapacity or spec.capacity) or of what Ceph last reported,
+// whichever is less (a pool's Ceph that holds less than asked for — fewer or
+// smaller drives, an OSD out — gives no cloud a quota it cannot hold); of
+// the one known while the other is not; 0 while neither is (nothing is
+// granted). What a cloud was given stays its own when it falls
+// (pool.Decide).
 func shareableGB(xr *v1alpha1.XStorageCluster) int64 {
-	if q, err := apiresource.ParseQuantity(string(xr.Spec.TargetCapacity())); err == nil {
-		return (q.Value() >> 30) * shareablePercent / 100
-	}
+	raw := askedGiB(xr)
 	if c := xr.Status.Capacity; c != nil {
-		if q, err := apiresource.ParseQuantity(c.Total); err == nil {
-			return (q.Value() >> 30) * shareablePercent / 100
+		if q, err := apiresource.ParseQuantity(c.Total); err == nil && q.Value() > 0 {
+			if total := q.Value() >> 30; raw == 0 || total < raw {
+				raw = total
+			}
 		}
 	}
+	return raw * shareablePercent / 100
+}
+
+// askedGiB is the raw capacity the pool is asked for, in GiB; 0 when none.
+func askedGiB(xr *v1alpha1.XStorageCluster) int64 {
+	if q, err := apiresource.ParseQuantity(string(xr.Spec.TargetCapacity())); err == nil {
+		return q.Value() >> 30
+	}
 	return 0
+}
+
+// capacity is the pool's status.capacity: what it is asked for beside what
+// its Ceph reports (reported, nil until it does), and what the total holds
+// at the pool's replication.
+func capacity(xr *v1alpha1.XStorageCluster, reported *v1alpha1.StorageCapacity) *v1alpha1.StorageCapacity {
+	c := &v1alpha1.StorageCapacity{Asked: string(xr.Spec.TargetCapacity())}
+	if reported == nil {
+		return c
+	}
+	c.Total, c.Available, c.Used = reported.Total, reported.Available, reported.Used
+	if q, err := apiresource.ParseQuantity(reported.Total); err == nil {
+		if r := int64(placement(&xr.Spec).Replicas); r > 0 {
+			c.Usable = gibString(q.Value() / r >> 30)
+		}
+	}
+	return c
 }
 
 // shares are the pool's shares as its status records them.
@@ -301,4 +333,9 @@ func observeCeph(observed map[resource.Name]resource.ObservedComposed, desired m
 	c.Ready = true
 	c.Message = fmt.Sprintf("Ceph reports %s", c.Health)
 	return c
+}
+
+// gibString renders GiB as a quantity (170666Gi, 200Ti).
+func gibString(n int64) string {
+	return apiresource.NewQuantity(n<<30, apiresource.BinarySI).String()
 }

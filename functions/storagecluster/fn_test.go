@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,9 +201,14 @@ func manifest(o map[string]any) map[string]any {
 // counted is what the IronCore inventory holds for st-pool-a: 32 servers of
 // 32 CPUs and 256 GiB, 5 of them the pool's own.
 var counted = ironcorev1alpha1.ServerInventoryObservation{
-	Servers: 32, Available: 27, Claimed: 5, Usable: 32,
-	UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 32 * 32, MemoryGiB: 32 * 256},
+	Servers: 32, Available: 27, Claimed: 5, Usable: 32, SmallestDiskGiB: 100 << 10,
+	UsableCapacity: ironcorev1alpha1.ServerCapacity{CPUs: 32 * 32, MemoryGiB: 32 * 256, DiskGiB: 32 * 100 << 10},
 }
+
+// sized is the pool's CapacitySized condition with the counted servers: its
+// 500Ti takes its 5 workers of 100Ti.
+var sized = fntest.Condition("CapacitySized", fnv1.Status_STATUS_CONDITION_TRUE, "Sized",
+	"500Ti of raw capacity takes 5 nodes of 100Ti of drives (the smallest of the 32 usable servers): spec.workers 5 hold it")
 
 // inventory is the ServerInventory of st-pool-a with these server labels
 // (the machine pool's unless given) and the claim prefix of its Shoot.
@@ -221,8 +227,10 @@ func countedRsp(rsp *fnv1.RunFunctionResponse, labels ...string) *fnv1.RunFuncti
 	if len(labels) == 2 {
 		sel = labels[0] + "=" + labels[1] + "," + sel
 	}
-	return fntest.Counted(rsp, inventory(labels...), counted, fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
+	rsp = fntest.Counted(rsp, inventory(labels...), counted, fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_TRUE, "Sufficient",
 		"32 usable servers (1024 CPUs, 8192 GiB) for 5 to 30 workers (32 servers labelled "+sel+": 27 available, 0 claimed by another pool, 0 failed)"))
+	rsp.Conditions = slices.Insert(rsp.Conditions, 1, sized)
+	return rsp
 }
 
 func TestRunFunction(t *testing.T) {
@@ -271,7 +279,7 @@ func TestRunFunction(t *testing.T) {
 				"storage-report": observedReport(`{` + okReport + `, "staleSince": "2026-11-22T08:08:29Z"}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
-			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
 			    "unreachable": "the storage agent's last report is from 2026-11-22T08:08:29Z, and it reports every 30s: the agent or the pool's cluster does not answer"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
@@ -290,7 +298,7 @@ func TestRunFunction(t *testing.T) {
 				"storage-report": observedReport(`{` + okReport + `}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
-			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4}}`,
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision),
@@ -306,6 +314,8 @@ func TestRunFunction(t *testing.T) {
 				map[string]string{"c5c3.io/machine-pool": "st-pool-a"}, ""), false)},
 				fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
 					"ServerInventory storage-st-pool-a is being created to count the servers labelled c5c3.io/machine-pool=st-pool-a"),
+				fntest.Condition("CapacitySized", fnv1.Status_STATUS_CONDITION_FALSE, "Waiting",
+					"500Ti of raw capacity is sized once the IronCore inventory is counted: ServerInventory storage-st-pool-a is being created to count the servers labelled c5c3.io/machine-pool=st-pool-a"),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating",
 					"the Shoot is not created yet: ServerInventory storage-st-pool-a is being created to count the servers labelled c5c3.io/machine-pool=st-pool-a"),
 				fntest.AccessNoShoot, cephNoAccess)),
@@ -320,6 +330,8 @@ func TestRunFunction(t *testing.T) {
 				return fntest.Withheld(fntest.Response(`{"phase": "Provisioning", "inventory": {"servers": 4, "available": 3, "usable": 3, "claimedByOthers": 0, "failed": 1, "capacity": {"vcpus": 96, "memoryGB": 768}}}`,
 					map[string]*fnv1.Resource{"inventory": fntest.Composed(fntest.Inventory("storage-st-pool-a", map[string]string{"c5c3.io/machine-pool": "st-pool-a"}, ""), true)},
 					fntest.Condition("InventorySufficient", fnv1.Status_STATUS_CONDITION_FALSE, "UnderProvisioned", msg),
+					fntest.Condition("CapacitySized", fnv1.Status_STATUS_CONDITION_FALSE, "DrivesUnknown",
+						"500Ti of raw capacity cannot be sized yet: a usable server of the pool reports no drives (the metal-operator discovers them); the pool keeps spec.workers 5"),
 					fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_FALSE, "Creating", "the Shoot is not created yet: "+msg),
 					fntest.AccessNoShoot, cephNoAccess))
 			}(),
@@ -372,7 +384,7 @@ func TestRunFunction(t *testing.T) {
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
-			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.ShootAvailable, fntest.AccessAvailable("storage-st-pool-a"), fntest.LayerApplied("storage-st-pool-a", layerRevision), agentsWaiting, fntest.Condition("CephReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Ceph reports HEALTH_OK"))),
@@ -388,7 +400,7 @@ func TestRunFunction(t *testing.T) {
 				  "osds": 30, "osdsUp": 29, "osdsIn": 30, "monitors": 3, "monitorsInQuorum": 3}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_WARN",
-			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 30, "up": 29, "in": 30},
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 30, "up": 29, "in": 30},
 			    "healthChecks": ["HEALTH_WARN OSD_DOWN: 1 osds down"]}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
@@ -407,7 +419,7 @@ func TestRunFunction(t *testing.T) {
 				  "message": "observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z", "lastTransitionTime": "2026-11-22T08:05:00Z"}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
-			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 4, "in": 4},
 			    "unreachable": "the storage agent's CephStatus ceph cannot be read now: observe failed: cannot read CephStatus ceph: the API of the storage pool's cluster at https://10.0.0.9:443 has not answered since 2026-11-22T08:04:40Z"}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
@@ -430,7 +442,7 @@ func TestRunFunction(t *testing.T) {
 				  "osds": 4, "osdsUp": 2, "osdsIn": 4, "monitors": 3, "monitorsInQuorum": 2}`),
 			})),
 			want: countedRsp(fntest.Response(`{"phase": "Ready", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_WARN",
-			    "capacity": {"total": "500Ti", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 2, "in": 4},
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "372Ti", "used": "128Ti"}, "osds": {"total": 4, "up": 2, "in": 4},
 			    "healthChecks": ["HEALTH_WARN DEGRADED_STRETCH_MODE: only requiring 1 of 2 buckets to peer", "HEALTH_WARN PG_AVAILABILITY: Reduced data availability: 25 pgs inactive"]}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
@@ -463,7 +475,7 @@ func TestRunFunction(t *testing.T) {
 				"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`),
 			}),
 			want: countedRsp(fntest.Response(`{"phase": "Expanding", "clusterName": "shoot--c5c3--st-pool-a", "health": "HEALTH_OK",
-			    "capacity": {"total": "500Ti", "available": "375Ti", "used": "125Ti"}}`,
+			    "capacity": {"asked": "500Ti", "total": "500Ti", "usable": "170666Gi", "available": "375Ti", "used": "125Ti"}}`,
 				accessResources(map[string]*fnv1.Resource{"ceph-cluster": fntest.Composed(cephClusterObject, true), "ceph-mgr-pool": fntest.Composed(mgrPoolObject, true),
 					"ceph-admin": fntest.Composed(cephAdminObject, false), "ceph-provider-config": fntest.Composed(cephProviderConfig, false)}),
 				fntest.Condition("ShootReady", fnv1.Status_STATUS_CONDITION_TRUE, "Available", "Shoot is ready; Gardener is applying a change: Shoot reconcile processing (30%)"),
@@ -569,10 +581,14 @@ func sharesRun(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse) *fnv
 	}
 	gb := shareableGB(xr)
 	rsp = fntest.SharesRun(req, rsp, pool.Gigabytes, gb, map[string]float64{"allocatedGB": 0, "shareableGB": float64(gb)})
-	// Every run says where the data is (TestDataPlacement checks what).
+	// Every run says where the data is (TestDataPlacement checks what),
+	// and the capacity it is asked for (the cases with Ceph's say it).
 	if st := rsp.GetDesired().GetComposite().GetResource().GetFields()["status"].GetStructValue(); st != nil {
 		if _, ok := st.Fields["dataPlacement"]; !ok {
 			st.Fields["dataPlacement"] = jsonValue(placement(&xr.Spec).Status())
+		}
+		if _, ok := st.Fields["capacity"]; !ok && xr.Spec.TargetCapacity() != "" {
+			st.Fields["capacity"] = jsonValue(map[string]any{"asked": string(xr.Spec.TargetCapacity())})
 		}
 	}
 	return rsp
@@ -1284,4 +1300,77 @@ func TestComposedStagesAreKept(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCapacitySizesThePool: a pool asked for more raw capacity than its
+// spec.workers hold gets a Shoot whose worker minimum holds it, from the
+// smallest usable server's drives (#53 §3), and says so; once its Ceph
+// reports, its status shows asked, raw and usable side by side, and it
+// shares out what Ceph really has when that is less than asked.
+func TestCapacitySizesThePool(t *testing.T) {
+	run := func(t *testing.T, xr string, observed map[string]string) *fnv1.RunFunctionResponse {
+		t.Helper()
+		rsp, err := (&Function{log: logging.NewNopLogger()}).RunFunction(context.Background(), fntest.Request(xr, observed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fntest.FatalOf(rsp); f != "" {
+			t.Fatal(f)
+		}
+		return rsp
+	}
+	// 1Pi of servers with 100Ti each takes 11 of them; spec.workers is 5.
+	asksMore := fntest.EditSpec(xr, func(s map[string]any) { fntest.Map(s, "ceph")["targetCapacity"] = "1Pi" })
+	t.Run("the Shoot's worker minimum holds the capacity", func(t *testing.T) {
+		rsp := run(t, asksMore, map[string]string{"inventory": fntest.ObservedInventory("storage-st-pool-a", counted)})
+		shoot := rsp.GetDesired().GetResources()["shoot"].GetResource().AsMap()
+		w := fntest.Map(shoot, "spec", "provider")["workers"].([]any)[0].(map[string]any) //nolint:forcetypeassert // the Shoot has one worker
+		if w["minimum"] != float64(11) || w["maximum"] != float64(30) {
+			t.Errorf("the Shoot's worker is %v to %v, want 11 to 30", w["minimum"], w["maximum"])
+		}
+		if c := condition(rsp, "CapacitySized"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_TRUE ||
+			c.GetMessage() != "1Pi of raw capacity takes 11 nodes of 100Ti of drives (the smallest of the 32 usable servers): the pool's Shoot keeps at least 11 workers (spec.workers 5)" {
+			t.Errorf("CapacitySized = %v %q", c.GetStatus(), c.GetMessage())
+		}
+	})
+	t.Run("more than maxWorkers hold is said on the claim", func(t *testing.T) {
+		rsp := run(t, fntest.EditSpec(xr, func(s map[string]any) { fntest.Map(s, "ceph")["targetCapacity"] = "4Pi" }),
+			map[string]string{"inventory": fntest.ObservedInventory("storage-st-pool-a", counted)})
+		if c := condition(rsp, "CapacitySized"); c.GetStatus() != fnv1.Status_STATUS_CONDITION_FALSE || c.GetReason() != "MaxWorkersTooLow" ||
+			c.GetMessage() != "4Pi of raw capacity takes 41 nodes of 100Ti of drives (the smallest of the 32 usable servers), more than spec.maxWorkers 30: the pool holds at least 3000Ti; raise spec.maxWorkers or lower spec.capacity" {
+			t.Errorf("CapacitySized = %v %s %q", c.GetStatus(), c.GetReason(), c.GetMessage())
+		}
+	})
+	t.Run("shares come from what Ceph has when it is less", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, asked, total string
+			wantGB             int64
+		}{
+			{"Ceph holds less", "500Ti", "300Ti", 300 << 10 * 85 / 100},
+			{"Ceph holds more", "500Ti", "800Ti", 500 << 10 * 85 / 100},
+			{"nothing asked", "", "300Ti", 300 << 10 * 85 / 100},
+			{"Ceph not reporting yet", "500Ti", "", 500 << 10 * 85 / 100},
+		} {
+			x := &v1alpha1.XStorageCluster{}
+			x.Spec.Ceph.TargetCapacity = v1alpha1.Quantity(tc.asked)
+			if tc.total != "" {
+				x.Status.Capacity = &v1alpha1.StorageCapacity{Total: tc.total}
+			}
+			if got := shareableGB(x); got != tc.wantGB {
+				t.Errorf("%s: shareableGB = %d, want %d", tc.name, got, tc.wantGB)
+			}
+		}
+	})
+	t.Run("asked, raw and usable side by side", func(t *testing.T) {
+		rsp := run(t, xr, map[string]string{"shoot": fntest.ShootReady("st-pool-a"), "kubeconfig": kubeconfigReady, "provider-config": providerConfig,
+			"secrets-provider-config": secretsProviderConfig, "inventory": fntest.ObservedInventory("storage-st-pool-a", counted),
+			"layer":         fntest.AppliedLayer(poolAccess, layerRevision),
+			"ceph-cluster":  observedObject("storage-st-pool-a-ceph-cluster", "True", `{"phase": "Ready", "ceph": {"health": "HEALTH_OK", "capacity": {"bytesTotal": 329853488332800, "bytesAvailable": 219902325555200, "bytesUsed": 109951162777600}}}`),
+			"ceph-mgr-pool": observedObject("storage-st-pool-a-ceph-mgr-pool", "True", `{"phase": "Ready"}`)})
+		got := fntest.Map(rsp.GetDesired().GetComposite().GetResource().AsMap(), "status", "capacity")
+		want := map[string]any{"asked": "500Ti", "total": "300Ti", "usable": "100Ti", "available": "200Ti", "used": "100Ti"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("status.capacity: -want, +got:\n%s", diff)
+		}
+	})
 }

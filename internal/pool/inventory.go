@@ -40,6 +40,9 @@ type Inventory struct {
 	Count ironcorev1alpha1.ServerInventoryObservation
 	// Reason and Message of ConditionInventory.
 	Reason, Message string
+	// Sizing is how the pool is sized for the raw capacity it is asked
+	// for; nil when it is asked for none.
+	Sizing *Sizing
 }
 
 // Sufficient reports whether the inventory holds every server the pool may
@@ -79,15 +82,17 @@ func (i *Inventory) SetCondition(rsp *fnv1.RunFunctionResponse) {
 	}
 	if i.Sufficient() {
 		response.ConditionTrue(rsp, ConditionInventory, i.Reason).WithMessage(i.Message).TargetCompositeAndClaim()
-		return
+	} else {
+		response.ConditionFalse(rsp, ConditionInventory, i.Reason).WithMessage(i.Message).TargetCompositeAndClaim()
 	}
-	response.ConditionFalse(rsp, ConditionInventory, i.Reason).WithMessage(i.Message).TargetCompositeAndClaim()
+	i.Sizing.SetCondition(rsp)
 }
 
 // composeInventory adds the pool's ServerInventory — the metal-operator
-// Servers carrying the labels its worker's ServerClaims select — and judges
-// what it observed against the worker's minimum and maximum.
-func composeInventory(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, w gardener.Worker, providerConfig string, a Access) (*Inventory, error) {
+// Servers carrying the labels its worker's ServerClaims select — sizes the
+// worker for askedGiB of raw capacity (none: 0) from what it observed, and
+// judges that against the worker's minimum and maximum.
+func composeInventory(observed map[resource.Name]resource.ObservedComposed, desired map[resource.Name]*resource.DesiredComposed, w *gardener.Worker, askedGiB int64, providerConfig string, a Access) (*Inventory, error) {
 	mr := &ironcorev1alpha1.ServerInventory{
 		TypeMeta:   metav1.TypeMeta{APIVersion: ironcorev1alpha1.SchemeGroupVersion.String(), Kind: ironcorev1alpha1.ServerInventoryKind},
 		ObjectMeta: metav1.ObjectMeta{Name: a.ProviderConfigName()},
@@ -106,10 +111,16 @@ func composeInventory(observed map[resource.Name]resource.ObservedComposed, desi
 	desired[ResourceInventory] = &resource.DesiredComposed{Resource: cd}
 	labels := selector(w.ServerLabels)
 
+	waiting := func(msg string) *Inventory {
+		inv := &Inventory{Reason: ReasonInventoryWaiting, Message: msg}
+		if askedGiB > 0 {
+			inv.Sizing = &Sizing{AskedGiB: askedGiB, Minimum: w.Minimum, Reason: ReasonSizingWaiting, Message: fmt.Sprintf("%s of raw capacity is sized once the IronCore inventory is counted: %s", gib(askedGiB), msg)}
+		}
+		return inv
+	}
 	o, ok := observed[ResourceInventory]
 	if !ok {
-		return &Inventory{Reason: ReasonInventoryWaiting,
-			Message: fmt.Sprintf("ServerInventory %s is being created to count the servers labelled %s", mr.Name, labels)}, nil
+		return waiting(fmt.Sprintf("ServerInventory %s is being created to count the servers labelled %s", mr.Name, labels)), nil
 	}
 	obs := &ironcorev1alpha1.ServerInventory{}
 	if err := function.FromObject(o.Resource.UnstructuredContent(), "ServerInventory "+o.Resource.GetName(), obs); err != nil {
@@ -120,13 +131,19 @@ func composeInventory(observed map[resource.Name]resource.ObservedComposed, desi
 		if s := obs.GetCondition(xpv2.TypeSynced); s.Status == corev1.ConditionFalse && s.Message != "" {
 			msg += ": " + s.Message
 		}
-		return &Inventory{Reason: ReasonInventoryWaiting, Message: msg}, nil
+		return waiting(msg), nil
 	}
 	// Counted is ready, whatever the verdict: a pool that cannot reach
 	// maxWorkers still works, and one short of workers has no Shoot to be
 	// ready anyway.
 	desired[ResourceInventory].Ready = resource.ReadyTrue
-	return judge(obs.Status.AtProvider, w, labels), nil
+	var sz *Sizing
+	if askedGiB > 0 {
+		sz = size(askedGiB, obs.Status.AtProvider, w)
+	}
+	inv := judge(obs.Status.AtProvider, *w, labels)
+	inv.Sizing = sz
+	return inv, nil
 }
 
 // judge compares the counted servers with what the worker asks for.

@@ -362,6 +362,10 @@ type Spec struct {
 	// type (spec.ironcore.machineClass, spec.machineType), for the message
 	// when the CloudProfile does not offer it.
 	MachineField string
+	// CapacityGiB is the raw capacity a storage pool is asked for (0:
+	// none): its worker's minimum is sized from the inventory's drives for
+	// it (see size).
+	CapacityGiB int64
 }
 
 // Run is the part every cluster function shares: it decodes the observed
@@ -410,16 +414,17 @@ func Run(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, xr any, sp
 	if o, ok := observed[ResourceShoot]; ok && o.Resource.GetName() != "" {
 		s.Cluster.ShootName = o.Resource.GetName()
 	}
-	shoot, err := gardener.NewShoot(settings, s.Cluster)
-	if err != nil {
-		return nil, errors.Wrap(err, "cannot build the Shoot")
-	}
 	access := Access{Kind: s.Kind, Name: s.Cluster.Name, SecretNamespace: settings.AccessSecretNamespace}
 	var inv *Inventory
 	if s.Inventory && len(s.Cluster.Workers) > 0 {
-		if inv, err = composeInventory(observed, desired, s.Cluster.Workers[0], settings.Inventory.ProviderConfigName, access); err != nil {
+		// Before the Shoot is built: sizing may raise its worker's minimum.
+		if inv, err = composeInventory(observed, desired, &s.Cluster.Workers[0], s.CapacityGiB, settings.Inventory.ProviderConfigName, access); err != nil {
 			return nil, err
 		}
+	}
+	shoot, err := gardener.NewShoot(settings, s.Cluster)
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot build the Shoot")
 	}
 	var st State
 	_, exists := observed[ResourceShoot]

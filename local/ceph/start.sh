@@ -5,6 +5,10 @@
 #
 #   COBALTCORE_CEPH_RUN   run directory (default /tmp/cobaltcore-ceph);
 #                         ceph.conf and the admin keyring are written there.
+#   OSD_BYTES             the size each OSD reports (default 2 PiB: the
+#                         local landscape's storage pools share this Ceph,
+#                         and each shares out at most what Ceph reports;
+#                         memstore holds only what is written, in memory)
 #
 # A stretched Ceph, laid out as Rook lays out a pool cluster over two zones
 # (what the provider's StretchMode is tested against, and the local
@@ -23,7 +27,7 @@
 # Use: ceph -c $COBALTCORE_CEPH_RUN/ceph.conf -s ; stop with stop.sh.
 set -euo pipefail
 D=${COBALTCORE_CEPH_RUN:-/tmp/cobaltcore-ceph}
-OSD_BYTES=${OSD_BYTES:-1073741824}
+OSD_BYTES=${OSD_BYTES:-$((2 << 50))}
 read -r -a MONS <<<"${CEPH_MONS:-a}"
 read -r -a OSD_HOSTS <<<"${CEPH_OSD_HOSTS:-}"
 MON_PORT=${CEPH_MON_PORT:-3300}
@@ -102,7 +106,7 @@ step "manager"
 timeout 60 ceph "${C[@]}" auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' mds 'allow *' > "$D/mgr/ceph-x/keyring"
 ceph-mgr "${C[@]}" -i x
 osd_count=$(( ${#OSD_HOSTS[@]} > 0 ? ${#OSD_HOSTS[@]} : 1 ))
-step "$osd_count OSD(s) (memstore, $((OSD_BYTES >> 20)) MiB each)${OSD_HOSTS[*]:+ on ${OSD_HOSTS[*]}}"
+step "$osd_count OSD(s) (memstore, $((OSD_BYTES >> 30)) GiB each)${OSD_HOSTS[*]:+ on ${OSD_HOSTS[*]}}"
 for ((n = 0; n < osd_count; n++)); do
   OSD_UUID=$(uuidgen); OSD_SECRET=$(ceph-authtool --gen-print-key)
   echo "{\"cephx_secret\": \"$OSD_SECRET\"}" > "$D/osd-new.json"

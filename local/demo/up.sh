@@ -106,10 +106,12 @@ rm -rf "$RUN" && mkdir -p "$RUN/bin" "$RUN/cache" "$RUN/certs" "$RUN/runtime"
 # sets Ceph's stretch mode there; the clouds' pools on st-pool-s are made
 # there, with 2 replicas in each zone. Its data is in memory; down.sh stops
 # it. It needs nothing of the plane, so it starts now, beside it (it took
-# ~25 s of the stand-ins' start); the stand-ins wait for it.
+# ~25 s of the stand-ins' start); the stand-ins wait for it. Its four OSDs
+# report 48 TiB each (memstore holds what is written): st-pool-s asks for
+# 200Ti of a Ceph of 192Ti, and shares out 85 % of what Ceph has (e2e 2b).
 CEPH_STRETCHED_RUN=$RUN/ceph-stretched
 (
-  COBALTCORE_CEPH_RUN=$CEPH_STRETCHED_RUN CEPH_MON_PORT=3401 CEPH_MON_V1_PORT=6901 CEPH_DEVICE_CLASS=nvme OSD_BYTES=268435456 \
+  COBALTCORE_CEPH_RUN=$CEPH_STRETCHED_RUN CEPH_MON_PORT=3401 CEPH_MON_V1_PORT=6901 CEPH_DEVICE_CLASS=nvme OSD_BYTES=$((48 << 40)) \
     CEPH_MONS="a=st-pool-s-eu-de-1a-0 b=st-pool-s-eu-de-1b-0 arbiter=cp-eu-de-1-0" \
     CEPH_OSD_HOSTS="eu-de-1a/st-pool-s-eu-de-1a-0 eu-de-1a/st-pool-s-eu-de-1a-1 eu-de-1b/st-pool-s-eu-de-1b-0 eu-de-1b/st-pool-s-eu-de-1b-1" \
     local/ceph/start.sh >"$RUN/ceph-stretched.log" 2>&1

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -152,6 +153,62 @@ func poolsReportFromAgents(t *testing.T) {
 			t.Logf("... %s, %d of %d OSDs up, %s available", c.Status.Health, c.Status.OSDs.Up, c.Status.OSDs.Total, c.Status.Capacity.Available)
 		}
 	}
+	capacitySizesThePools(t)
+}
+
+// capacitySizesThePools (#53 §3): a storage pool's capacity sizes its nodes
+// from the drives the IronCore inventory reports (the metal stand-in's
+// storage servers hold 32Ti each), its status shows what it is asked for
+// beside what its Ceph has, and it shares out 85 % of the smaller: the
+// demo's st-pool-s asks for 200Ti of a Ceph of 192Ti (four 48Ti OSDs).
+func capacitySizesThePools(t *testing.T) {
+	stPoolA := ref{gvr: storageClusters, namespace: "infrastructure", name: "st-pool-a"}
+	var shootName string
+	eventually(t, 30*time.Second, "st-pool-a: its 700Ti take 22 nodes of 32Ti of drives, more than its spec.workers 20 (CapacitySized)", stPoolA, func(s *storageClaim) (bool, string) {
+		shootName = s.Status.ShootName
+		c := s.Status.GetCondition(pool.ConditionCapacitySized)
+		return c.Status == corev1.ConditionTrue && strings.HasPrefix(c.Message, "700Ti of raw capacity takes 22 nodes of 32Ti of drives"), fmt.Sprintf("%s %s: %q", c.Status, c.Reason, c.Message)
+	})
+	t.Run("... and its Shoot's worker keeps at least 22 nodes", func(t *testing.T) {
+		s, err := plane.dyn.Resource(shoots).Namespace("garden-c5c3").Get(t.Context(), shootName, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		workers, _, _ := unstructured.NestedSlice(s.Object, "spec", "provider", "workers")
+		if len(workers) != 1 || workers[0].(map[string]any)["minimum"] != int64(22) { //nolint:forcetypeassert // a Shoot's workers are objects
+			t.Errorf("Shoot %s's workers: %v, want one of minimum 22", shootName, workers)
+		}
+	})
+	for _, p := range examplesOf(storageClusters) {
+		eventually(t, 30*time.Second, p.name+": status.capacity shows asked, raw and usable side by side, and it shares out 85 % of the smaller of asked and raw", p, func(s *storageClaim) (bool, string) {
+			c := s.Status.Capacity
+			if c == nil || c.Total == "" || c.Usable == "" || c.Asked != string(s.Spec.TargetCapacity()) {
+				return false, fmt.Sprintf("capacity %+v, spec asks %q", c, s.Spec.TargetCapacity())
+			}
+			raw := gibOf(c.Total)
+			if asked := gibOf(c.Asked); asked > 0 && asked < raw {
+				raw = asked
+			}
+			return s.Status.ShareableGB == raw*85/100, fmt.Sprintf("shareableGB %d, want 85 %% of %d GiB (asked %q, raw %q, usable %q)", s.Status.ShareableGB, raw, c.Asked, c.Total, c.Usable)
+		})
+	}
+	eventually(t, 30*time.Second, "st-pool-s: its Ceph holds 192Ti of the 200Ti it asks for, and it shares out 85 % of what Ceph has", ref{gvr: storageClusters, namespace: "infrastructure", name: "st-pool-s"}, func(s *storageClaim) (bool, string) {
+		c := s.Status.Capacity
+		if c == nil {
+			return false, "no status.capacity"
+		}
+		raw := gibOf(c.Total)
+		return c.Asked == "200Ti" && raw > 190<<10 && raw <= 192<<10 && s.Status.ShareableGB == raw*85/100, fmt.Sprintf("capacity %+v, shareableGB %d", c, s.Status.ShareableGB)
+	})
+}
+
+// gibOf is a quantity in GiB, 0 when it is none.
+func gibOf(q string) int64 {
+	v, err := resource.ParseQuantity(q)
+	if err != nil {
+		return 0
+	}
+	return v.Value() >> 30
 }
 
 // inMaintenance puts a node of a hypervisor pool into maintenance, as an

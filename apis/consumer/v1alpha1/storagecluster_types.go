@@ -127,11 +127,22 @@ const (
 // +kubebuilder:validation:Enum=HEALTH_OK;HEALTH_WARN;HEALTH_ERR
 type CephHealth string
 
-// StorageCapacity of a storage pool, as Ceph reports it.
+// StorageCapacity of a storage pool: what it is asked for beside what its
+// Ceph reports.
 type StorageCapacity struct {
-	// Total raw capacity.
+	// Asked is the raw capacity the pool is asked for (spec.capacity or
+	// spec.ceph.targetCapacity); its nodes are sized for it (the
+	// CapacitySized condition).
+	// +optional
+	Asked string `json:"asked,omitempty"`
+	// Total raw capacity, as Ceph reports it.
 	// +optional
 	Total string `json:"total,omitempty"`
+	// Usable is what the pool's Ceph pools can hold of the total at the
+	// pool's replication (spec.ceph.replicationFactor; 4 in a stretched
+	// pool, two replicas in each zone).
+	// +optional
+	Usable string `json:"usable,omitempty"`
 	// Available raw capacity.
 	// +optional
 	Available string `json:"available,omitempty"`
@@ -203,8 +214,8 @@ type StorageClusterStatus struct {
 	// +optional
 	Inventory *PoolInventory `json:"inventory,omitempty"`
 	// ShareableGB is the raw capacity the pool shares out among its clouds,
-	// in GB: spec.ceph.targetCapacity, or until it is set the capacity
-	// Ceph reports.
+	// in GB: 85 % (Ceph's nearfull ratio) of the capacity it is asked for,
+	// or of what Ceph reports when that is less or nothing is asked.
 	// +optional
 	ShareableGB int64 `json:"shareableGB,omitempty"`
 	// Shares of the pool's raw capacity, by cloud, as the pool decided
@@ -262,7 +273,9 @@ type StoragePoolShare struct {
 // +kubebuilder:printcolumn:name="SHOOT",type=string,JSONPath=".status.shootName"
 // +kubebuilder:printcolumn:name="DEDICATED",type=boolean,JSONPath=".status.dedicated"
 // +kubebuilder:printcolumn:name="DEVICES",type=string,JSONPath=".spec.ceph.deviceClass"
-// +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".spec.ceph.targetCapacity"
+// +kubebuilder:printcolumn:name="CAPACITY",type=string,JSONPath=".status.capacity.asked"
+// +kubebuilder:printcolumn:name="RAW",type=string,JSONPath=".status.capacity.total"
+// +kubebuilder:printcolumn:name="USABLE",type=string,JSONPath=".status.capacity.usable",priority=1
 // +kubebuilder:printcolumn:name="SERVERS",type=integer,JSONPath=".status.inventory.usable"
 // +kubebuilder:printcolumn:name="HEALTH",type=string,JSONPath=".status.health"
 // +kubebuilder:printcolumn:name="PLACEMENT",type=string,JSONPath=".status.dataPlacement.failureDomain",priority=1

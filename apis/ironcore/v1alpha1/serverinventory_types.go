@@ -33,6 +33,11 @@ type ServerCapacity struct {
 	CPUs int64 `json:"cpus"`
 	// MemoryGiB is the servers' total system memory in GiB, rounded down.
 	MemoryGiB int64 `json:"memoryGiB"`
+	// DiskGiB is the capacity of the servers' drives (the metal-operator's
+	// status.storages[].drives[]) in GiB, rounded down: what a storage
+	// pool's Ceph OSDs can use.
+	// +optional
+	DiskGiB int64 `json:"diskGiB,omitempty"`
 }
 
 // ClaimedServer is a Server of the pool's labels that something else claimed.
@@ -70,6 +75,12 @@ type ServerInventoryObservation struct {
 
 	// UsableCapacity is what the usable Servers offer together.
 	UsableCapacity ServerCapacity `json:"usableCapacity"`
+	// SmallestDiskGiB is the least capacity of one usable Server's drives,
+	// in GiB: a storage pool sized from it gets enough nodes whichever
+	// usable Servers Gardener claims for it. 0 while a usable Server reports
+	// no drives (the metal-operator has not discovered them yet).
+	// +optional
+	SmallestDiskGiB int64 `json:"smallestDiskGiB,omitempty"`
 	// AvailableCapacity is what the Available Servers offer together.
 	AvailableCapacity ServerCapacity `json:"availableCapacity"`
 

@@ -3,7 +3,8 @@
 // so the provider's ServerInventory has a metal cluster to observe. It is a
 // stand-in for an IronCore metal cluster, for the demo: it creates Server
 // objects with the status the metal-operator would report after discovery
-// (Available, one processor, memory) — no BMCs, no power, no ServerClaims.
+// (Available, one processor, memory and, for a storage pool, eight 4Ti
+// drives) — no BMCs, no power, no ServerClaims.
 //
 // For every HypervisorCluster and StorageCluster claim in the given files it
 // creates maxWorkers+spare Servers labelled with the pool's machine pool
@@ -80,8 +81,16 @@ func run(kubeconfig string, spare int, files []string) error {
 				labels[gardener.LabelDedicatedPool] = pool
 			}
 			n := int(maxWorkers) + spare
+			// A storage pool's servers hold drives its capacity is sized
+			// from: 32Ti each, so that st-pool-a's 700Ti and st-pool-b's
+			// 1Pi take more nodes than their spec.workers, and the other
+			// pools' fit in theirs.
+			drives := 0
+			if o.GetKind() == "StorageCluster" {
+				drives = 8
+			}
 			for i := 1; i <= n; i++ {
-				if err := create(ctx, kube, fmt.Sprintf("%s-%03d", machinePool, i), labels); err != nil {
+				if err := create(ctx, kube, fmt.Sprintf("%s-%03d", machinePool, i), labels, drives); err != nil {
 					return err
 				}
 			}
@@ -91,7 +100,7 @@ func run(kubeconfig string, spare int, files []string) error {
 	return nil
 }
 
-func create(ctx context.Context, kube client.Client, name string, labels map[string]string) error {
+func create(ctx context.Context, kube client.Client, name string, labels map[string]string, drives int) error {
 	srv := &metalv1alpha1.Server{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
 		Spec:       metalv1alpha1.ServerSpec{SystemUUID: "standin-" + name},
@@ -105,6 +114,14 @@ func create(ctx context.Context, kube client.Client, name string, labels map[str
 	srv.Status = metalv1alpha1.ServerStatus{
 		State: metalv1alpha1.ServerStateAvailable, PowerState: metalv1alpha1.ServerOffPowerState, TotalSystemMemory: &mem,
 		Processors: []metalv1alpha1.Processor{{ID: "CPU0", TotalCores: 64, TotalThreads: 128}},
+	}
+	if drives > 0 {
+		st := metalv1alpha1.Storage{Name: "RAID.Integrated.1-1"}
+		for d := range drives {
+			size := resource.MustParse("4Ti")
+			st.Drives = append(st.Drives, metalv1alpha1.StorageDrive{Name: fmt.Sprintf("nvme%dn1", d), MediaType: "SSD", Type: "NVMe", Capacity: &size})
+		}
+		srv.Status.Storages = []metalv1alpha1.Storage{st}
 	}
 	return kube.Status().Update(ctx, srv)
 }

@@ -89,12 +89,13 @@ func TestServerInventoryIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Every server has one processor of 64 threads and 512 GiB.
+	// Every server has one processor of 64 threads, 512 GiB and four 8Ti
+	// drives, as the metal-operator's CRD carries them (status.storages).
 	capacity := func(n int64) v1alpha1.ServerCapacity {
-		return v1alpha1.ServerCapacity{CPUs: 64 * n, MemoryGiB: 512 * n}
+		return v1alpha1.ServerCapacity{CPUs: 64 * n, MemoryGiB: 512 * n, DiskGiB: 32 << 10 * n}
 	}
 	want := v1alpha1.ServerInventoryObservation{
-		Servers: 8, Available: 2, Claimed: 1, ClaimedByOthers: 1, Released: 1, Discovering: 1, Maintenance: 1, Failed: 1, Usable: 6,
+		Servers: 8, Available: 2, Claimed: 1, ClaimedByOthers: 1, Released: 1, Discovering: 1, Maintenance: 1, Failed: 1, Usable: 6, SmallestDiskGiB: 32 << 10,
 		UsableCapacity: capacity(6), AvailableCapacity: capacity(2),
 		ClaimedByOthersServers: []v1alpha1.ClaimedServer{{Server: "it-other", Claim: "default/shoot--c5c3--hv-pool-b-hypervisor-z1-1"}},
 		FailedServers:          []string{"it-error"},
@@ -218,7 +219,10 @@ func createServer(ctx context.Context, t *testing.T, kube client.Client, name st
 		t.Fatal(err)
 	}
 	mem := resource.MustParse("512Gi")
-	s.Status = metalv1alpha1.ServerStatus{State: state, TotalSystemMemory: &mem, Processors: []metalv1alpha1.Processor{{ID: "CPU0", TotalCores: 32, TotalThreads: 64}}}
+	drive := resource.MustParse("8Ti")
+	s.Status = metalv1alpha1.ServerStatus{State: state, TotalSystemMemory: &mem, Processors: []metalv1alpha1.Processor{{ID: "CPU0", TotalCores: 32, TotalThreads: 64}},
+		Storages: []metalv1alpha1.Storage{{Name: "controller0", Drives: []metalv1alpha1.StorageDrive{
+			{Name: "d0", Capacity: &drive}, {Name: "d1", Capacity: &drive}, {Name: "d2", Capacity: &drive}, {Name: "d3", Capacity: &drive}}}}}
 	if err := kube.Status().Update(ctx, s); err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,10 @@ func Count(servers []metalv1alpha1.Server, ownClaimPrefix string) v1alpha1.Serve
 			o.Discovering++
 		}
 		o.Usable++
-		add(&o.UsableCapacity, s)
+		disk := add(&o.UsableCapacity, s)
+		if o.Usable == 1 || disk < o.SmallestDiskGiB {
+			o.SmallestDiskGiB = disk
+		}
 	}
 	return o
 }
@@ -114,8 +117,8 @@ func claimName(ref *metalv1alpha1.ImmutableObjectReference) string {
 }
 
 // add adds a server's CPUs (threads, or cores where a processor reports no
-// threads) and memory to c.
-func add(c *v1alpha1.ServerCapacity, s *metalv1alpha1.Server) {
+// threads), memory and drives to c, and returns its drives' GiB.
+func add(c *v1alpha1.ServerCapacity, s *metalv1alpha1.Server) int64 {
 	for _, p := range s.Status.Processors {
 		if p.TotalThreads > 0 {
 			c.CPUs += int64(p.TotalThreads)
@@ -126,4 +129,14 @@ func add(c *v1alpha1.ServerCapacity, s *metalv1alpha1.Server) {
 	if m := s.Status.TotalSystemMemory; m != nil {
 		c.MemoryGiB += m.Value() >> 30
 	}
+	var disk int64
+	for _, st := range s.Status.Storages {
+		for _, d := range st.Drives {
+			if d.Capacity != nil {
+				disk += d.Capacity.Value()
+			}
+		}
+	}
+	c.DiskGiB += disk >> 30
+	return disk >> 30
 }

@@ -1,6 +1,7 @@
 package serverinventory
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,6 +87,65 @@ func TestCount(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, Count(tc.servers, tc.prefix)); diff != "" {
+				t.Errorf("%s\nCount(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// drives gives s one storage controller holding drives of the given
+// capacities (a drive without capacity when empty).
+func drives(s metalv1alpha1.Server, capacities ...string) metalv1alpha1.Server {
+	st := metalv1alpha1.Storage{Name: "controller0"}
+	for i, c := range capacities {
+		d := metalv1alpha1.StorageDrive{Name: fmt.Sprintf("disk%d", i)}
+		if c != "" {
+			q := resource.MustParse(c)
+			d.Capacity = &q
+		}
+		st.Drives = append(st.Drives, d)
+	}
+	s.Status.Storages = append(s.Status.Storages, st)
+	return s
+}
+
+func TestCountDisks(t *testing.T) {
+	cases := map[string]struct {
+		reason  string
+		servers []metalv1alpha1.Server
+		want    v1alpha1.ServerInventoryObservation
+	}{
+		"SmallestOfTheUsable": {
+			reason: "Drives sum per server; the smallest usable server sizes a storage pool; failed and others' servers count in neither.",
+			servers: []metalv1alpha1.Server{
+				drives(server("a", metalv1alpha1.ServerStateAvailable, "", 8, 0, ""), "8Ti", "8Ti", ""),
+				drives(server("b", metalv1alpha1.ServerStateAvailable, "", 8, 0, ""), "12Ti"),
+				drives(server("e", metalv1alpha1.ServerStateError, "", 8, 0, ""), "1Ti"),
+				drives(server("o", metalv1alpha1.ServerStateReserved, "", 8, 0, ""), "1Ti"),
+			},
+			want: v1alpha1.ServerInventoryObservation{
+				Servers: 4, Available: 2, Usable: 2, Failed: 1, ClaimedByOthers: 1, SmallestDiskGiB: 12 << 10,
+				UsableCapacity:         v1alpha1.ServerCapacity{CPUs: 16, DiskGiB: 28 << 10},
+				AvailableCapacity:      v1alpha1.ServerCapacity{CPUs: 16, DiskGiB: 28 << 10},
+				FailedServers:          []string{"e"},
+				ClaimedByOthersServers: []v1alpha1.ClaimedServer{{Server: "o", Claim: "(reserved without a ServerClaim)"}},
+			},
+		},
+		"AServerWithoutDrives": {
+			reason: "A usable server whose drives are not discovered yet makes the smallest 0: nothing can be sized from the rest.",
+			servers: []metalv1alpha1.Server{
+				drives(server("a", metalv1alpha1.ServerStateAvailable, "", 8, 0, ""), "8Ti"),
+				server("d", metalv1alpha1.ServerStateDiscovery, "", 0, 0, ""),
+			},
+			want: v1alpha1.ServerInventoryObservation{
+				Servers: 2, Available: 1, Discovering: 1, Usable: 2,
+				UsableCapacity: v1alpha1.ServerCapacity{CPUs: 8, DiskGiB: 8 << 10}, AvailableCapacity: v1alpha1.ServerCapacity{CPUs: 8, DiskGiB: 8 << 10},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Count(tc.servers, "")); diff != "" {
 				t.Errorf("%s\nCount(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
