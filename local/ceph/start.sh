@@ -82,6 +82,10 @@ mon cluster log file = $D/log/\$cluster.log
 [osd]
 osd objectstore = memstore
 memstore device bytes = $OSD_BYTES
+# Every OSD weighs 1 in CRUSH, whatever it reports: a weight taken from
+# OSD_BYTES (2048 for 2 PiB) is past what crushtool compiles (at most 100),
+# and the provider compiles a stretched pool's rule with it.
+osd crush initial weight = 1
 osd class update on start = $([[ -n ${CEPH_DEVICE_CLASS:-} ]] && echo false || echo true)
 keyring = $D/osd/\$cluster-\$id/keyring
 [mgr]
