@@ -228,7 +228,7 @@ func capacity(xr *v1alpha1.XStorageCluster, reported *v1alpha1.StorageCapacity) 
 	c.Total, c.Available, c.Used = reported.Total, reported.Available, reported.Used
 	if q, err := apiresource.ParseQuantity(reported.Total); err == nil {
 		if r := int64(placement(&xr.Spec).Replicas); r > 0 {
-			c.Usable = gibString(q.Value() / r >> 30)
+			c.Usable = pool.GiB(q.Value() / r >> 30)
 		}
 	}
 	return c
@@ -333,9 +333,4 @@ func observeCeph(observed map[resource.Name]resource.ObservedComposed, desired m
 	c.Ready = true
 	c.Message = fmt.Sprintf("Ceph reports %s", c.Health)
 	return c
-}
-
-// gibString renders GiB as a quantity (170666Gi, 200Ti).
-func gibString(n int64) string {
-	return apiresource.NewQuantity(n<<30, apiresource.BinarySI).String()
 }

@@ -114,7 +114,7 @@ func composeInventory(observed map[resource.Name]resource.ObservedComposed, desi
 	waiting := func(msg string) *Inventory {
 		inv := &Inventory{Reason: ReasonInventoryWaiting, Message: msg}
 		if askedGiB > 0 {
-			inv.Sizing = &Sizing{AskedGiB: askedGiB, Minimum: w.Minimum, Reason: ReasonSizingWaiting, Message: fmt.Sprintf("%s of raw capacity is sized once the IronCore inventory is counted: %s", gib(askedGiB), msg)}
+			inv.Sizing = &Sizing{Minimum: w.Minimum, Reason: ReasonSizingWaiting, Message: fmt.Sprintf("%s of raw capacity is sized once the IronCore inventory is counted: %s", GiB(askedGiB), msg)}
 		}
 		return inv
 	}

@@ -26,14 +26,10 @@ const (
 
 // Sizing is what a pool's asked raw capacity takes of its servers.
 type Sizing struct {
-	// AskedGiB is the raw capacity asked for.
-	AskedGiB int64
-	// ServerGiB is what the smallest usable server's drives hold: whichever
-	// servers Gardener claims, each holds at least that.
-	ServerGiB int64
-	// Needed are the nodes of ServerGiB that hold AskedGiB; Minimum is the
-	// worker minimum the pool's Shoot gets for it (Needed, within the
-	// claim's spec.workers and what maxWorkers and the inventory allow).
+	// Needed are the nodes of the smallest usable server's drives that hold
+	// the asked capacity; Minimum is the worker minimum the pool's Shoot
+	// gets for it (Needed, within the claim's spec.workers and what
+	// maxWorkers and the inventory allow).
 	Needed, Minimum int32
 	Reason, Message string
 }
@@ -44,8 +40,8 @@ type Sizing struct {
 // below the claim's spec.workers. A pool that cannot reach the capacity
 // keeps what it can and says why.
 func size(askedGiB int64, c ironcorev1alpha1.ServerInventoryObservation, w *gardener.Worker) *Sizing {
-	s := &Sizing{AskedGiB: askedGiB, ServerGiB: c.SmallestDiskGiB, Minimum: w.Minimum}
-	asked := gib(askedGiB)
+	s := &Sizing{Minimum: w.Minimum}
+	asked := GiB(askedGiB)
 	if c.SmallestDiskGiB <= 0 {
 		s.Reason = ReasonDrivesUnknown
 		s.Message = fmt.Sprintf("%s of raw capacity cannot be sized yet: a usable server of the pool reports no drives (the metal-operator discovers them); the pool keeps spec.workers %d", asked, w.Minimum)
@@ -53,18 +49,18 @@ func size(askedGiB int64, c ironcorev1alpha1.ServerInventoryObservation, w *gard
 	}
 	needed := (askedGiB + c.SmallestDiskGiB - 1) / c.SmallestDiskGiB
 	s.Needed = int32(min(needed, 1<<30)) //nolint:gosec // bounded just above
-	takes := fmt.Sprintf("%s of raw capacity takes %d nodes of %s of drives (the smallest of the %d usable servers)", asked, s.Needed, gib(c.SmallestDiskGiB), c.Usable)
+	takes := fmt.Sprintf("%s of raw capacity takes %d nodes of %s of drives (the smallest of the %d usable servers)", asked, s.Needed, GiB(c.SmallestDiskGiB), c.Usable)
 	reach := min(w.Maximum, c.Usable)
 	s.Minimum = max(w.Minimum, min(s.Needed, reach))
 	switch {
 	case s.Needed > c.Usable && c.Usable <= w.Maximum:
 		s.Reason = ReasonServersTooFew
 		s.Message = fmt.Sprintf("%s, and the IronCore inventory has %d usable servers: the pool holds at least %s on them; add servers with the pool's labels or lower spec.capacity",
-			takes, c.Usable, gib(int64(max(min(s.Minimum, c.Usable), 0))*c.SmallestDiskGiB))
+			takes, c.Usable, GiB(int64(min(s.Minimum, c.Usable))*c.SmallestDiskGiB))
 	case s.Needed > w.Maximum:
 		s.Reason = ReasonMaxWorkersTooLow
 		s.Message = fmt.Sprintf("%s, more than spec.maxWorkers %d: the pool holds at least %s; raise spec.maxWorkers or lower spec.capacity",
-			takes, w.Maximum, gib(int64(max(s.Minimum, 0))*c.SmallestDiskGiB))
+			takes, w.Maximum, GiB(int64(s.Minimum)*c.SmallestDiskGiB))
 	case s.Needed <= w.Minimum:
 		s.Reason = ReasonSized
 		s.Message = fmt.Sprintf("%s: spec.workers %d hold it", takes, w.Minimum)
@@ -92,7 +88,7 @@ func (s *Sizing) SetCondition(rsp *fnv1.RunFunctionResponse) {
 	response.ConditionFalse(rsp, ConditionCapacitySized, s.Reason).WithMessage(s.Message).TargetCompositeAndClaim()
 }
 
-// gib renders GiB as a quantity (700Ti, 12Ti, 1536Gi).
-func gib(n int64) string {
+// GiB renders n GiB as a quantity (700Ti, 12Ti, 1536Gi).
+func GiB(n int64) string {
 	return apiresource.NewQuantity(n<<30, apiresource.BinarySI).String()
 }
