@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,10 +42,12 @@ type informed struct {
 	dyn    dynamicinformer.DynamicSharedInformerFactory
 	crds   metadatainformer.SharedInformerFactory
 	served map[schema.GroupVersionResource]bool
-	// stale is set once a CRD of a kind not served at discovery appears
-	// (Flux applies a cluster's layer after the cluster is up): the
-	// cluster is then informed anew.
-	stale atomic.Bool
+	// staleSince is when a CRD of a kind not served at discovery last
+	// appeared or changed (Flux applies a cluster's layer after the
+	// cluster is up), in Unix nanoseconds; 0 while none did. Each sweep
+	// then discovers the cluster's kinds again, and informs it anew once
+	// they include the new kind.
+	staleSince atomic.Int64
 
 	// The typed kinds the sweeps read, of kube.
 	secrets, daemonSets, nodes, namespaces cache.SharedIndexInformer
@@ -55,6 +58,14 @@ type informed struct {
 // stays read from the API server, and is informed at a later sweep; so is
 // one where a CRD of a kind it did not serve appeared (stale).
 func (c *cluster) inform(wake func()) {
+	if served, ok := c.discover(); ok {
+		c.start(served, wake)
+	}
+}
+
+// discover returns which of informedKinds c's API server serves; false
+// when it could not be asked.
+func (c *cluster) discover() (map[schema.GroupVersionResource]bool, bool) {
 	served := map[schema.GroupVersionResource]bool{}
 	discovered := map[schema.GroupVersion]bool{}
 	for _, gvr := range informedKinds {
@@ -64,7 +75,7 @@ func (c *cluster) inform(wake func()) {
 		}
 		l, err := c.kube.Discovery().ServerResourcesForGroupVersion(gv.String())
 		if err != nil && !apierrors.IsNotFound(err) {
-			return
+			return nil, false
 		}
 		discovered[gv] = true
 		if l != nil {
@@ -73,6 +84,12 @@ func (c *cluster) inform(wake func()) {
 			}
 		}
 	}
+	return served, true
+}
+
+// start informs c of the kinds served, and of the CRDs of those it does
+// not serve yet.
+func (c *cluster) start(served map[schema.GroupVersionResource]bool, wake func()) {
 	// The informers' watches last as long as the API server lets them:
 	// the requests' 10-s timeout ended each after 10 s, and every Shoot's
 	// API server served six new watches a minute per kind.
@@ -124,7 +141,7 @@ func (c *cluster) inform(wake func()) {
 		}
 		for _, gvr := range informedKinds {
 			if !served[gvr] && m.GetName() == gvr.Resource+"."+gvr.Group {
-				in.stale.Store(true)
+				in.staleSince.Store(time.Now().UnixNano())
 				wake()
 				return
 			}
@@ -151,26 +168,41 @@ func (c *cluster) forget() {
 	}
 }
 
-// reinform informs c anew once its informers are stale, and only then
-// stops the old ones, which serve the reads meanwhile. A CRD appears before
-// the API server serves its kind (Flux applies a layer's CRDs, then they
-// are established, which updates them again): until discovery serves more
-// kinds than the running informers do, they stay.
+// reinform informs c anew once a CRD of a kind it did not serve appeared
+// and discovery serves that kind, and only then stops the old informers,
+// which serve the reads meanwhile. Discovery lags the CRD: the API server
+// serves a kind some time after its CRD is created, and after it is
+// Established too (the discovery document is rebuilt apart from the
+// condition), and no CRD event follows then. So every sweep asks again,
+// for discoveryLag after the CRD's last event: a cluster asked once and
+// never again kept reading a control-plane cluster without its
+// ControlPlanes, and a cloud waited on its ControlPlane for ten minutes
+// (the cold CI run of stop 78).
 func (c *cluster) reinform(wake func()) {
 	in := c.informed.Load()
-	if in == nil || !in.stale.Swap(false) {
+	if in == nil {
 		return
 	}
-	c.inform(wake)
-	switch now := c.informed.Load(); {
-	case now == in: // discovery failed: the next CRD event tries again
-	case len(now.served) <= len(in.served):
-		c.informed.Store(in)
-		now.shutdown()
-	default:
+	since := in.staleSince.Load()
+	if since == 0 {
+		return
+	}
+	served, ok := c.discover()
+	switch {
+	case !ok: // not answered: the next sweep asks again
+	case len(served) > len(in.served):
+		c.start(served, wake)
 		in.shutdown()
+	case time.Since(time.Unix(0, since)) > discoveryLag:
+		// A CRD never served (removed again, or refused): stop asking
+		// until the next CRD event.
+		in.staleSince.CompareAndSwap(since, 0)
 	}
 }
+
+// discoveryLag is how long after a CRD's last event the sweeps ask
+// whether the API server serves its kind yet.
+var discoveryLag = 2 * time.Minute
 
 func (in *informed) shutdown() {
 	in.stop()

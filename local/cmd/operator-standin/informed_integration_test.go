@@ -166,7 +166,7 @@ func TestIntegrationInformedSeesLayerCRDs(t *testing.T) {
 		case <-rang:
 		default:
 		}
-		if !first.stale.Load() {
+		if first.staleSince.Load() == 0 {
 			return errors.New("not stale")
 		}
 		return nil
