@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -11,9 +12,14 @@ import (
 	"text/template"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/internal/shard"
@@ -227,56 +233,111 @@ func createClouds(ctx context.Context, kube client.Client, batch string, clouds 
 	return firstErr
 }
 
-// batchLabel marks the objects created together, so that one List per
+// batchLabel marks the objects created together, so that one watch per
 // kind finds them.
 const batchLabel = "scale.c5c3.io/batch"
 
 // waitBatchReady waits until every managed resource of batch (n clouds) is
-// Ready, listing each kind every interval, and returns when each cloud's
-// last one was seen Ready.
-func waitBatchReady(ctx context.Context, kube client.Client, p crasher, batch string, n int, interval, timeout time.Duration) (map[string]time.Time, error) {
+// Ready, and returns when each cloud's last one was seen Ready. It watches
+// each kind (one list, then events) rather than listing every few seconds:
+// at thousands of clouds the harness's own lists of every object were a
+// load the API server shares with the provider, and timed out or were cut
+// off (stop 77's runs at 1,000 clouds).
+func waitBatchReady(cfg *rest.Config, p crasher, batch string, n int, timeout time.Duration) (map[string]time.Time, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := &batchWatch{ready: map[string]map[string]bool{}, done: map[string]time.Time{}, waiting: map[string]string{}}
+	stop := make(chan struct{})
+	defer close(stop)
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+		o.LabelSelector = batchLabel + "=" + batch
+	})
+	for _, gvk := range managedKinds {
+		gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
+		if _, err := f.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    w.observe,
+			UpdateFunc: func(_, o any) { w.observe(o) },
+		}); err != nil {
+			return nil, err
+		}
+	}
+	f.Start(stop)
+
 	deadline := time.Now().Add(timeout)
-	done := map[string]time.Time{}
 	for {
 		if err := p.crashed(); err != nil {
-			return done, err
+			return w.snapshot(), err
 		}
-		ready := map[string]int{}
-		var waiting string
-		for _, gvk := range managedKinds {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			if err := kube.List(ctx, list, client.MatchingLabels{batchLabel: batch}); err != nil {
-				// An API server busy with the provider's start may time
-				// a large list out or cut its stream: a reason to look
-				// again; the deadline bounds it and names the error.
-				waiting = "listing " + gvk.Kind + ": " + err.Error()
-				break
-			}
-			for i := range list.Items {
-				u := &list.Items[i]
-				pc, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
-				if isReady(u) {
-					ready[pc]++
-				} else if waiting == "" {
-					waiting = gvk.Kind + " " + u.GetName() + ": " + conditionMessage(u, "Synced")
-				}
-			}
-		}
-		now := time.Now()
-		for pc, r := range ready {
-			if _, ok := done[pc]; !ok && r == perCloud {
-				done[pc] = now
-			}
-		}
+		done, waiting := w.progress()
 		if len(done) == n {
 			return done, nil
 		}
-		if now.After(deadline) {
+		if time.Now().After(deadline) {
 			return done, fmt.Errorf("%d of %d clouds of batch %s Ready after %s; waiting on %s", len(done), n, batch, timeout, waiting)
 		}
-		time.Sleep(interval)
+		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// A batchWatch keeps, per cloud (its ProviderConfig), which of its managed
+// resources are Ready, and when each cloud first had all of them Ready.
+type batchWatch struct {
+	mu      sync.Mutex
+	ready   map[string]map[string]bool // cloud → kind/name → Ready
+	done    map[string]time.Time
+	waiting map[string]string // kind/name → why it is not Ready, for a timeout's message
+}
+
+func (w *batchWatch) observe(o any) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	pc, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
+	key := u.GetKind() + " " + u.GetName()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ready[pc] == nil {
+		w.ready[pc] = map[string]bool{}
+	}
+	r := isReady(u)
+	w.ready[pc][key] = r
+	if r {
+		delete(w.waiting, key)
+	} else {
+		w.waiting[key] = conditionMessage(u, "Synced")
+	}
+	if _, seen := w.done[pc]; seen || !r {
+		return
+	}
+	for _, ok := range w.ready[pc] {
+		if !ok {
+			return
+		}
+	}
+	if len(w.ready[pc]) == perCloud {
+		w.done[pc] = time.Now()
+	}
+}
+
+// progress returns a copy of the clouds done, and one resource not Ready
+// yet and why.
+func (w *batchWatch) progress() (map[string]time.Time, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	waiting := "the first events of the watches"
+	for k, why := range w.waiting {
+		waiting = k + ": " + why
+		break
+	}
+	return maps.Clone(w.done), waiting
+}
+
+func (w *batchWatch) snapshot() map[string]time.Time {
+	done, _ := w.progress()
+	return done
 }
 
 // envInt reads a positive integer from the environment, or def.

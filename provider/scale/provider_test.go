@@ -2,6 +2,7 @@ package scale
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -57,6 +58,7 @@ func providerBinary(tb testing.TB) string {
 type process struct {
 	cmd     *exec.Cmd
 	metrics string
+	pprof   string // the address of its Go profiles, or "" (an older build, without --pprof-bind-address)
 	log     string
 	exited  chan struct{}
 	killed  bool
@@ -71,7 +73,14 @@ func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
 	log, err := os.CreateTemp("", "scale-provider-*.log")
 	mustTB(tb, err)
 	p := &process{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port), log: log.Name(), exited: make(chan struct{})}
-	args := append([]string{"--metrics-insecure", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--health-probe-bind-address=127.0.0.1:0"}, flags...)
+	args := []string{"--metrics-insecure", fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", port), "--health-probe-bind-address=127.0.0.1:0"}
+	if os.Getenv("COBALTCORE_SCALE_PROVIDER") == "" {
+		pport, err := freePort()
+		mustTB(tb, err)
+		p.pprof = fmt.Sprintf("127.0.0.1:%d", pport)
+		args = append(args, "--pprof-bind-address="+p.pprof)
+	}
+	args = append(args, flags...)
 	p.cmd = exec.Command(providerBinary(tb), args...)
 	// POD_NAMESPACE as Crossplane's Deployment runtime sets it: the
 	// namespace of the Leases of --shards.
@@ -197,6 +206,33 @@ func (p *process) sums(tb testing.TB, names ...string) []float64 {
 	return out
 }
 
+// heapTop saves p's heap profile (after a garbage collection) and returns
+// where it is and the top of what holds memory (go tool pprof -top), or
+// why not.
+func (p *process) heapTop(nodes int) (path, top string) {
+	if p.pprof == "" {
+		return "", "no profile: the binary was not built by the harness"
+	}
+	rsp, err := http.Get("http://" + p.pprof + "/debug/pprof/heap?gc=1") //nolint:noctx // a local scrape
+	if err != nil {
+		return "", err.Error()
+	}
+	defer rsp.Body.Close() //nolint:errcheck // read to the end below
+	f, err := os.CreateTemp("", "scale-heap-*.pb.gz")
+	if err != nil {
+		return "", err.Error()
+	}
+	defer f.Close() //nolint:errcheck // written and synced below
+	if _, err := io.Copy(f, rsp.Body); err != nil {
+		return f.Name(), err.Error()
+	}
+	out, err := exec.Command("go", "tool", "pprof", "-top", fmt.Sprintf("-nodecount=%d", nodes), "-sample_index=inuse_space", p.cmd.Path, f.Name()).CombinedOutput()
+	if err != nil {
+		return f.Name(), fmt.Sprintf("go tool pprof: %v\n%s", err, out)
+	}
+	return f.Name(), string(out)
+}
+
 // raiseFileLimit lets the test (and the provider it starts) hold a
 // connection per cloud, and the stub's listeners.
 func raiseFileLimit(tb testing.TB, want uint64) {
@@ -204,6 +240,12 @@ func raiseFileLimit(tb testing.TB, want uint64) {
 	var l syscall.Rlimit
 	mustTB(tb, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l))
 	if l.Cur >= want {
+		return
+	}
+	// Past the hard limit only with the privilege to raise it (root): at
+	// 5,000 clouds the stubs' listeners and connections alone pass a
+	// hard limit of 20,000.
+	if l.Max < want && syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: want, Max: want}) == nil {
 		return
 	}
 	l.Cur = min(want, l.Max)

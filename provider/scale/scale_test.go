@@ -78,7 +78,7 @@ func BenchmarkLandscape(b *testing.B) {
 		// A provider starting on a landscape: everything to catch up on.
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
-		_, err = waitBatchReady(ctx, kube, p, steady, n, listEvery(n), deadlineFor(n*perCloud))
+		_, err = waitBatchReady(kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		say(b, "every resource Ready %s after the provider started", converge.Round(time.Second))
@@ -96,6 +96,9 @@ func BenchmarkLandscape(b *testing.B) {
 		say(b, "steady: RSS %d MiB (peak %d), %.2f cores, %.1f observes/s, %.1f reconciles/s, %.1f API requests/s, %.2f authentications and %.1f calls per cloud per minute; since last read: p50 %.0fs p99 %.0fs max %.0fs",
 			rss>>20, peak>>20, steadyCPU, float64(after.observes-before.observes)/window.Seconds(), (after.reconciles-before.reconciles)/window.Seconds(), (after.apiRequests-before.apiRequests)/window.Seconds(),
 			float64(after.auths-before.auths)/float64(n)/minutes, float64(after.calls-before.calls)/float64(n)/minutes, ages[0], ages[1], ages[2])
+
+		profile, top := p.heapTop(25)
+		say(b, "heap in use at the steady window's end (profile %s):\n%s", profile, top)
 
 		// What the API server was asked meanwhile: the provider is its only
 		// client in the window (the harness only reads its metrics).
@@ -183,12 +186,6 @@ func pollOf(flags []string) time.Duration {
 	return time.Minute
 }
 
-// listEvery is how often waiting on n clouds lists them: the lists must
-// not be what the API server is busy with.
-func listEvery(n int) time.Duration {
-	return min(10*time.Second, time.Duration(n)*10*time.Millisecond+200*time.Millisecond)
-}
-
 // A snapshot of the provider and the clouds.
 type snapshot struct {
 	at                      time.Time
@@ -250,7 +247,7 @@ func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *proces
 	mustTB(tb, createClouds(ctx, kube, batch, clouds, 16))
 	// Behind a saturated queue a new cloud can wait many minutes: that is
 	// a figure to report, not a reason to stop.
-	done, err := waitBatchReady(ctx, kube, p, batch, k, listEvery(k), 30*time.Minute+deadlineFor(k*perCloud))
+	done, err := waitBatchReady(kubetest.Config(tb), p, batch, k, 30*time.Minute+deadlineFor(k*perCloud))
 	mustTB(tb, err)
 	for _, c := range clouds {
 		first = append(first, c.FirstRequest().Sub(created).Seconds())

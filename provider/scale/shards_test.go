@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/c5c3/consumer-plane/internal/shard"
+	"github.com/c5c3/consumer-plane/test/kubetest"
 	"github.com/c5c3/consumer-plane/test/openstackstub"
 )
 
@@ -58,7 +59,7 @@ func BenchmarkShards(b *testing.B) {
 		if serving[0] == serving[1] {
 			b.Fatalf("both replicas serve shard %d", serving[0])
 		}
-		_, err = waitBatchReady(ctx, kube, r, batch, n, listEvery(n), deadlineFor(n*perCloud))
+		_, err = waitBatchReady(kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		for j, p := range r {

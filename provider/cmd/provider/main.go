@@ -66,6 +66,7 @@ func main() {
 		leaderElection = flag.Bool("leader-election", false, "Elect a leader, so several replicas can run (one serving, the others standing by). See --shards to split the work instead.")
 		shards         = flag.Int("shards", 1, fmt.Sprintf("Split the managed resources into this many shards (1 to %d), each served by one replica: every replica takes the Lease of one shard (in the namespace POD_NAMESPACE names) and watches, caches and reconciles only the resources of its composites' buckets (label %s); a replica more than the shards stands by for one. Run the Deployment with at least this many replicas (docs/operations.md).", shard.Buckets, shard.Label))
 		probeAddr      = flag.String("health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+		pprofAddr      = flag.String("pprof-bind-address", "", "Address of Go's profiles (/debug/pprof/: heap, CPU, goroutines), to see where a large landscape's memory and CPU go; empty: not served. Bind it to localhost (kubectl port-forward): it is not authenticated.")
 		sessionCache   = flag.Int("openstack-session-cache", openstack.DefaultSessions, "OpenStack credentials (per region) whose authenticated session and token are kept; past it, polls of the least recently used authenticate again.")
 		callsPerCred   = flag.Int("openstack-max-calls-per-credential", openstack.DefaultCallsPerSession, "OpenStack requests one credential may have under way at once; a request that waits longer than --openstack-call-wait fails and is retried, so a cloud whose endpoint hangs holds at most this many reconcile workers (0: no limit).")
 		callWait       = flag.Duration("openstack-call-wait", openstack.DefaultCallWait, "How long an OpenStack request waits for one of its credential's requests under way to end.")
@@ -101,6 +102,7 @@ func main() {
 		LeaderElectionID:        "provider-cobaltcore.c5c3.io",
 		Metrics:                 metricsFlags.Options(),
 		HealthProbeBindAddress:  *probeAddr,
+		PprofBindAddress:        *pprofAddr,
 		LeaderElectionNamespace: os.Getenv("POD_NAMESPACE"),
 	})
 	exitOn(log, err, "cannot create the manager")
