@@ -268,7 +268,8 @@ func waitBatchReady(cfg *rest.Config, p crasher, batch string, n int, timeout ti
 	deadline := time.Now().Add(timeout)
 	for {
 		if err := p.crashed(); err != nil {
-			return w.snapshot(), err
+			done, _ := w.progress()
+			return done, err
 		}
 		done, waiting := w.progress()
 		if len(done) == n {
@@ -333,11 +334,6 @@ func (w *batchWatch) progress() (map[string]time.Time, string) {
 		break
 	}
 	return maps.Clone(w.done), waiting
-}
-
-func (w *batchWatch) snapshot() map[string]time.Time {
-	done, _ := w.progress()
-	return done
 }
 
 // envInt reads a positive integer from the environment, or def.

@@ -222,8 +222,11 @@ func (p *process) heapTop(nodes int) (path, top string) {
 	if err != nil {
 		return "", err.Error()
 	}
-	defer f.Close() //nolint:errcheck // written and synced below
-	if _, err := io.Copy(f, rsp.Body); err != nil {
+	_, err = io.Copy(f, rsp.Body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return f.Name(), err.Error()
 	}
 	out, err := exec.Command("go", "tool", "pprof", "-top", fmt.Sprintf("-nodecount=%d", nodes), "-sample_index=inuse_space", p.cmd.Path, f.Name()).CombinedOutput()

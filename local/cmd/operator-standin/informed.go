@@ -192,7 +192,9 @@ func (c *cluster) reinform(wake func()) {
 	case !ok: // not answered: the next sweep asks again
 	case len(served) > len(in.served):
 		c.start(served, wake)
-		in.shutdown()
+		if c.informed.Load() != in { // started: the old ones go; not started: they keep serving, and the next sweep tries again
+			in.shutdown()
+		}
 	case time.Since(time.Unix(0, since)) > discoveryLag:
 		// A CRD never served (removed again, or refused): stop asking
 		// until the next CRD event.
