@@ -444,6 +444,80 @@ func TestIntegrationTenantCredential(t *testing.T) {
 		}
 	})
 
+	t.Run("IDs resolved wrong follow their references: the grant and the credential in another project go", func(t *testing.T) {
+		// What the reference race of stop 78 left: a grant and a published
+		// credential in another cloud's project, under resolved IDs that
+		// name it (crossplane-runtime keeps a resolved ID; the provider
+		// now resolves references by name at every reconcile).
+		c := h.clients(t)
+		other, err := c.keystone.CreateProject(ctx, projects.CreateOpts{Name: base + "-other", DomainID: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.keystone.DeleteProject(ctx, other.ID) })
+		member, err := c.keystone.FindRole(ctx, "", "member")
+		if err != nil || member == nil {
+			t.Fatalf("the local Keystone has no role member: %v", err)
+		}
+		paused := map[string]string{meta.AnnotationKeyReconciliationPaused: "true"}
+		h.update(t, grant, func() { meta.AddAnnotations(grant, paused) })
+		h.update(t, cred, func() { meta.AddAnnotations(cred, paused) })
+
+		wrongGrant := roles.AssignOpts{UserID: userID, ProjectID: other.ID}
+		if err := c.keystone.Grant(ctx, member.ID, wrongGrant); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.keystone.Revoke(ctx, member.ID, wrongGrant) })
+		name := cred.Spec.ForProvider.KeystoneName()
+		if err := me.DeleteApplicationCredential(ctx, userID, meta.GetExternalName(cred)); err != nil {
+			t.Fatal(err)
+		}
+		wrong, err := asUser(t, userID, password, other.ID).CreateApplicationCredential(ctx, userID,
+			applicationcredentials.CreateOpts{Name: name, Roles: []applicationcredentials.Role{{Name: "member"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "crossplane-system", Name: base + "-cred-cloud"}}
+		h.update(t, secret, func() { secret.Data[keystonev1alpha1.ConnectionSecretKeyAppCredID] = []byte(wrong.ID) })
+		h.update(t, grant, func() {
+			grant.Spec.ForProvider.ProjectID = other.ID
+			meta.SetExternalName(grant, "project/"+other.ID+"/user/"+userID+"/"+member.ID)
+			meta.RemoveAnnotations(grant, meta.AnnotationKeyReconciliationPaused)
+		})
+		h.update(t, cred, func() {
+			cred.Spec.ForProvider.ProjectID = other.ID
+			meta.SetExternalName(cred, wrong.ID)
+			meta.RemoveAnnotations(cred, meta.AnnotationKeyReconciliationPaused)
+		})
+
+		eventually(t, "the grant back on its own project, the other project's revoked", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(grant), grant)
+			inOther, err := c.keystone.HasGrant(ctx, member.ID, wrongGrant)
+			if err != nil {
+				return false, err.Error()
+			}
+			return grant.Spec.ForProvider.ProjectID == projectID && !inOther &&
+					meta.GetExternalName(grant) == "project/"+projectID+"/user/"+userID+"/"+member.ID,
+				fmt.Sprintf("projectID %s, external name %s, granted in the other project: %t, conditions %v", grant.Spec.ForProvider.ProjectID, meta.GetExternalName(grant), inOther, grant.Status.Conditions)
+		})
+		eventually(t, "a credential in its own project published, the other project's deleted", func() (bool, string) {
+			_ = h.kube.Get(ctx, client.ObjectKeyFromObject(cred), cred)
+			id := meta.GetExternalName(cred)
+			_, err := me.GetApplicationCredential(ctx, userID, wrong.ID)
+			return cred.Spec.ForProvider.ProjectID == projectID && cred.Status.AtProvider.ProjectID == projectID &&
+					id != wrong.ID && publishedID(base+"-cred-cloud") == id && openstack.IsNotFound(err),
+				fmt.Sprintf("projectID %s, observed project %s, external name %s, published %s, the other's credential: %v",
+					cred.Spec.ForProvider.ProjectID, cred.Status.AtProvider.ProjectID, id, publishedID(base+"-cred-cloud"), err)
+		})
+		h.waitReady(t, cred)
+		if err := cloudsYAMLLogin(t, h.secret(t, base+"-cred-cloud"), "tenant"); err != nil {
+			t.Fatalf("the credential made again does not log in: %v", err)
+		}
+		if n := count(name); n != 1 {
+			t.Fatalf("credentials named %s: %d, want 1", name, n)
+		}
+	})
+
 	t.Run("delete, and delete of one already gone", func(t *testing.T) {
 		id := meta.GetExternalName(cred)
 		h.delete(t, cred)

@@ -231,13 +231,26 @@ validate_cache() {
 # `test` is what make test needs; `all` adds what only the local management
 # plane runs (`plane`), so that CI can build those beside make test.
 lanes() { # K8S-TOOLS...: the Kubernetes binaries named in one lane, the rest in the other
-  local k8s_lane other_lane rc=0 t
+  local k8s_lane other_lane prefetch rc=0 t
+  # The later tools' modules download at once, beside the compile, in the
+  # order the second lane needs them (each lane fetches its first itself):
+  # fetched inside a lane, each module's download left that lane's compile
+  # idle (cold, minutes of a CI run). A lane's own fetch still runs, and
+  # finds them there or retries.
+  ( for t in crossplane provider-kubernetes gardener flux; do
+      (cd "$here/$t" && GOFLAGS= GOTOOLCHAIN=local timeout "${FETCH_TIMEOUT:-900}" go mod download) >/dev/null 2>&1 || true
+    done ) 9>&- &
+  prefetch=$!
   ( trap stop_heartbeat EXIT; for t in "$@"; do "$t"; done ) &
   k8s_lane=$!
   ( trap stop_heartbeat EXIT; etcd; crossplane; validate_cache; provider_kubernetes; gardener; flux ) &
   other_lane=$!
   wait "$k8s_lane" || rc=$?
   wait "$other_lane" || rc=$?
+  # Both lanes fetched what they built: a download still under way is for
+  # nothing now.
+  kill "$prefetch" 2>/dev/null || true
+  wait "$prefetch" 2>/dev/null || true
   [[ $rc -eq 0 ]] || { log "FAILED: a tool did not build (above)"; return "$rc"; }
   envtest_assets
 }

@@ -35,7 +35,8 @@ type VolumeTypeParameters struct {
 	IsPublic *bool `json:"isPublic,omitempty"`
 
 	// AccessProjectIDRefs grant a private type to keystone.provider.c5c3.io
-	// Projects.
+	// Projects, resolved again at every reconcile: given, they replace
+	// AccessProjectIDs (unless one's resolution policy is Optional).
 	// +optional
 	AccessProjectIDRefs []xpv2.Reference `json:"accessProjectIDRefs,omitempty"`
 

@@ -15,7 +15,8 @@ type ProjectIDReference struct {
 	ProjectID string `json:"projectID,omitempty"`
 
 	// ProjectIDRef resolves ProjectID from a keystone.provider.c5c3.io
-	// Project.
+	// Project, again at every reconcile: ProjectID follows the Project it
+	// names (unless the reference's resolution policy is Optional).
 	// +optional
 	ProjectIDRef *xpv2.Reference `json:"projectIDRef,omitempty"`
 

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"context"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reference"
@@ -26,10 +27,16 @@ func (r *ProjectIDReference) Resolve(ctx context.Context, c client.Reader, mg re
 }
 
 // resolveID resolves one ID from a reference or selector to a kind whose
-// external name is the ID, keeping an ID already given.
+// external name is the ID. An ID given without a reference is kept; an ID
+// resolved from a reference by name is resolved again at every reconcile
+// (see followsReferences).
 func resolveID(ctx context.Context, c client.Reader, mg resource.Managed, to reference.To, id *string, ref **xpv2.Reference, sel *xpv2.Selector, field string) error {
+	current := *id
+	if *ref != nil && followsReferences(**ref) {
+		current = ""
+	}
 	rsp, err := reference.NewAPIResolver(c, mg).Resolve(ctx, reference.ResolutionRequest{
-		CurrentValue: *id, Reference: *ref, Selector: sel, To: to, Extract: reference.ExternalName(),
+		CurrentValue: current, Reference: *ref, Selector: sel, To: to, Extract: reference.ExternalName(),
 	})
 	if err != nil {
 		return errors.Wrapf(err, "cannot resolve %s", field)
@@ -38,9 +45,29 @@ func resolveID(ctx context.Context, c client.Reader, mg resource.Managed, to ref
 	return nil
 }
 
-// ResolveProjectIDs resolves the Project references refs into IDs, keeping
-// the IDs already given. field names the references in error messages.
+// followsReferences says whether an ID resolved from ref is resolved again
+// at every reconcile instead of kept once set, crossplane-runtime's default.
+// A kept ID stays wrong for good once it was resolved wrong (stop 78: a
+// race gave a cloud's QuotaSet another cloud's project), or once its Project
+// was made again under a new ID; resolved again, it follows what the
+// reference names, and the controllers move what they made (a grant, an
+// aggregate's or a volume type's tenants, a credential's project) or say
+// why they cannot (a QuotaSet). A read from the provider's cache each
+// reconcile; the resource is written only when an ID changed. An Optional
+// reference keeps its ID: resolved again while its object is missing, it
+// would lose the ID and the reference.
+func followsReferences(ref xpv2.Reference) bool {
+	return !ref.Policy.IsResolutionPolicyOptional()
+}
+
+// ResolveProjectIDs resolves the Project references refs into IDs; IDs given
+// without references are kept, and references by name are resolved again at
+// every reconcile (see followsReferences). field names the references in
+// error messages.
 func ResolveProjectIDs(ctx context.Context, c client.Reader, mg resource.Managed, ids []string, refs []xpv2.Reference, field string) ([]string, []xpv2.Reference, error) {
+	if len(refs) > 0 && !slices.ContainsFunc(refs, func(r xpv2.Reference) bool { return !followsReferences(r) }) {
+		ids = nil
+	}
 	rsp, err := reference.NewAPIResolver(c, mg).ResolveMultiple(ctx, reference.MultiResolutionRequest{
 		CurrentValues: ids,
 		References:    refs,

@@ -12,7 +12,9 @@ type UserIDReference struct {
 	// +optional
 	UserID string `json:"userID,omitempty"`
 
-	// UserIDRef resolves UserID from a keystone.provider.c5c3.io User.
+	// UserIDRef resolves UserID from a keystone.provider.c5c3.io User, again
+	// at every reconcile: UserID follows the User it names (unless the
+	// reference's resolution policy is Optional).
 	// +optional
 	UserIDRef *xpv2.Reference `json:"userIDRef,omitempty"`
 

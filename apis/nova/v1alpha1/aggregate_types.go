@@ -32,7 +32,9 @@ type AggregateParameters struct {
 	FilterTenantIDs []string `json:"filterTenantIDs,omitempty"`
 
 	// FilterTenantIDRefs resolve FilterTenantIDs from
-	// keystone.provider.c5c3.io Projects.
+	// keystone.provider.c5c3.io Projects, again at every reconcile: given,
+	// they replace FilterTenantIDs (unless one's resolution policy is
+	// Optional).
 	// +optional
 	FilterTenantIDRefs []xpv2.Reference `json:"filterTenantIDRefs,omitempty"`
 

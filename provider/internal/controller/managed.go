@@ -107,6 +107,7 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 			return err
 		}
 		srcs = append(srcs, ws...)
+		opts = append(opts, managed.WithReferenceResolver(referenceResolver{client: mgr.GetClient()}))
 	}
 	r := managed.NewReconciler(unchangedStatusSkipped{mgr}, resource.ManagedKind(gvk), opts...)
 	w := newWakeable(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter), func() client.Object { return newOf(mg) })

@@ -7,8 +7,11 @@ import (
 	"reflect"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,6 +45,48 @@ type Wake struct {
 	// (Keystone refuses a credential with a role its user lacks).
 	Unblocks func(o client.Object) []xpv2.TypedReference
 }
+
+// referenceResolver is the managed reconciler's reference resolver for the
+// Referencing kinds: it resolves a resource's references (its
+// ResolveReferences) and writes what changed as a JSON merge patch.
+//
+// crossplane-runtime's own resolver (APISimpleReferenceResolver) applies
+// only the fields that changed, server-side and as one field manager: an
+// apply removes the fields that manager applied before and leaves out now.
+// That is harmless while a resolved ID is never resolved again, but this
+// provider resolves references by name at every reconcile (see
+// keystonev1alpha1's followsReferences): a RoleAssignment whose project ID
+// changed lost its user ID in the same write, whose resolution then lost the
+// project ID, and so on at every reconcile. A merge patch changes what it
+// names and nothing else.
+type referenceResolver struct {
+	client client.Client
+}
+
+func (r referenceResolver) ResolveReferences(ctx context.Context, mg resource.Managed) error {
+	rr, ok := mg.(interface {
+		ResolveReferences(context.Context, client.Reader) error
+	})
+	if !ok {
+		return nil
+	}
+	existing, ok := mg.DeepCopyObject().(client.Object)
+	if !ok {
+		return fmt.Errorf("cannot copy %T", mg)
+	}
+	if err := rr.ResolveReferences(ctx, r.client); err != nil {
+		return fmt.Errorf("cannot resolve references: %w", err)
+	}
+	if cmp.Equal(existing, mg, cmpopts.EquateEmpty()) {
+		return nil
+	}
+	if err := r.client.Patch(ctx, mg, client.MergeFrom(existing)); err != nil {
+		return fmt.Errorf("cannot write the resolved references: %w", err)
+	}
+	return nil
+}
+
+var _ managed.ReferenceResolver = referenceResolver{}
 
 // resolvesWithWakes refuses a kind that resolves references but is woken by
 // none of their kinds, or is given wakes but names nothing it references:

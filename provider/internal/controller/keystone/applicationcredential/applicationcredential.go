@@ -166,6 +166,13 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ApplicationCredenti
 		// retires this, which goes once the new one is published.
 		return managed.ExternalObservation{}, nil
 	}
+	if observed.ProjectID != p.ProjectID && !observeOnly(mg) && !meta.WasDeleted(mg) {
+		// The project moved (its reference resolved again to another ID):
+		// a credential stays in the project it was made in. Create
+		// deletes this one at once, as a lost one of its name, since it
+		// logs in to a project this resource no longer names.
+		return managed.ExternalObservation{}, nil
+	}
 	adopted := id == ""
 	meta.SetExternalName(mg, observed.ID)
 	mg.Status.AtProvider = observation(observed)
