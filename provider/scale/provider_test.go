@@ -85,6 +85,10 @@ func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
 	// POD_NAMESPACE as Crossplane's Deployment runtime sets it: the
 	// namespace of the Leases of --shards.
 	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "POD_NAMESPACE=crossplane-system")
+	// COBALTCORE_SCALE_ENV (make bench-scale PROVIDER_ENV=…): variables of
+	// the provider's process alone, as a DeploymentRuntimeConfig's env sets
+	// them (GOMEMLIMIT=1GiB), not of the API server the harness runs.
+	p.cmd.Env = append(p.cmd.Env, strings.Fields(os.Getenv("COBALTCORE_SCALE_ENV"))...)
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	mustTB(tb, p.cmd.Start())
 	go func() { _ = p.cmd.Wait(); close(p.exited); _ = log.Close() }()
