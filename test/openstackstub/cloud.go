@@ -25,7 +25,7 @@ type Cloud struct {
 	count  counters
 
 	mu         sync.Mutex
-	tokens     map[string]string // token: user ID
+	tokens     map[string]scope // token: whom it was issued to
 	projects   map[string]map[string]any
 	users      map[string]map[string]any
 	passwords  map[string]string // user ID: password
@@ -41,7 +41,7 @@ type Cloud struct {
 
 func newCloud(i int, base string, ca []byte) *Cloud {
 	c := &Cloud{Index: i, AuthURL: base + "/v3", CA: ca, base: base,
-		tokens: map[string]string{}, projects: map[string]map[string]any{}, users: map[string]map[string]any{},
+		tokens: map[string]scope{}, projects: map[string]map[string]any{}, users: map[string]map[string]any{},
 		passwords: map[string]string{}, grants: map[string]bool{}, appcreds: map[string]map[string]any{},
 		aggregates: map[int]map[string]any{}, nextAgg: 1, types: map[string]map[string]any{}, access: map[string]map[string]bool{},
 		quotas: map[string]map[string]map[string]any{"compute": {}, "volume": {}, "network": {}}, seen: map[string]time.Time{}}
@@ -110,6 +110,10 @@ const timeFormat = "2006-01-02T15:04:05.000000"
 
 // handler is one route's work, under the cloud's lock; it returns the
 // status and the body (nil: none).
+// scope is whom a token was issued to: a user, in a project. Keystone makes
+// an application credential in the project of the token that asks for it.
+type scope struct{ user, project string }
+
 type handler func(r *http.Request, body map[string]any) (int, any)
 
 func (c *Cloud) routes() http.Handler {
@@ -253,7 +257,7 @@ func (c *Cloud) authenticate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := newID()
-	c.tokens[token] = userID
+	c.tokens[token] = scope{user: userID, project: projectID}
 	endpoint := func(kind, name, path string) map[string]any {
 		return map[string]any{"type": kind, "name": name, "id": kind, "endpoints": []map[string]any{
 			{"id": kind + "-public", "interface": "public", "region": Region, "region_id": Region, "url": c.base + path}}}

@@ -121,7 +121,8 @@ func (c *Cloud) identityRoutes(route router) {
 	})
 	route("POST /v3/users/{user}/application_credentials", true, func(r *http.Request, body map[string]any) (int, any) {
 		id := newID()
-		a := map[string]any{"id": id, "user_id": r.PathValue("user"), "project_id": "", "unrestricted": false, "expires_at": nil, "description": ""}
+		a := map[string]any{"id": id, "user_id": r.PathValue("user"), "project_id": c.tokens[r.Header.Get("X-Auth-Token")].project,
+			"unrestricted": false, "expires_at": nil, "description": ""}
 		merge(a, body["application_credential"])
 		if roles, ok := a["roles"].([]any); ok {
 			for _, role := range roles {
