@@ -5,6 +5,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -135,13 +136,30 @@ func withOpenStack(t testing.TB) *harness {
 			return
 		}
 		c.CABundle = openstackCA
-		cloud, cloudErr = openstack.NewCache(1, time.Hour).Session(context.Background(), c)
+		cloud, cloudErr = adminSession(c)
 	})
 	if cloudErr != nil {
 		t.Fatalf("cannot reach the local OpenStack: %v", cloudErr)
 	}
 	h.cloud = cloud
 	return h
+}
+
+// adminSession logs in as the local OpenStack's admin. A login that times
+// out is tried again for up to two minutes: on a cold CI machine the
+// groups start while the project still compiles beside the local
+// OpenStack, and one TLS handshake past net/http's 10 s (seen once) failed
+// every test of a group, since the session is made once for them all.
+func adminSession(cfg openstack.Config) (*openstack.Session, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		s, err := openstack.NewCache(1, time.Hour).Session(context.Background(), cfg)
+		var timeout net.Error
+		if err == nil || !errors.As(err, &timeout) || !timeout.Timeout() || time.Now().After(deadline) {
+			return s, err
+		}
+		time.Sleep(2 * time.Second)
+	}
 }
 
 func startProvider(restCfg *rest.Config) (*harness, error) {

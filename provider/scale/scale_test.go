@@ -47,7 +47,8 @@ func TestMain(m *testing.M) {
 //     clouds), reconciles/s (controller-runtime's count, which includes the
 //     reconciles the rate limiter turned back), api_req/s (the provider's requests to the
 //     API server), auths/cloud/min and calls/cloud/min (what each cloud's
-//     Keystone and APIs are asked);
+//     Keystone and APIs are asked), writes/cloud/min (which must be zero:
+//     the benchmark fails on a write in the steady window);
 //   - age_p50_s, age_p99_s, age_max_s: at the window's end, the time since
 //     each resource was last read from its cloud (a resource looked at once
 //     per poll interval is at most that old);
@@ -97,6 +98,13 @@ func BenchmarkLandscape(b *testing.B) {
 			rss>>20, peak>>20, steadyCPU, float64(after.observes-before.observes)/window.Seconds(), (after.reconciles-before.reconciles)/window.Seconds(), (after.apiRequests-before.apiRequests)/window.Seconds(),
 			float64(after.auths-before.auths)/float64(n)/minutes, float64(after.calls-before.calls)/float64(n)/minutes, ages[0], ages[1], ages[2])
 
+		// A converged landscape has nothing to change: a write in the window
+		// is churn (stop 79's stub gave credentials no project, and every
+		// poll made them again; the figures alone did not show it).
+		if w := after.writes - before.writes; w > 0 {
+			b.Errorf("the provider wrote %d times to the clouds in the steady window (%.2f per cloud per minute): steady state must change nothing", w, float64(w)/float64(n)/minutes)
+		}
+
 		profile, top := p.heapTop(25)
 		say(b, "heap in use at the steady window's end (profile %s):\n%s", profile, top)
 
@@ -131,6 +139,7 @@ func BenchmarkLandscape(b *testing.B) {
 		b.ReportMetric((after.apiRequests-before.apiRequests)/window.Seconds(), "api_req/s")
 		b.ReportMetric(float64(after.auths-before.auths)/float64(n)/minutes, "auths/cloud/min")
 		b.ReportMetric(float64(after.calls-before.calls)/float64(n)/minutes, "calls/cloud/min")
+		b.ReportMetric(float64(after.writes-before.writes)/float64(n)/minutes, "writes/cloud/min")
 		b.ReportMetric(ages[0], "age_p50_s")
 		b.ReportMetric(ages[1], "age_p99_s")
 		b.ReportMetric(ages[2], "age_max_s")
@@ -192,6 +201,7 @@ type snapshot struct {
 	cpu                     time.Duration
 	reconciles, apiRequests float64
 	auths, calls, observes  int64
+	writes                  int64
 	apiserver               kubetest.RequestCounts
 }
 
@@ -203,6 +213,7 @@ func sample(tb testing.TB, p *process, land *openstackstub.Landscape) snapshot {
 		n := c.Counts()
 		s.auths += n.Auths
 		s.calls += n.Auths + n.Reads + n.Writes
+		s.writes += n.Writes
 		s.observes += n.Observes
 	}
 	return s

@@ -2,12 +2,22 @@ package openstack
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"log"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,5 +167,143 @@ func TestSessionKeepsItsConnections(t *testing.T) {
 	defer mu.Unlock()
 	if opened > calls+1 {
 		t.Errorf("%d bursts of %d requests opened %d connections, want at most %d (one per request under way, and the login's)", bursts, calls, opened, calls+1)
+	}
+}
+
+// testCA is a certificate authority that signs server certificates for
+// the TLS tests.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newTestCA(t testing.TB, name string) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// serve starts a stand-in Keystone over TLS whose certificate ca signs for
+// the given DNS names and IP addresses.
+func (ca *testCA) serve(t testing.TB, dnsNames []string, ips ...net.IP) *httptest.Server {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "keystone"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: dnsNames, IPAddresses: ips,
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost && r.URL.Path == "/v3/auth/tokens" {
+			w.Header().Set("X-Subject-Token", "token")
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprintf(w, `{"token": {"expires_at": %q, "catalog": [{"type": "identity", "endpoints": [{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`,
+				time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "https://"+r.Host+"/v3/")
+			return
+		}
+		fmt.Fprint(w, `{"project": {"id": "p"}}`)
+	}))
+	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCABundleIsTrustedBesideTheSystemRoots: a cloud's CA bundle is
+// trusted in addition to the system's roots, never instead of checking the
+// server's name, also when the endpoint is an IP address (Go's TLS client
+// sends no server name for one).
+func TestCABundleIsTrustedBesideTheSystemRoots(t *testing.T) {
+	a, b := newTestCA(t, "cloud A"), newTestCA(t, "cloud B")
+	systemB := x509.NewCertPool()
+	systemB.AddCert(b.cert)
+	localhost := []net.IP{net.ParseIP("127.0.0.1")}
+
+	cases := map[string]struct {
+		signer  *testCA
+		names   []string
+		ips     []net.IP
+		host    string // what the URL names instead of 127.0.0.1, if anything
+		bundle  []byte
+		system  *x509.CertPool
+		refused bool
+	}{
+		"the bundle's CA":                             {signer: a, ips: localhost, bundle: a.pem},
+		"the bundle's CA, for a DNS name":             {signer: a, names: []string{"localhost"}, host: "localhost", bundle: a.pem},
+		"another CA":                                  {signer: b, ips: localhost, bundle: a.pem, refused: true},
+		"the system's roots beside the bundle":        {signer: b, ips: localhost, bundle: a.pem, system: systemB},
+		"an IP address the certificate does not name": {signer: a, names: []string{"keystone.example"}, bundle: a.pem, refused: true},
+		"a name the certificate does not hold":        {signer: a, ips: localhost, host: "localhost", bundle: a.pem, refused: true},
+		"a name only the system's CA may sign":        {signer: b, names: []string{"keystone.example"}, bundle: a.pem, system: systemB, refused: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := tc.signer.serve(t, tc.names, tc.ips...)
+			url := srv.URL
+			if tc.host != "" {
+				url = strings.Replace(url, "127.0.0.1", tc.host, 1)
+			}
+			c := NewCache(4, time.Hour)
+			c.systemRoots = tc.system
+			s, err := c.Session(context.Background(), Config{Region: "RegionOne", CABundle: tc.bundle, Auth: gophercloud.AuthOptions{
+				IdentityEndpoint: url + "/v3", Username: "u", Password: "p", DomainName: "Default"}})
+			var verr *tls.CertificateVerificationError
+			switch {
+			case tc.refused && err == nil:
+				t.Fatal("the login went through, want the server's certificate refused")
+			case tc.refused && !errors.As(err, &verr):
+				t.Fatalf("login = %v, want a certificate verification error", err)
+			case tc.refused:
+				return
+			case err != nil:
+				t.Fatalf("login = %v, want it to go through", err)
+			}
+			id, err := s.Service(ServiceIdentity)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body map[string]any
+			if _, err := id.Get(context.Background(), id.ServiceURL("projects", "p"), &body, nil); err != nil {
+				t.Fatalf("a request after the login: %v", err)
+			}
+		})
+	}
+}
+
+// TestInvalidCABundleIsTerminal: a bundle without a certificate is the
+// ProviderConfig's error, said once, not retried.
+func TestInvalidCABundleIsTerminal(t *testing.T) {
+	_, err := NewCache(4, time.Hour).Session(context.Background(), Config{Region: "RegionOne", CABundle: []byte("not PEM"), Auth: gophercloud.AuthOptions{
+		IdentityEndpoint: "https://127.0.0.1:1/v3", Username: "u", Password: "p", DomainName: "Default"}})
+	if err == nil || !IsTerminal(err) || !strings.Contains(err.Error(), "no PEM certificate") {
+		t.Fatalf("login with a bundle of no certificate = %v, want a terminal error that says so", err)
 	}
 }
