@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -130,5 +132,33 @@ func TestProgressReasonsAreCrossplaneRuntimes(t *testing.T) {
 		if !strings.Contains(string(src), `event.Reason = "`+string(r)+`"`) {
 			t.Errorf("crossplane-runtime's managed reconciler records no reason %q", r)
 		}
+	}
+}
+
+// listOptions records the options of the lists it is asked for.
+type listOptions struct {
+	client.Client
+	got client.ListOptions
+}
+
+func (l *listOptions) List(_ context.Context, _ client.ObjectList, opts ...client.ListOption) error {
+	l.got = client.ListOptions{}
+	l.got.ApplyOptions(opts)
+	return nil
+}
+
+// TestStateMetricsListWithoutCopies: the state metrics' lists of every
+// managed resource ask the cache for its objects uncopied, and keep the
+// caller's options.
+func TestStateMetricsListWithoutCopies(t *testing.T) {
+	rec := &listOptions{}
+	if err := (uncopiedLists{rec}).List(context.Background(), &keystonev1alpha1.ProjectList{}, client.InNamespace("ns")); err != nil {
+		t.Fatal(err)
+	}
+	if rec.got.UnsafeDisableDeepCopy == nil || !*rec.got.UnsafeDisableDeepCopy {
+		t.Error("the list asked for copies of the cache's objects, want none")
+	}
+	if rec.got.Namespace != "ns" {
+		t.Errorf("the list's namespace = %q, want the caller's %q", rec.got.Namespace, "ns")
 	}
 }
