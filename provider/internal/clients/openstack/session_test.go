@@ -31,12 +31,7 @@ func hangingKeystone(t *testing.T, release <-chan struct{}) *httptest.Server {
 	t.Helper()
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/v3/auth/tokens" {
-			w.Header().Set("X-Subject-Token", "token")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"token": {"expires_at": %q, "catalog": [{"type": "identity", "endpoints": [{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`,
-				time.Now().Add(time.Hour).UTC().Format(time.RFC3339), srv.URL+"/v3/")
+		if issuedToken(w, r, srv.URL) {
 			return
 		}
 		select {
@@ -48,6 +43,20 @@ func hangingKeystone(t *testing.T, release <-chan struct{}) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// issuedToken answers a login (and reports that it did) with a token whose
+// catalog holds one identity endpoint at base.
+func issuedToken(w http.ResponseWriter, r *http.Request, base string) bool {
+	if r.Method != http.MethodPost || r.URL.Path != "/v3/auth/tokens" {
+		return false
+	}
+	w.Header().Set("X-Subject-Token", "token")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	fmt.Fprintf(w, `{"token": {"expires_at": %q, "catalog": [{"type": "identity", "endpoints": [{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`,
+		time.Now().Add(time.Hour).UTC().Format(time.RFC3339), base+"/v3/")
+	return true
 }
 
 // loggedIn logs into the stand-in Keystone at url (trusting ca, when
@@ -123,11 +132,7 @@ func TestSessionKeepsItsConnections(t *testing.T) {
 	var srv *httptest.Server
 	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if r.Method == http.MethodPost && r.URL.Path == "/v3/auth/tokens" {
-			w.Header().Set("X-Subject-Token", "token")
-			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"token": {"expires_at": %q, "catalog": [{"type": "identity", "endpoints": [{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`,
-				time.Now().Add(time.Hour).UTC().Format(time.RFC3339), srv.URL+"/v3/")
+		if issuedToken(w, r, srv.URL) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond) // long enough for a burst's requests to overlap
@@ -221,11 +226,7 @@ func (ca *testCA) serve(t testing.TB, dnsNames []string, ips ...net.IP) *httptes
 	var srv *httptest.Server
 	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if r.Method == http.MethodPost && r.URL.Path == "/v3/auth/tokens" {
-			w.Header().Set("X-Subject-Token", "token")
-			w.WriteHeader(http.StatusCreated)
-			fmt.Fprintf(w, `{"token": {"expires_at": %q, "catalog": [{"type": "identity", "endpoints": [{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`,
-				time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "https://"+r.Host+"/v3/")
+		if issuedToken(w, r, "https://"+r.Host) {
 			return
 		}
 		fmt.Fprint(w, `{"project": {"id": "p"}}`)
