@@ -318,8 +318,7 @@ func (t *bundleTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	ht, ok := t.hosts[host]
 	if !ok {
 		ht = t.base.Clone()
-		// ServerName is set, so the transport sends it as SNI and uses it
-		// for the proxy's CONNECT too; the check itself is verifyChain's.
+		// ServerName is sent as SNI; the check itself is verifyChain's.
 		ht.TLSClientConfig = &tls.Config{
 			MinVersion:         tls.VersionTLS12,
 			ServerName:         host,

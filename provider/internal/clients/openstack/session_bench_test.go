@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"testing"
@@ -21,12 +20,12 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkCloudTLS -benchtime 1000x ./provider/internal/clients/openstack/
 func BenchmarkCloudTLS(b *testing.B) {
-	ca := newTestCA(b, "cloud")
-	srv := ca.serve(b, nil, net.ParseIP("127.0.0.1"))
+	ca := newCA(b, "cloud")
+	srv := serveKeystone(b, ca, "127.0.0.1")
 	// Each answer closes its connection: what is measured is the client's
 	// TLS configuration, not a connection's buffers.
 	srv.Config.SetKeepAlivesEnabled(false)
-	cfg := Config{CABundle: ca.pem}
+	cfg := Config{CABundle: ca.CertPEM()}
 	base := pooled(DefaultCallsPerSession)
 
 	ways := []struct {

@@ -2,18 +2,13 @@ package openstack
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/c5c3/consumer-plane/local/garden"
 )
 
 // hangingKeystone issues tokens at once and holds every other request
@@ -175,51 +172,15 @@ func TestSessionKeepsItsConnections(t *testing.T) {
 	}
 }
 
-// testCA is a certificate authority that signs server certificates for
-// the TLS tests.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newTestCA(t testing.TB, name string) *testCA {
+// serveKeystone starts a stand-in Keystone over TLS whose certificate ca
+// signs for hosts (names or IP addresses).
+func serveKeystone(t testing.TB, ca *garden.CA, hosts ...string) *httptest.Server {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	pair, err := ca.Server("keystone", hosts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// serve starts a stand-in Keystone over TLS whose certificate ca signs for
-// the given DNS names and IP addresses.
-func (ca *testCA) serve(t testing.TB, dnsNames []string, ips ...net.IP) *httptest.Server {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "keystone"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		DNSNames: dnsNames, IPAddresses: ips,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	cert, err := tls.X509KeyPair(pair.Cert, pair.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +192,7 @@ func (ca *testCA) serve(t testing.TB, dnsNames []string, ips ...net.IP) *httptes
 		}
 		fmt.Fprint(w, `{"project": {"id": "p"}}`)
 	}))
-	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
@@ -243,31 +204,29 @@ func (ca *testCA) serve(t testing.TB, dnsNames []string, ips ...net.IP) *httptes
 // server's name, also when the endpoint is an IP address (Go's TLS client
 // sends no server name for one).
 func TestCABundleIsTrustedBesideTheSystemRoots(t *testing.T) {
-	a, b := newTestCA(t, "cloud A"), newTestCA(t, "cloud B")
+	a, b := newCA(t, "cloud A"), newCA(t, "cloud B")
 	systemB := x509.NewCertPool()
-	systemB.AddCert(b.cert)
-	localhost := []net.IP{net.ParseIP("127.0.0.1")}
+	systemB.AddCert(b.Cert)
 
 	cases := map[string]struct {
-		signer  *testCA
-		names   []string
-		ips     []net.IP
-		host    string // what the URL names instead of 127.0.0.1, if anything
+		signer  *garden.CA
+		hosts   []string // what the server's certificate names
+		host    string   // what the URL names instead of 127.0.0.1, if anything
 		bundle  []byte
 		system  *x509.CertPool
 		refused bool
 	}{
-		"the bundle's CA":                             {signer: a, ips: localhost, bundle: a.pem},
-		"the bundle's CA, for a DNS name":             {signer: a, names: []string{"localhost"}, host: "localhost", bundle: a.pem},
-		"another CA":                                  {signer: b, ips: localhost, bundle: a.pem, refused: true},
-		"the system's roots beside the bundle":        {signer: b, ips: localhost, bundle: a.pem, system: systemB},
-		"an IP address the certificate does not name": {signer: a, names: []string{"keystone.example"}, bundle: a.pem, refused: true},
-		"a name the certificate does not hold":        {signer: a, ips: localhost, host: "localhost", bundle: a.pem, refused: true},
-		"a name only the system's CA may sign":        {signer: b, names: []string{"keystone.example"}, bundle: a.pem, system: systemB, refused: true},
+		"the bundle's CA":                             {signer: a, hosts: []string{"127.0.0.1"}, bundle: a.CertPEM()},
+		"the bundle's CA, for a DNS name":             {signer: a, hosts: []string{"localhost"}, host: "localhost", bundle: a.CertPEM()},
+		"another CA":                                  {signer: b, hosts: []string{"127.0.0.1"}, bundle: a.CertPEM(), refused: true},
+		"the system's roots beside the bundle":        {signer: b, hosts: []string{"127.0.0.1"}, bundle: a.CertPEM(), system: systemB},
+		"an IP address the certificate does not name": {signer: a, hosts: []string{"keystone.example"}, bundle: a.CertPEM(), refused: true},
+		"a name the certificate does not hold":        {signer: a, hosts: []string{"127.0.0.1"}, host: "localhost", bundle: a.CertPEM(), refused: true},
+		"a name only the system's CA may sign":        {signer: b, hosts: []string{"keystone.example"}, bundle: a.CertPEM(), system: systemB, refused: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			srv := tc.signer.serve(t, tc.names, tc.ips...)
+			srv := serveKeystone(t, tc.signer, tc.hosts...)
 			url := srv.URL
 			if tc.host != "" {
 				url = strings.Replace(url, "127.0.0.1", tc.host, 1)
@@ -297,6 +256,15 @@ func TestCABundleIsTrustedBesideTheSystemRoots(t *testing.T) {
 			}
 		})
 	}
+}
+
+func newCA(t testing.TB, name string) *garden.CA {
+	t.Helper()
+	ca, err := garden.NewCA(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
 }
 
 // TestInvalidCABundleIsTerminal: a bundle without a certificate is the
