@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	openstackv1alpha1 "github.com/c5c3/consumer-plane/apis/openstack/v1alpha1"
@@ -182,8 +183,14 @@ func startProvider(restCfg *rest.Config) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
+	// COBALTCORE_PROVIDER_LOG=debug logs the controllers' reconciles to
+	// stderr, for a test that fails on a resource that does not progress.
+	log := logging.NewNopLogger()
+	if os.Getenv("COBALTCORE_PROVIDER_LOG") == "debug" {
+		log = logging.NewLogrLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr)))
+	}
 	o := controller.Options{
-		Logger:                  logging.NewNopLogger(),
+		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(rate),
 		PollInterval:            pollInterval,
 		MaxConcurrentReconciles: 5,

@@ -12,7 +12,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -73,10 +72,11 @@ func (g CredentialsGuard) guardFinalizer(pc string) string {
 // Reconcile protects or releases the Secret of one ProviderConfig.
 //
 // It reads the ProviderConfig and its usages as the scheme's typed kinds,
-// so both come from the manager's cache (the usages are watched anyway):
-// it runs on every new user, and listing a ProviderConfig's usages from
-// the API server each time cost the API server and the provider work that
-// grew with the square of the users (#24 §5).
+// so both come from the manager's cache (the usages are watched anyway),
+// the usages through the index of IndexUsers: it runs on every new user,
+// and listing a ProviderConfig's usages from the API server each time cost
+// the API server and the provider work that grew with the square of the
+// users (#24 §5), as walking every usage in the cache did (#55).
 func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pc, err := g.object(g.Config)
 	if err != nil {
@@ -95,7 +95,7 @@ func (g CredentialsGuard) Reconcile(ctx context.Context, req reconcile.Request) 
 		return reconcile.Result{}, fmt.Errorf("%s is not a list", g.UsageList)
 	}
 	// Only counted: the cache's objects need not be copied.
-	if err := g.Kube.List(ctx, usages, client.MatchingLabels{xpv2.LabelKeyProviderName: pc.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := g.Kube.List(ctx, usages, usersOf(pc.GetName()), client.UnsafeDisableDeepCopy); err != nil {
 		return reconcile.Result{}, fmt.Errorf("cannot count the users of ProviderConfig %s: %w", pc.GetName(), err)
 	}
 	users := apimeta.LenList(usages)
@@ -229,7 +229,8 @@ func (g CredentialsGuard) secret(ctx context.Context, key types.NamespacedName, 
 // SetupCredentialsGuard adds a CredentialsGuard for a ProviderConfig kind
 // that names its Secret at secretRef (nil: spec.credentials.secretRef). It
 // runs on every change of a ProviderConfig but its status, and of its
-// usages (at most once per UsersCountedEvery).
+// usages (at most once per UsersCountedEvery). It counts the usages
+// through the index IndexUsers registers for usage.
 func SetupCredentialsGuard(mgr ctrl.Manager, o controller.Options, of resource.ProviderConfigKinds, config, usage client.Object, secretRef []string) error {
 	name := "credentials-guard/" + of.Config.Group
 	return ctrl.NewControllerManagedBy(mgr).

@@ -1,6 +1,8 @@
 package providerconfig
 
 import (
+	"context"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
@@ -43,7 +45,10 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 			Usage:     k.gv.WithKind("ProviderConfigUsage"),
 			UsageList: k.gv.WithKind("ProviderConfigUsageList"),
 		}
-		r := providerconfig.NewReconciler(mgr, of,
+		if err := IndexUsers(context.Background(), mgr, k.used); err != nil {
+			return err
+		}
+		r := providerconfig.NewReconciler(indexedUsers{mgr}, of,
 			providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
 			providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))))
 		err := ctrl.NewControllerManagedBy(mgr).

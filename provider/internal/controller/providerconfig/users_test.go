@@ -2,12 +2,16 @@ package providerconfig
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -77,5 +81,49 @@ func TestNotOnlyStatus(t *testing.T) {
 				t.Errorf("passed: %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// usersByIndex answers a list of one ProviderConfig's usages by label from
+// the index, and passes any other list on as it is.
+func TestUsersByIndexListsThroughTheIndex(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := openstackv1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	objs := append(usages("cloud-a", 0, 3), usages("cloud-b", 0, 2)...)
+	byLabel := func(c client.Client, pc string) ([]string, error) {
+		l := &openstackv1alpha1.ProviderConfigUsageList{}
+		err := c.List(t.Context(), l, client.MatchingLabels{xpv2.LabelKeyProviderName: pc})
+		var names []string
+		for _, u := range l.Items {
+			names = append(names, u.Name)
+		}
+		return names, err
+	}
+	indexed := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
+		WithIndex(&openstackv1alpha1.ProviderConfigUsage{}, usersIndex, func(o client.Object) []string {
+			return []string{o.GetLabels()[xpv2.LabelKeyProviderName]}
+		}).Build()
+	got, err := byLabel(usersByIndex{indexed}, "cloud-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"cloud-a-user-0", "cloud-a-user-1", "cloud-a-user-2"}; !slices.Equal(got, want) {
+		t.Fatalf("users of cloud-a: %v, want %v", got, want)
+	}
+
+	// Without the index the same list fails: it was asked of the index.
+	plain := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+	if _, err := byLabel(usersByIndex{plain}, "cloud-b"); err == nil {
+		t.Fatal("a list by the ProviderConfig's label did not go through the index")
+	}
+	// Any other list is passed on unchanged.
+	all := &openstackv1alpha1.ProviderConfigUsageList{}
+	if err := (usersByIndex{plain}).List(t.Context(), all, client.MatchingLabels{"other": "label"}); err != nil || len(all.Items) != 0 {
+		t.Fatalf("a list by another label: %d items, %v; want none, no error", len(all.Items), err)
+	}
+	if err := (usersByIndex{plain}).List(t.Context(), all); err != nil || len(all.Items) != len(objs) {
+		t.Fatalf("a list of every usage: %d items, %v; want %d", len(all.Items), err, len(objs))
 	}
 }
