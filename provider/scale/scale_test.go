@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 // and reports, in order:
 //
 //   - converge_s: from the provider's start to every resource Ready (the
-//     catch-up of a provider that starts on a landscape);
+//     catch-up of a provider that starts on a landscape), and
+//     converge_cpu_s, the CPU the provider used meanwhile;
 //   - over a steady window of two poll intervals: rss_MiB (and peak_MiB),
 //     cpu_cores, observes/s (the provider's looks at its objects in the
 //     clouds), reconciles/s (controller-runtime's count, which includes the
@@ -82,7 +83,12 @@ func BenchmarkLandscape(b *testing.B) {
 		_, err = waitBatchReady(kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
-		say(b, "every resource Ready %s after the provider started", converge.Round(time.Second))
+		// What catching up cost the provider: the work that grows with the
+		// landscape while every cloud's resources start to use its
+		// ProviderConfig (counting its users, among others).
+		say(b, "every resource Ready %s after the provider started, having used %.0f CPU-seconds (%.2f cores)",
+			converge.Round(time.Second), p.cpu().Seconds(), p.cpu().Seconds()/converge.Seconds())
+		b.ReportMetric(p.cpu().Seconds(), "converge_cpu_s")
 
 		// The steady state: two poll intervals after a first one to settle.
 		time.Sleep(poll)
