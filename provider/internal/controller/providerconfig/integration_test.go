@@ -55,8 +55,8 @@ func TestUsersCountedIntegration(t *testing.T) {
 		mustCreate(t, kube, secret)
 		mustCreate(t, kube, openStackConfig(pc, secret))
 	}
-	mustCreate(t, kube, usages("counted-a", 0, 3)...)
-	mustCreate(t, kube, usages("counted-b", 0, 2)...)
+	mustCreate(t, kube, usages("counted-a", 3)...)
+	mustCreate(t, kube, usages("counted-b", 2)...)
 
 	want := map[string]int64{"counted-a": 3, "counted-b": 2}
 	kubetest.Until(t, "each ProviderConfig counts its own users and guards its Secret", time.Minute, func() error {
@@ -105,7 +105,7 @@ func BenchmarkCountUsers(b *testing.B) {
 	for w := range 16 {
 		wg.Go(func() {
 			for i := w; i < configs; i += 16 {
-				for _, u := range usages(fmt.Sprintf("bench-%05d", i), 0, perConfig) {
+				for _, u := range usages(fmt.Sprintf("bench-%05d", i), perConfig) {
 					if err := kube.Create(context.Background(), u); client.IgnoreAlreadyExists(err) != nil {
 						errs <- err
 						return
@@ -167,9 +167,9 @@ func openStackConfig(name string, secret *corev1.Secret) *openstackv1alpha1.Prov
 
 // usages are n usages of ProviderConfig pc, as crossplane-runtime's tracker
 // makes them: labelled with its name, controlled by their managed resource.
-func usages(pc string, from, n int) []client.Object {
+func usages(pc string, n int) []client.Object {
 	var out []client.Object
-	for i := from; i < from+n; i++ {
+	for i := range n {
 		u := &openstackv1alpha1.ProviderConfigUsage{ObjectMeta: metav1.ObjectMeta{
 			Name:   fmt.Sprintf("%s-user-%d", pc, i),
 			Labels: map[string]string{xpv2.LabelKeyProviderName: pc},

@@ -92,12 +92,15 @@ const usersIndex = "providerConfigUsers"
 // per ProviderConfig per second while its users change, and those slices
 // were a tenth of the provider's heap (docs/benchmarks.md).
 func IndexUsers(ctx context.Context, mgr ctrl.Manager, usage client.Object) error {
-	return mgr.GetFieldIndexer().IndexField(ctx, usage, usersIndex, func(o client.Object) []string {
-		if name := o.GetLabels()[xpv2.LabelKeyProviderName]; name != "" {
-			return []string{name}
-		}
-		return nil
-	})
+	return mgr.GetFieldIndexer().IndexField(ctx, usage, usersIndex, configOf)
+}
+
+// configOf is the ProviderConfig a usage is indexed under.
+func configOf(usage client.Object) []string {
+	if name := usage.GetLabels()[xpv2.LabelKeyProviderName]; name != "" {
+		return []string{name}
+	}
+	return nil
 }
 
 // usersOf selects the usages of the ProviderConfig named name, through the

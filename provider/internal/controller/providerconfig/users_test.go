@@ -91,7 +91,7 @@ func TestUsersByIndexListsThroughTheIndex(t *testing.T) {
 	if err := openstackv1alpha1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	objs := append(usages("cloud-a", 0, 3), usages("cloud-b", 0, 2)...)
+	objs := append(usages("cloud-a", 3), usages("cloud-b", 2)...)
 	byLabel := func(c client.Client, pc string) ([]string, error) {
 		l := &openstackv1alpha1.ProviderConfigUsageList{}
 		err := c.List(t.Context(), l, client.MatchingLabels{xpv2.LabelKeyProviderName: pc})
@@ -102,9 +102,7 @@ func TestUsersByIndexListsThroughTheIndex(t *testing.T) {
 		return names, err
 	}
 	indexed := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
-		WithIndex(&openstackv1alpha1.ProviderConfigUsage{}, usersIndex, func(o client.Object) []string {
-			return []string{o.GetLabels()[xpv2.LabelKeyProviderName]}
-		}).Build()
+		WithIndex(&openstackv1alpha1.ProviderConfigUsage{}, usersIndex, configOf).Build()
 	got, err := byLabel(usersByIndex{indexed}, "cloud-a")
 	if err != nil {
 		t.Fatal(err)
