@@ -78,11 +78,17 @@ func BenchmarkLandscape(b *testing.B) {
 		say(b, "%d clouds (%d managed resources) created in %s", n, n*perCloud, time.Since(start).Round(time.Second))
 
 		// A provider starting on a landscape: everything to catch up on.
+		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
 		_, err = waitBatchReady(kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
+		// What catching up asked of the API server (the provider's requests,
+		// and the harness's watches of the resources).
+		requests := kubetest.APIRequests(b, kubetest.Config(b)).Sub(requestsBefore)
+		say(b, "API server requests while it converged: %.0f (%.1f a second), the most frequent: %s",
+			requests.Total(), requests.Total()/converge.Seconds(), requests.Top(8, converge.Seconds()))
 		// What catching up cost the provider: the work that grows with the
 		// landscape while every cloud's resources start to use its
 		// ProviderConfig (counting its users, among others).

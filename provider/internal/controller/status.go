@@ -50,16 +50,48 @@ func (w skippingStatusWriter) Update(ctx context.Context, obj client.Object, opt
 }
 
 func (w skippingStatusWriter) unchanged(ctx context.Context, obj client.Object) bool {
+	// The typed Status fields alone: this runs at the end of every
+	// reconcile, and converting both whole objects would cost more than
+	// the comparison.
+	return heldAs(ctx, w.reader, obj, func(held client.Object) bool {
+		a, b := reflect.ValueOf(held).Elem().FieldByName("Status"), reflect.ValueOf(obj).Elem().FieldByName("Status")
+		return a.IsValid() && b.IsValid() && equality.Semantic.DeepEqual(a.Interface(), b.Interface())
+	})
+}
+
+// heldAs reports whether reader holds obj's version of the object and
+// same says that what it holds is what obj would write.
+func heldAs(ctx context.Context, reader client.Reader, obj client.Object, same func(held client.Object) bool) bool {
 	held := newOf(obj)
-	if err := w.reader.Get(ctx, client.ObjectKeyFromObject(obj), held); err != nil {
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(obj), held); err != nil {
 		return false
 	}
 	if held.GetResourceVersion() == "" || held.GetResourceVersion() != obj.GetResourceVersion() {
 		return false
 	}
-	// The typed Status fields alone: this runs at the end of every
-	// reconcile, and converting both whole objects would cost more than
-	// the comparison.
-	a, b := reflect.ValueOf(held).Elem().FieldByName("Status"), reflect.ValueOf(obj).Elem().FieldByName("Status")
-	return a.IsValid() && b.IsValid() && equality.Semantic.DeepEqual(a.Interface(), b.Interface())
+	return same(held)
+}
+
+// UnchangedWritesSkipped is c with its updates of an object, and of its
+// status, skipped when they would write what c's reader (the manager's
+// cache) already holds at the same version. crossplane-runtime's
+// ProviderConfig usage reconciler updates the ProviderConfig (to add its
+// finalizer) and its status (the count of its users) at every reconcile,
+// whether or not either changed, and a ProviderConfig is reconciled each
+// time its users change: at 5,000 clouds converging, 20 of the provider's
+// 190 requests a second to the API server were these two writes, doing
+// nothing (docs/benchmarks.md).
+func UnchangedWritesSkipped(c client.Client) client.Client {
+	return updateSkipping{statusSkipping{Client: c}}
+}
+
+type updateSkipping struct{ statusSkipping }
+
+// Update sends obj unless the reader holds the same version of it, equal
+// in every field: an update that would change nothing.
+func (c updateSkipping) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if len(opts) == 0 && heldAs(ctx, c.Client, obj, func(held client.Object) bool { return equality.Semantic.DeepEqual(held, obj) }) {
+		return nil
+	}
+	return c.Client.Update(ctx, obj, opts...)
 }

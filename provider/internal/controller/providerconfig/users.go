@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	pcontroller "github.com/c5c3/consumer-plane/provider/internal/controller"
 )
 
 // UsersCountedEvery is how often, at most, a ProviderConfig's users are
@@ -110,10 +112,14 @@ func usersOf(name string) client.MatchingFields { return client.MatchingFields{u
 // indexedUsers is a manager whose client counts a ProviderConfig's users
 // through the index of IndexUsers, for crossplane-runtime's usage
 // reconciler, which takes its client from the manager and lists a
-// ProviderConfig's usages by label.
+// ProviderConfig's usages by label; and which sends no update of a
+// ProviderConfig or its status that would change nothing, which that
+// reconciler otherwise makes at every count.
 type indexedUsers struct{ ctrl.Manager }
 
-func (m indexedUsers) GetClient() client.Client { return usersByIndex{m.Manager.GetClient()} }
+func (m indexedUsers) GetClient() client.Client {
+	return pcontroller.UnchangedWritesSkipped(usersByIndex{m.Manager.GetClient()})
+}
 
 // usersByIndex answers a list of usages by the ProviderConfig label from
 // the index: the same usages, the label selector still applied to them.
