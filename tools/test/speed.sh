@@ -6,11 +6,11 @@
 #
 # Why: the same commit's .ci/run took 1,200 s on one day and about 2,500 s
 # on another on a machine of the same kind, with no steal time in
-# /proc/stat; the toolchain alone 1,118 s one day and about 2,200 s
+# /proc/stat; the toolchain alone 1,118 s one day and 2,387 s
 # another. A figure taken before anything else runs tells a run's slower
 # day from slower code (docs/development.md, "What the first run costs").
 #
-# usage: tools/test/speed.sh   (about two seconds on an idle machine)
+# usage: tools/test/speed.sh   (about six seconds on an idle machine)
 set -euo pipefail
 best() { # COMMAND...: the fastest of three runs, in ms
   local b= s e t
@@ -25,7 +25,7 @@ best() { # COMMAND...: the fastest of three runs, in ms
 }
 py=$(best /usr/bin/python3 -c 'sum(i * i for i in range(3000000))')
 # 32 MiB of a fixed pseudo-random text (the same bytes on every machine),
-# compressed in memory.
+# written once; gzip then reads it from the page cache.
 buf=$(mktemp)
 trap 'rm -f "$buf"' EXIT
 /usr/bin/python3 -c '
