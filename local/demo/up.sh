@@ -529,6 +529,15 @@ wait_claims() {
     if [ $(( $(date +%s) - t0 )) -ge "$bound" ]; then
       $K get "$kinds" -A -o jsonpath='{range .items[*]}{.kind} {.metadata.namespace}/{.metadata.name}: {range .status.conditions[?(@.status!="True")]}{.type}={.reason}: {.message}; {end}{"\n"}{end}' |
         grep ': [A-Z]' >&2 || true
+      # And what each of them waits on, down to the composed resource and
+      # its own condition: the claim's conditions name only the first.
+      $K get "$kinds" -A -o jsonpath='{range .items[*]}{.kind} {.apiVersion} {.metadata.namespace} {.metadata.name} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
+        while read -r kind version ns name st; do
+          [ "$st" = True ] && continue
+          kind=$(tr '[:upper:]' '[:lower:]' <<<"$kind").${version%/*}
+          printf '=== crossplane resource trace %s %s -n %s -o wide\n' "$kind" "$name" "$ns" >&2
+          timeout 60 "$CROSSPLANE" resource trace "$kind" "$name" -n "$ns" -o wide 2>&1 | cut -c1-400 >&2 || true
+        done
       die "$((total - ready)) of $total claims ($kinds) are not Ready after ${bound}s (their conditions above)"
     fi
     if [ $(( $(date +%s) - last )) -ge 15 ]; then say "  $ready of $total claims Ready"; last=$(date +%s); fi

@@ -89,6 +89,8 @@ func BenchmarkLandscape(b *testing.B) {
 		requests := kubetest.APIRequests(b, kubetest.Config(b)).Sub(requestsBefore)
 		say(b, "API server requests while it converged: %.0f (%.1f a second), the most frequent: %s",
 			requests.Total(), requests.Total()/converge.Seconds(), requests.Top(8, converge.Seconds()))
+		conflicts := requests.Conflicts()
+		say(b, "of them refused on a conflict: %.0f, the most: %s", conflicts.Total(), conflicts.Top(6, 1))
 		// What catching up cost the provider: the work that grows with the
 		// landscape while every cloud's resources start to use its
 		// ProviderConfig (counting its users, among others).

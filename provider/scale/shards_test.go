@@ -50,6 +50,7 @@ func BenchmarkShards(b *testing.B) {
 		of := cloudsByShard(land.Clouds)
 		say(b, "%d clouds (%d managed resources) created: %d and %d clouds in shards 0 and 1", n, n*perCloud, len(of[0]), len(of[1]))
 
+		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		started := time.Now()
 		r := replicas{startProcess(b, kubeconfig, flags), startProcess(b, kubeconfig, flags)}
 		serving := make([]int, len(r))
@@ -62,6 +63,12 @@ func BenchmarkShards(b *testing.B) {
 		_, err = waitBatchReady(kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
+		// What converging asked of the API server, as BenchmarkLandscape
+		// says it for one replica: side by side, where two cost more.
+		requests := kubetest.APIRequests(b, kubetest.Config(b)).Sub(requestsBefore)
+		conflicts := requests.Conflicts()
+		say(b, "API server requests while they converged: %.0f (%.1f a second), the most frequent: %s; refused on a conflict: %.0f, the most: %s",
+			requests.Total(), requests.Total()/converge.Seconds(), requests.Top(8, converge.Seconds()), conflicts.Total(), conflicts.Top(6, 1))
 		for j, p := range r {
 			holdsItsShard(b, p, r, serving[j], len(of[serving[j]])*perCloud)
 		}

@@ -18,7 +18,8 @@ import (
 
 // RequestCounts are the API server's apiserver_request_total, summed by
 // verb and resource (with its subresource): "GET secrets",
-// "UPDATE projects/status".
+// "UPDATE projects/status"; the requests refused on a conflict are counted
+// apart, with the code: "UPDATE projects/status 409".
 type RequestCounts map[string]float64
 
 // APIRequests reads the request counters of the API server cfg reaches,
@@ -48,6 +49,9 @@ func APIRequests(tb testing.TB, cfg *rest.Config) RequestCounts {
 		if l["subresource"] != "" {
 			key += "/" + l["subresource"]
 		}
+		if l["code"] == conflict {
+			key += " " + conflict
+		}
 		counts[key] += m.GetCounter().GetValue()
 	}
 	return counts
@@ -59,6 +63,20 @@ func (c RequestCounts) Sub(before RequestCounts) RequestCounts {
 	for k, v := range c {
 		if n := v - before[k]; n > 0 {
 			d[k] = n
+		}
+	}
+	return d
+}
+
+const conflict = "409"
+
+// Conflicts are the counts of the requests refused on a conflict: a write
+// of an object whose version had changed since it was read.
+func (c RequestCounts) Conflicts() RequestCounts {
+	d := RequestCounts{}
+	for k, v := range c {
+		if strings.HasSuffix(k, " "+conflict) {
+			d[k] = v
 		}
 	}
 	return d

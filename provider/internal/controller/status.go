@@ -72,13 +72,13 @@ func heldAs(ctx context.Context, reader client.Reader, obj client.Object, same f
 	return same(held)
 }
 
-// UnchangedWritesSkipped is c with its updates of an object, and of its
-// status, skipped when they would write what c's reader (the manager's
-// cache) already holds at the same version. crossplane-runtime's
-// ProviderConfig usage reconciler updates the ProviderConfig (to add its
-// finalizer) and its status (the count of its users) at every reconcile,
-// whether or not either changed, and a ProviderConfig is reconciled each
-// time its users change: while 500 clouds converged, about 1,800 of its
+// UnchangedWritesSkipped is c with its updates of an object skipped when
+// they would write what c's reader (the manager's cache) already holds,
+// and of its status when the reader holds the same version with the same
+// status. crossplane-runtime's ProviderConfig usage reconciler updates the
+// ProviderConfig (to add its finalizer) and its status (the count of its
+// users) at every reconcile, whether or not either changed, and a
+// ProviderConfig is reconciled each time its users change: while 500 clouds converged, about 1,800 of its
 // 3,740 updates of the ProviderConfigs changed nothing (docs/benchmarks.md).
 func UnchangedWritesSkipped(c client.Client) client.Client {
 	return updateSkipping{statusSkipping{Client: c}}
@@ -86,11 +86,40 @@ func UnchangedWritesSkipped(c client.Client) client.Client {
 
 type updateSkipping struct{ statusSkipping }
 
-// Update sends obj unless the reader holds the same version of it, equal
-// in every field: an update that would change nothing.
+// Update sends obj unless the reader holds the object as obj would leave
+// it: equal in every field an update writes. The reader may hold a newer
+// version than obj, written since obj was read (the count of its users,
+// the catalog reader's status): an update from obj would fail on the
+// conflict, and crossplane-runtime's usage reconciler then waits 30 s to
+// try again, only to find the finalizer it wanted to add already there.
+// Two shards at 1,000 clouds sent 6,975 such updates (docs/benchmarks.md).
 func (c updateSkipping) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if len(opts) == 0 && heldAs(ctx, c.Client, obj, func(held client.Object) bool { return equality.Semantic.DeepEqual(held, obj) }) {
+	if len(opts) == 0 && writesNothing(ctx, c.Client, obj) {
 		return nil
 	}
 	return c.Client.Update(ctx, obj, opts...)
+}
+
+// writesNothing reports whether reader holds the object obj names, the
+// same object (not one deleted and created again since), with everything
+// an update of obj writes as obj has it: all but the version, the status
+// (a subresource) and the managed fields (kept by the API server).
+func writesNothing(ctx context.Context, reader client.Reader, obj client.Object) bool {
+	held := newOf(obj)
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(obj), held); err != nil {
+		return false
+	}
+	if held.GetUID() != obj.GetUID() {
+		return false
+	}
+	want, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return false
+	}
+	want.SetResourceVersion(held.GetResourceVersion())
+	want.SetManagedFields(held.GetManagedFields())
+	if w, h := reflect.ValueOf(want).Elem().FieldByName("Status"), reflect.ValueOf(held).Elem().FieldByName("Status"); w.IsValid() && w.CanSet() {
+		w.Set(h)
+	}
+	return equality.Semantic.DeepEqual(held, want)
 }

@@ -76,8 +76,15 @@ func TestUpdateSkippedWhenUnchanged(t *testing.T) {
 		"the finalizer and the count as held": {func(*openstackv1alpha1.ProviderConfig) {}, 0, 0},
 		"a finalizer added":                   {func(pc *openstackv1alpha1.ProviderConfig) { pc.Finalizers = append(pc.Finalizers, "other") }, 1, 0},
 		"a label changed":                     {func(pc *openstackv1alpha1.ProviderConfig) { pc.Labels = map[string]string{"a": "b"} }, 1, 0},
-		"the count changed":                   {func(pc *openstackv1alpha1.ProviderConfig) { pc.Status.Users = 11 }, 1, 1},
-		"the object read is older":            {func(pc *openstackv1alpha1.ProviderConfig) { pc.ResourceVersion = "1" }, 1, 1},
+		// An update does not write the status (a subresource).
+		"the count changed": {func(pc *openstackv1alpha1.ProviderConfig) { pc.Status.Users = 11 }, 0, 1},
+		// A newer version was written since (its status): the update would
+		// fail on the conflict, to add what is already there.
+		"the object read is older": {func(pc *openstackv1alpha1.ProviderConfig) { pc.ResourceVersion = "1" }, 0, 1},
+		"the object read is older and lacks the finalizer": {func(pc *openstackv1alpha1.ProviderConfig) {
+			pc.ResourceVersion, pc.Finalizers = "1", nil
+		}, 1, 1},
+		"another object of that name": {func(pc *openstackv1alpha1.ProviderConfig) { pc.UID = "other" }, 1, 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -123,5 +124,74 @@ func TestUsersByIndexListsThroughTheIndex(t *testing.T) {
 	}
 	if err := (usersByIndex{plain}).List(t.Context(), all); err != nil || len(all.Items) != len(objs) {
 		t.Fatalf("a list of every usage: %d items, %v; want %d", len(all.Items), err, len(objs))
+	}
+}
+
+// TestUsersCountPatched drives the status writes of crossplane-runtime's
+// usage reconciler through the client it gets: a count the cache holds is
+// not written, a new one is patched into that one field whatever version
+// was read (no conflict, the catalog's status kept), and a ProviderConfig
+// being deleted gets the reconciler's whole status as it wrote it.
+func TestUsersCountPatched(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := openstackv1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	held := &openstackv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "cloud", Finalizers: []string{"in-use.crossplane.io"}}}
+	held.Status.Users = 10
+	held.Status.Catalog = &openstackv1alpha1.Catalog{Region: "RegionOne", Services: []string{"compute"}}
+
+	cases := map[string]struct {
+		change           func(pc *openstackv1alpha1.ProviderConfig)
+		patches, updates int
+		users            int64
+	}{
+		"the count as held":             {func(*openstackv1alpha1.ProviderConfig) {}, 0, 0, 10},
+		"the count as held, read older": {func(pc *openstackv1alpha1.ProviderConfig) { pc.ResourceVersion = "1" }, 0, 0, 10},
+		"a new count":                   {func(pc *openstackv1alpha1.ProviderConfig) { pc.Status.Users = 11 }, 1, 0, 11},
+		"a new count, read older":       {func(pc *openstackv1alpha1.ProviderConfig) { pc.ResourceVersion, pc.Status.Users = "1", 12 }, 1, 0, 12},
+		"no users left":                 {func(pc *openstackv1alpha1.ProviderConfig) { pc.Status.Users = 0 }, 1, 0, 0},
+		"being deleted, its users blocking it": {func(pc *openstackv1alpha1.ProviderConfig) {
+			now := metav1.Now()
+			pc.DeletionTimestamp, pc.Status.Users = &now, 3
+		}, 0, 1, 3},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			patches, updates := 0, 0
+			kube := fake.NewClientBuilder().WithScheme(scheme).WithObjects(held.DeepCopy()).WithStatusSubresource(held).
+				WithInterceptorFuncs(interceptor.Funcs{
+					SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+						patches++
+						return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+					},
+					SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+						updates++
+						return nil // a fake's status update of an object being deleted: only counted
+					},
+				}).Build()
+			c := indexedUsers{}.client(kube)
+			pc := &openstackv1alpha1.ProviderConfig{}
+			if err := c.Get(context.Background(), client.ObjectKey{Name: "cloud"}, pc); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(pc)
+			if err := c.Status().Update(context.Background(), pc); err != nil {
+				t.Fatal(err)
+			}
+			if patches != tc.patches || updates != tc.updates {
+				t.Errorf("%d patches and %d updates of the status sent, want %d and %d", patches, updates, tc.patches, tc.updates)
+			}
+			got := &openstackv1alpha1.ProviderConfig{}
+			if err := kube.Get(context.Background(), client.ObjectKey{Name: "cloud"}, got); err != nil {
+				t.Fatal(err)
+			}
+			if tc.updates == 0 && got.Status.Users != tc.users {
+				t.Errorf("the API server holds %d users, want %d", got.Status.Users, tc.users)
+			}
+			if got.Status.Catalog == nil || got.Status.Catalog.Region != "RegionOne" {
+				t.Errorf("the catalog reader's status is gone: %+v", got.Status)
+			}
+		})
 	}
 }
