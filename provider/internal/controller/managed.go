@@ -110,7 +110,7 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		srcs = append(srcs, ws...)
 		opts = append(opts, managed.WithReferenceResolver(referenceResolver{client: mgr.GetClient()}))
 	}
-	r := managed.NewReconciler(unchangedStatusSkipped{mgr}, resource.ManagedKind(gvk), opts...)
+	r := managed.NewReconciler(newManagedClients(mgr), resource.ManagedKind(gvk), opts...)
 	w := newWakeable(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter), func() client.Object { return newOf(mg) })
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).

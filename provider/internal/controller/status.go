@@ -9,20 +9,29 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// unchangedStatusSkipped is the manager the managed reconciler is built
-// with: its client sends no status update that would write what the API
-// server already holds. crossplane-runtime's managed reconciler ends every
-// reconcile with a status update, even a poll that found the external
-// object as it should be and changed no condition, so every steady poll of
-// a landscape's resources was one request to the API server, which counts
-// against the provider's client rate limit (5 a second per
-// --max-reconcile-rate) and the API server's capacity: at 100 clouds polled
-// every 20 s, 94 requests a second without this, 43 with it
-// (docs/benchmarks.md, "The provider at landscape scale").
-type unchangedStatusSkipped struct{ ctrl.Manager }
+// managedClients is the manager the managed reconciler is built with: its
+// clients send no status update that would write what the API server
+// already holds (statusSkipping), and read an object the reconciler just
+// wrote once the cache holds that write (awaitingOwnWrites).
+// crossplane-runtime's managed reconciler ends every reconcile with a
+// status update, even a poll that found the external object as it should
+// be and changed no condition, so every steady poll of a landscape's
+// resources was one request to the API server, which counts against the
+// provider's client rate limit (5 a second per --max-reconcile-rate) and
+// the API server's capacity: at 100 clouds polled every 20 s, 94 requests a
+// second without the skip, 43 with it (docs/benchmarks.md, "The provider at
+// landscape scale").
+type managedClients struct {
+	ctrl.Manager
+	writes *ownWrites
+}
 
-func (m unchangedStatusSkipped) GetClient() client.Client {
-	return statusSkipping{Client: m.Manager.GetClient()}
+func newManagedClients(mgr ctrl.Manager) managedClients {
+	return managedClients{Manager: mgr, writes: newOwnWrites()}
+}
+
+func (m managedClients) GetClient() client.Client {
+	return awaitingOwnWrites{Client: statusSkipping{Client: m.Manager.GetClient()}, writes: m.writes, await: ownWriteAwaited}
 }
 
 // statusSkipping is a client whose status updates are skipped when they
