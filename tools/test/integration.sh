@@ -68,13 +68,38 @@ job provider-openstack-a "$provider" "$out/provider.test" "${run[@]}" -test.run 
 job provider-openstack-b "$provider" "$out/provider.test" "${run[@]}" -test.run 'Integration' -test.skip "IntegrationCeph|FaultCeph|IntegrationOVN|$openstack_a"
 job packages . go test "$ldflags" -tags "$tags" -count=1 -timeout 30m -run 'Integration' "${others[@]}"
 
+# The Ceph group's binary has died three times in 30 runs (stops 73, 75 and
+# 83) on a signal from a librados thread (free(): invalid pointer, or a
+# segmentation fault), as its tests' clusters lost monitors or were stopped,
+# with no Go stack; serializing the making and shutting down of librados
+# connections (provider/internal/clients/ceph, Lifecycle) did not end it, and
+# its cause is not found yet (docs/development.md). A binary killed by a
+# signal runs again once, for the tests it had not passed, saying so: a test
+# that fails, or a second crash, still fails the run.
+rerun_crashed() { # NAME: the group's tests that had not passed, run again after its crash
+  local n=$1 passed skip
+  passed=$(sed -nE 's/^--- PASS: (Test[A-Za-z0-9_]+) .*/\1/p' "$out/$n.log" | paste -sd'|')
+  skip=${passed:+^($passed)\$}
+  echo "--- $n: its test binary died on a signal (exit $2), the known librados crash (docs/development.md); its tests that had not passed run again: everything but ${passed:-nothing}; the end of its log:"
+  tail -5 "$out/$n.log"
+  mv "$out/$n.log" "$out/$n-crashed.log"
+  job "$n" "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationCeph|FaultCeph' ${skip:+-test.skip "$skip"}
+  wait "${pids[$n]}"
+}
+
 rc=0
 for n in packages provider-openstack-a provider-openstack-b provider-ceph provider-ovn; do
-  if wait "${pids[$n]}"; then r=ok; else r=FAIL; rc=1; fi
+  if wait "${pids[$n]}"; then r=ok; else
+    c=$?
+    r=FAIL
+    if [[ $n == provider-ceph && $c -gt 128 ]] && rerun_crashed "$n" "$c"; then r='ok (run again after a crash, above)'; fi
+    [[ $r == FAIL ]] && rc=1
+  fi
   echo "--- $n: $r in $(cat "$out/$n.secs" 2>/dev/null || echo '?') s"
   # As go test shows a package: all of it when it failed; else its summary
   # (the provider's binary goes on logging while its API server stops).
   # Each top-level test's time is kept (--- PASS: TestX (12.34s)).
+  [[ -f $out/$n-crashed.log ]] && grep -E '^--- PASS' "$out/$n-crashed.log"
   if [[ $r == FAIL || $n == packages ]]; then cat "$out/$n.log"; else grep -E '^(PASS|ok|SKIP|--- (SKIP|PASS))' "$out/$n.log"; fi
 done
 exit $rc
