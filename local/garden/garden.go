@@ -18,6 +18,7 @@
 package garden
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -159,7 +160,29 @@ func (g *Garden) StartIn(ctx context.Context, env *envtest.Environment) error {
 	return g.start(ctx, u.Config(), env.ControlPlane.Etcd.URL.String())
 }
 
+// start launches gardener-apiserver, on another free port when the one it
+// was given was taken before it bound it: the port is free when chosen, but
+// test binaries start their API servers side by side (make test-integration
+// runs five), and one took it while kube-apiserver started (stop 83).
 func (g *Garden) start(ctx context.Context, kube *rest.Config, etcdURL string) error {
+	for attempt := 1; ; attempt++ {
+		err := g.launch(ctx, kube, etcdURL)
+		if err == nil || attempt == 3 || !g.portTaken() {
+			return err
+		}
+		if g.port, err = FreePort("127.0.0.1"); err != nil {
+			return err
+		}
+	}
+}
+
+// portTaken reports whether the last launch failed to bind its port.
+func (g *Garden) portTaken() bool {
+	b, err := os.ReadFile(filepath.Join(g.dir, "gardener-apiserver.log"))
+	return err == nil && bytes.Contains(b, []byte("bind: address already in use"))
+}
+
+func (g *Garden) launch(ctx context.Context, kube *rest.Config, etcdURL string) error {
 	serving, err := g.ca.Server(serviceName, serviceName+"."+serviceNamespace+".svc", "localhost", "127.0.0.1")
 	if err != nil {
 		return err
@@ -252,17 +275,22 @@ func (g *Garden) register(ctx context.Context, kube *rest.Config) error {
 }
 
 // Stop stops gardener-apiserver: SIGTERM, then SIGKILL after 10 seconds.
+// Stopped once, it returns at once: a start that failed stops it, and so
+// does the caller's deferred Stop (which waited forever on the exit the
+// first had taken, holding a test binary past its timeout, stop 83).
 func (g *Garden) Stop() error {
 	if g.cmd == nil || g.cmd.Process == nil {
 		return nil
 	}
 	_ = g.cmd.Process.Signal(syscall.SIGTERM) //nolint:errcheck // it may have exited
+	var exit error
 	select {
-	case <-g.done:
+	case exit = <-g.done:
 	case <-time.After(10 * time.Second):
 		_ = g.cmd.Process.Kill() //nolint:errcheck // it may have exited
-		<-g.done
+		exit = <-g.done
 	}
+	g.done <- exit // for the next Stop, and register's look at it
 	return nil
 }
 

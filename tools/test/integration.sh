@@ -83,10 +83,10 @@ rerun_crashed() { # NAME: the group's tests that had not passed, run again after
   echo "--- $n: its test binary died on a signal (exit $2), the known librados crash (docs/development.md); its tests that had not passed run again: everything but ${passed:-nothing}; the end of its log:"
   tail -5 "$out/$n.log"
   mv "$out/$n.log" "$out/$n-crashed.log"
-  # What the dead binary started, its API server and etcd, now children of
+  # What the dead binary started, its API servers and etcd, now children of
   # init, stops too (its tests' Ceph clusters are stopped by the tests that
   # run again); the other groups' are children of their live binaries.
-  pkill -P 1 -f '/envtest-v' || true
+  pkill -P 1 -f '/envtest-v|/gardener-v' || true
   job "$n" "$provider" "$out/provider.test" "${run[@]}" -test.run 'IntegrationCeph|FaultCeph' ${skip:+-test.skip "$skip"}
   wait "${pids[$n]}"
 }
