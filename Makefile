@@ -206,12 +206,12 @@ bench-provider: tools-test openstack-up ## The provider's convergence benchmark:
 .PHONY: bench-scale
 bench-scale: tools-test ## The provider at landscape scale: the provider binary against CLOUDS stub clouds (default 500; 5000 for #55's landscape), each its own OpenStack (address, CA, Keystone), 10 managed resources each, with PROVIDER_FLAGS (default: the binary's defaults) and PROVIDER_ENV (variables of the provider's process, e.g. GOMEMLIMIT=1GiB); prints memory, CPU, reconcile rate, staleness, a new cloud's time to Ready, drift repair and restart catch-up (docs/benchmarks.md).
 	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' \
-		go test -run '^$$' -bench BenchmarkLandscape -benchtime=1x -count=1 -timeout 240m -v . | grep -vE '^(=== RUN|goos|goarch|pkg|cpu):'
+		go test -run '^$$' -bench BenchmarkLandscape -benchtime=1x -count=1 -timeout 240m -v . | grep --line-buffered -vE '^(=== RUN|goos|goarch|pkg|cpu):'
 
 .PHONY: bench-shards
 bench-shards: tools-test ## The provider split in two shards (--shards=2), two replicas against CLOUDS stub clouds (default 500) with PROVIDER_FLAGS: each replica holds only its shard, every resource Ready and read each poll, one replica killed while the other's resources go on, its shard taken back on restart (docs/benchmarks.md).
 	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' \
-		go test -run '^$$' -bench BenchmarkShards -benchtime=1x -count=1 -timeout 120m -v . | grep -vE '^(=== RUN|goos|goarch|pkg|cpu):'
+		go test -run '^$$' -bench BenchmarkShards -benchtime=1x -count=1 -timeout 120m -v . | grep --line-buffered -vE '^(=== RUN|goos|goarch|pkg|cpu):'
 
 .PHONY: bench-provider-ovn-ceph
 bench-provider-ovn-ceph: tools-test ceph-up ## The provider's OVN and Ceph benchmarks: 200 OVN rows on a 3-member Raft Northbound, 20 Ceph pools, each beside a plain client loop (docs/benchmarks.md).

@@ -243,7 +243,8 @@ const batchLabel = "scale.c5c3.io/batch"
 // at thousands of clouds the harness's own lists of every object were a
 // load the API server shares with the provider, and timed out or were cut
 // off (stop 77's runs at 1,000 clouds).
-func waitBatchReady(cfg *rest.Config, p crasher, batch string, n int, timeout time.Duration) (map[string]time.Time, error) {
+func waitBatchReady(tb testing.TB, cfg *rest.Config, p crasher, batch string, n int, timeout time.Duration) (map[string]time.Time, error) {
+	tb.Helper()
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -265,8 +266,16 @@ func waitBatchReady(cfg *rest.Config, p crasher, batch string, n int, timeout ti
 	}
 	f.Start(stop)
 
-	deadline := time.Now().Add(timeout)
+	// A landscape that takes many minutes says how far it got each
+	// minute, so that a run stopped early still gives its rate.
+	started := time.Now()
+	deadline, next := started.Add(timeout), started.Add(time.Minute)
 	for {
+		if now := time.Now(); now.After(next) {
+			next = next.Add(time.Minute)
+			done, _ := w.progress()
+			say(tb, "%s after the start: %d of %d clouds, %d of %d resources Ready", now.Sub(started).Round(time.Second), len(done), n, w.resourcesReady(), n*perCloud)
+		}
 		if err := p.crashed(); err != nil {
 			done, _ := w.progress()
 			return done, err
@@ -334,6 +343,21 @@ func (w *batchWatch) progress() (map[string]time.Time, string) {
 		break
 	}
 	return maps.Clone(w.done), waiting
+}
+
+// resourcesReady counts the resources Ready now.
+func (w *batchWatch) resourcesReady() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, of := range w.ready {
+		for _, r := range of {
+			if r {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // envInt reads a positive integer from the environment, or def.

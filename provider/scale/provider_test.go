@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,7 +94,15 @@ func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
 	mustTB(tb, p.cmd.Start())
 	go func() { _ = p.cmd.Wait(); close(p.exited); _ = log.Close() }()
 	tb.Cleanup(p.kill)
-	deadline := time.Now().Add(60 * time.Second)
+	wait := 60 * time.Second
+	if slices.ContainsFunc(flags, func(f string) bool { return strings.HasPrefix(f, "--shards=") && f != "--shards=1" }) {
+		// A replica serves its metrics once it holds a shard's Lease, and
+		// client-go's elector counts a Lease held by another (a killed
+		// replica's) as valid for its whole duration from when it first
+		// reads it, not from its last renewal: a minute more.
+		wait += time.Minute + 10*time.Second
+	}
+	deadline := time.Now().Add(wait)
 	for {
 		if _, err := p.scrape(); err == nil {
 			return p
@@ -104,7 +113,7 @@ func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
 		default:
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("the provider serves no metrics 60 s after its start; its log %s", p.log)
+			tb.Fatalf("the provider serves no metrics %s after its start; its log %s", wait, p.log)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -208,6 +217,39 @@ func (p *process) sums(tb testing.TB, names ...string) []float64 {
 		}
 	}
 	return out
+}
+
+// cacheWaits says how the process's reads waited for the cache to hold
+// its own writes (cobaltcore_provider_cache_own_write_wait_seconds): per
+// outcome, how many and their mean wait.
+func (p *process) cacheWaits() string {
+	families, err := p.scrape()
+	if err != nil {
+		return err.Error()
+	}
+	f := families["cobaltcore_provider_cache_own_write_wait_seconds"]
+	if f == nil {
+		return "not counted by this build"
+	}
+	var out []string
+	for _, m := range f.GetMetric() {
+		h, outcome := m.GetHistogram(), ""
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "outcome" {
+				outcome = l.GetValue()
+			}
+		}
+		mean := 0.0
+		if h.GetSampleCount() > 0 {
+			mean = h.GetSampleSum() / float64(h.GetSampleCount())
+		}
+		out = append(out, fmt.Sprintf("%s %d (mean %.2fs)", outcome, h.GetSampleCount(), mean))
+	}
+	if len(out) == 0 {
+		return "none waited"
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 // heapTop saves p's heap profile (after a garbage collection) and returns

@@ -81,7 +81,7 @@ func BenchmarkLandscape(b *testing.B) {
 		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
-		_, err = waitBatchReady(kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
+		_, err = waitBatchReady(b, kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What catching up asked of the API server (the provider's requests,
@@ -90,7 +90,7 @@ func BenchmarkLandscape(b *testing.B) {
 		say(b, "API server requests while it converged: %.0f (%.1f a second), the most frequent: %s",
 			requests.Total(), requests.Total()/converge.Seconds(), requests.Top(8, converge.Seconds()))
 		conflicts := requests.Conflicts()
-		say(b, "of them refused on a conflict: %.0f, the most: %s", conflicts.Total(), conflicts.Top(6, 1))
+		say(b, "of them refused on a conflict: %.0f, the most: %s; reads that waited for the cache to hold the provider's own write: %s", conflicts.Total(), conflicts.Top(6, 1), p.cacheWaits())
 		// What catching up cost the provider: the work that grows with the
 		// landscape while every cloud's resources start to use its
 		// ProviderConfig (counting its users, among others).
@@ -273,7 +273,7 @@ func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *proces
 	mustTB(tb, createClouds(ctx, kube, batch, clouds, 16))
 	// Behind a saturated queue a new cloud can wait many minutes: that is
 	// a figure to report, not a reason to stop.
-	done, err := waitBatchReady(kubetest.Config(tb), p, batch, k, 30*time.Minute+deadlineFor(k*perCloud))
+	done, err := waitBatchReady(tb, kubetest.Config(tb), p, batch, k, 30*time.Minute+deadlineFor(k*perCloud))
 	mustTB(tb, err)
 	for _, c := range clouds {
 		first = append(first, c.FirstRequest().Sub(created).Seconds())

@@ -60,7 +60,7 @@ func BenchmarkShards(b *testing.B) {
 		if serving[0] == serving[1] {
 			b.Fatalf("both replicas serve shard %d", serving[0])
 		}
-		_, err = waitBatchReady(kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
+		_, err = waitBatchReady(b, kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What converging asked of the API server, as BenchmarkLandscape
@@ -69,6 +69,7 @@ func BenchmarkShards(b *testing.B) {
 		conflicts := requests.Conflicts()
 		say(b, "API server requests while they converged: %.0f (%.1f a second), the most frequent: %s; refused on a conflict: %.0f, the most: %s",
 			requests.Total(), requests.Total()/converge.Seconds(), requests.Top(8, converge.Seconds()), conflicts.Total(), conflicts.Top(6, 1))
+		say(b, "reads that waited for the cache to hold the replica's own write: replica 0: %s; replica 1: %s", r[0].cacheWaits(), r[1].cacheWaits())
 		for j, p := range r {
 			holdsItsShard(b, p, r, serving[j], len(of[serving[j]])*perCloud)
 		}
@@ -110,7 +111,7 @@ func BenchmarkShards(b *testing.B) {
 			b.Fatalf("the restarted replica serves shard %d, want %d (the other is held)", got, down)
 		}
 		restart := allReadSince(b, r, of[down], restarted, deadlineFor(len(of[down])*perCloud))
-		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (its old Lease expires 60 s after the kill)", down, restart)
+		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (it takes the old Lease once it has read it unrenewed for 60 s)", down, restart)
 
 		b.ReportMetric(float64(n), "clouds")
 		b.ReportMetric(converge.Seconds(), "converge_s")

@@ -6,35 +6,62 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
 // ownWriteAwaited is how long, at most, a read waits for the manager's
-// cache to hold what this reconciler last wrote of the object. The cache
-// follows the API server's watch, a fraction of a second behind while it
-// has room, some seconds behind while a landscape converges on two cores.
-const ownWriteAwaited = 3 * time.Second
+// cache to hold what this reconciler last wrote of the object, before it
+// reads the object from the API server instead. The cache follows the API
+// server's watch, a fraction of a second behind while it has room; while a
+// landscape converges beside a busy API server it can be many seconds
+// behind (two shards converging 1,000 clouds on two cores: no read that
+// waited 3 s saw the cache catch up, docs/benchmarks.md).
+const ownWriteAwaited = time.Second
+
+// ownWriteRemembered is how long a write is remembered while the cache
+// does not hold it: a read within it that finds the cache older reads the
+// API server. Past it, the object is read from the cache as it is (a
+// write that was never followed by a watch event, as one of an object
+// deleted meanwhile, is not waited for forever).
+const ownWriteRemembered = time.Minute
+
+// ownWriteWaits is how the managed reconcilers' reads of what they had just
+// written went, when the cache did not hold that write at once: held, the
+// cache caught up within ownWriteAwaited; read_live, it did not and the
+// object was read from the API server. How often and how long says how far
+// the cache lags the API server (docs/operations.md).
+var ownWriteWaits = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "cobaltcore_provider_cache_own_write_wait_seconds",
+	Help:    "Reads by a managed reconciler of an object it had written that the cache did not yet hold: outcome held, the cache caught up while the read waited; read_live, it did not and the object was read from the API server. Reads that found the write in the cache at once are not counted.",
+	Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2},
+}, []string{"outcome"})
+
+func init() { metrics.Registry.MustRegister(ownWriteWaits) }
 
 // awaitingOwnWrites is a client whose reads of an object this reconciler
-// wrote wait, briefly, until the cache they read from holds that write.
-// crossplane-runtime's managed reconciler ends most reconciles with a
-// status update and asks to be run again at once (after a create, while an
-// external object is not yet ready), and reads the object from the cache
-// when it runs: a cache that had not yet seen the write gave it the older
-// version, it called the cloud, and its status update then failed on the
-// conflict, for another try after a backoff. Two shards converging 1,000
-// clouds had 12,000 of their status updates refused that way
-// (docs/benchmarks.md). A read that waits instead calls the cloud once, with
-// the version its write will be taken on.
+// wrote return that write or a newer version: from the cache once it holds
+// it, within a short wait, or else from the API server. crossplane-runtime's
+// managed reconciler ends most reconciles with a status update, is run
+// again soon after (at once after a create, while an external object is
+// not yet ready), and reads the object from the cache when it runs: a cache
+// that had not yet seen the write gave it the older version, it called the
+// cloud, and its writes then failed on the conflict, for another try after
+// a backoff. Two shards converging 1,000 clouds had 35,000 of their
+// managed resources' writes refused that way (docs/benchmarks.md). One read
+// of the API server costs less than a refused write, the reconcile's cloud
+// calls and the backoff.
 type awaitingOwnWrites struct {
 	client.Client
+	// live reads the API server (the manager's API reader), when the
+	// cache does not hold this reconciler's last write within await.
+	live   client.Reader
 	writes *ownWrites
-	// await bounds each read's wait (ownWriteAwaited); past it the read
-	// returns what the cache holds, as it would without this client.
-	await time.Duration
+	await  time.Duration
 }
 
 // ownWrites remembers, per object, the version a reconciler's clients last
@@ -44,6 +71,10 @@ type awaitingOwnWrites struct {
 type ownWrites struct {
 	mu      sync.Mutex
 	written map[ownKey]ownWrite
+	// prune is the size past which written is swept of what is past
+	// ownWriteRemembered: double what the last sweep kept, so that
+	// sweeping costs a constant per write.
+	prune int
 }
 
 type ownKey struct {
@@ -56,7 +87,7 @@ type ownWrite struct {
 	at      time.Time
 }
 
-func newOwnWrites() *ownWrites { return &ownWrites{written: map[ownKey]ownWrite{}} }
+func newOwnWrites() *ownWrites { return &ownWrites{written: map[ownKey]ownWrite{}, prune: 1024} }
 
 // keyOf is obj's key, and false for an object whose Go type does not name
 // its kind (unstructured): the managed reconcilers read typed objects.
@@ -78,19 +109,21 @@ func (w *ownWrites) wrote(obj client.Object) {
 	now := time.Now()
 	// What is never read again (an object deleted meanwhile) goes once
 	// the map grows: no read would wait for it any more.
-	if len(w.written) >= 1024 {
+	if len(w.written) >= w.prune {
 		for k, o := range w.written {
-			if now.Sub(o.at) > ownWriteAwaited {
+			if now.Sub(o.at) > ownWriteRemembered {
 				delete(w.written, k)
 			}
 		}
+		w.prune = max(1024, 2*len(w.written))
 	}
 	w.written[k] = ownWrite{version: obj.GetResourceVersion(), at: now}
 }
 
 // held reports whether version (read from the cache) holds the last write
 // of k, forgetting that write once it does; a version that cannot be
-// compared, or a write older than ownWriteAwaited, counts as held.
+// compared counts as held, as does any version once the write is older than
+// ownWriteRemembered.
 func (w *ownWrites) held(k ownKey, version string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -98,7 +131,7 @@ func (w *ownWrites) held(k ownKey, version string) bool {
 	if !ok {
 		return true
 	}
-	if c, err := resourceversion.CompareResourceVersion(version, o.version); err == nil && c < 0 && time.Since(o.at) < ownWriteAwaited {
+	if c, err := resourceversion.CompareResourceVersion(version, o.version); err == nil && c < 0 && time.Since(o.at) < ownWriteRemembered {
 		return false
 	}
 	delete(w.written, k)
@@ -111,12 +144,13 @@ func (w *ownWrites) forget(k ownKey) {
 	delete(w.written, k)
 }
 
-// Get reads obj, again until it holds this reconciler's last write of it or
-// the wait is over.
+// Get reads obj from the cache, again until it holds this reconciler's
+// last write of it, and from the API server once the wait is over.
 func (c awaitingOwnWrites) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	k, tracked := keyOf(obj, key)
-	deadline := time.Now().Add(c.await)
-	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+	start := time.Now()
+	deadline := start.Add(c.await)
+	for pause, waited := 10*time.Millisecond, false; ; pause, waited = min(2*pause, 200*time.Millisecond), true {
 		err := c.Client.Get(ctx, key, obj, opts...)
 		if !tracked {
 			return err
@@ -124,19 +158,29 @@ func (c awaitingOwnWrites) Get(ctx context.Context, key client.ObjectKey, obj cl
 		if kerrors.IsNotFound(err) {
 			c.writes.forget(k)
 		}
-		if err != nil || c.writes.held(k, obj.GetResourceVersion()) {
+		if err != nil {
 			return err
 		}
-		if !time.Now().Add(pause).Before(deadline) {
-			c.writes.forget(k)
+		if c.writes.held(k, obj.GetResourceVersion()) {
+			if waited {
+				ownWriteWaits.WithLabelValues("held").Observe(time.Since(start).Seconds())
+			}
 			return nil
+		}
+		if !time.Now().Add(pause).Before(deadline) || ctx.Err() != nil {
+			break
 		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-time.After(pause):
 		}
 	}
+	c.writes.forget(k)
+	if c.live == nil {
+		return nil
+	}
+	ownWriteWaits.WithLabelValues("read_live").Observe(time.Since(start).Seconds())
+	return c.live.Get(ctx, key, obj, opts...)
 }
 
 func (c awaitingOwnWrites) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,7 +19,8 @@ import (
 // TestReadsAwaitOwnWrites stands a cache that lags the API server by a
 // number of reads in front of a fake API server: a read of an object the
 // client wrote returns that write once the cache holds it, within the wait;
-// past the wait, or for an object it did not write, what the cache holds.
+// past the wait, the API server's; for an object it did not write, what
+// the cache holds.
 func TestReadsAwaitOwnWrites(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := keystonev1alpha1.AddToScheme(scheme); err != nil {
@@ -32,10 +35,14 @@ func TestReadsAwaitOwnWrites(t *testing.T) {
 		fresh  bool
 		reads  int
 		remain bool
+		// counted is the outcome the wait metric counts the read under,
+		// "" for a read that did not wait.
+		counted string
 	}{
-		"the cache already holds the write":          {lag: 0, await: time.Second, write: true, fresh: true, reads: 1},
-		"the cache holds it a few reads later":       {lag: 3, await: time.Second, write: true, fresh: true, reads: 4},
-		"the cache does not hold it within the wait": {lag: 1000, await: 50 * time.Millisecond, write: true, fresh: false},
+		"the cache already holds the write":    {lag: 0, await: time.Second, write: true, fresh: true, reads: 1},
+		"the cache holds it a few reads later": {lag: 3, await: time.Second, write: true, fresh: true, reads: 4, counted: "held"},
+		// The API server read instead.
+		"the cache does not hold it within the wait": {lag: 1000, await: 50 * time.Millisecond, write: true, fresh: true, counted: "read_live"},
 		// Written by another client: the read does not wait for it.
 		"written by someone else": {lag: 3, await: time.Second, write: false, fresh: false, reads: 1},
 	}
@@ -58,7 +65,7 @@ func TestReadsAwaitOwnWrites(t *testing.T) {
 					return c.Get(ctx, key, obj, opts...)
 				},
 			})
-			c := awaitingOwnWrites{Client: cache, writes: newOwnWrites(), await: tc.await}
+			c := awaitingOwnWrites{Client: cache, live: kube, writes: newOwnWrites(), await: tc.await}
 			if tc.write {
 				w := before.DeepCopy()
 				w.Status.AtProvider.ID = "abc"
@@ -73,6 +80,7 @@ func TestReadsAwaitOwnWrites(t *testing.T) {
 				}
 			}
 			lagging = true
+			waits := map[string]uint64{"held": waitsCounted(t, "held"), "read_live": waitsCounted(t, "read_live")}
 			got := &keystonev1alpha1.Project{}
 			if err := c.Get(context.Background(), client.ObjectKey{Name: "p"}, got); err != nil {
 				t.Fatal(err)
@@ -86,6 +94,29 @@ func TestReadsAwaitOwnWrites(t *testing.T) {
 			if n := len(c.writes.written); n != 0 {
 				t.Errorf("%d writes still remembered after the read, want none", n)
 			}
+			for outcome, before := range waits {
+				want := before
+				if outcome == tc.counted {
+					want++
+				}
+				if got := waitsCounted(t, outcome); got != want {
+					t.Errorf("reads counted as %s: %d, want %d", outcome, got-before, want-before)
+				}
+			}
 		})
 	}
+}
+
+// waitsCounted reads how many reads the wait metric counts under outcome.
+func waitsCounted(t *testing.T, outcome string) uint64 {
+	t.Helper()
+	m := &dto.Metric{}
+	h, ok := ownWriteWaits.WithLabelValues(outcome).(prometheus.Histogram)
+	if !ok {
+		t.Fatal("the wait metric is not a histogram")
+	}
+	if err := h.Write(m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetHistogram().GetSampleCount()
 }

@@ -12,7 +12,8 @@ import (
 // managedClients is the manager the managed reconciler is built with: its
 // clients send no status update that would write what the API server
 // already holds (statusSkipping), and read an object the reconciler just
-// wrote once the cache holds that write (awaitingOwnWrites).
+// wrote at that write's version or newer, from the cache or else from the
+// API server (awaitingOwnWrites).
 // crossplane-runtime's managed reconciler ends every reconcile with a
 // status update, even a poll that found the external object as it should
 // be and changed no condition, so every steady poll of a landscape's
@@ -31,7 +32,7 @@ func newManagedClients(mgr ctrl.Manager) managedClients {
 }
 
 func (m managedClients) GetClient() client.Client {
-	return awaitingOwnWrites{Client: statusSkipping{Client: m.Manager.GetClient()}, writes: m.writes, await: ownWriteAwaited}
+	return awaitingOwnWrites{Client: statusSkipping{Client: m.Manager.GetClient()}, live: m.Manager.GetAPIReader(), writes: m.writes, await: ownWriteAwaited}
 }
 
 // statusSkipping is a client whose status updates are skipped when they
