@@ -19,6 +19,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/c5c3/consumer-plane/provider/internal/shardlease"
 )
 
 var (
@@ -96,11 +98,9 @@ func startProcess(tb testing.TB, kubeconfig string, flags []string) *process {
 	tb.Cleanup(p.kill)
 	wait := 60 * time.Second
 	if slices.ContainsFunc(flags, func(f string) bool { return strings.HasPrefix(f, "--shards=") && f != "--shards=1" }) {
-		// A replica serves its metrics once it holds a shard's Lease, and
-		// client-go's elector counts a Lease held by another (a killed
-		// replica's) as valid for its whole duration from when it first
-		// reads it, not from its last renewal: a minute more.
-		wait += time.Minute + 10*time.Second
+		// A replica serves its metrics once it holds a shard's Lease,
+		// which a killed replica's holds for up to TakeOver more.
+		wait += shardlease.TakeOver + 5*time.Second
 	}
 	deadline := time.Now().Add(wait)
 	for {

@@ -36,6 +36,12 @@ const (
 	retryPeriod   = 5 * time.Second
 )
 
+// TakeOver is the longest a replica that starts while another's Lease of
+// its shard is held, unrenewed (its replica killed), waits to take it:
+// client-go's elector counts the Lease valid for its whole duration from
+// when the starting replica first reads it, then tries each retryPeriod.
+const TakeOver = leaseDuration + retryPeriod
+
 // Name is the Lease of shard i of n. The count is part of it, so that
 // replicas of a Deployment rolled from n to m shards never hold one Lease
 // for two different splits.
