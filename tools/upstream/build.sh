@@ -98,8 +98,12 @@ build() { # module-dir output package ldflags
   # The heartbeat must not hold the lock (fd 9) should it outlive us.
   ( while sleep 60; do log "  ... still compiling $(basename "$out")"; done ) 9>&- &
   heartbeat=$!
+  # Every tool is linked without DWARF (-s -w in its ldflags), so the
+  # compiler need not write it either: 8-13 % less CPU for the same binary
+  # (etcd from an empty build cache, twice each way: 108 and 120 CPU-s
+  # against 95 and 111).
   if ! (cd "$here/$mod" && GOFLAGS= GOTOOLCHAIN=local CGO_ENABLED=0 \
-        go build -trimpath -ldflags="$ldflags" -o "$tmp" "$pkg"); then
+        go build -trimpath -gcflags=all=-dwarf=false -ldflags="$ldflags" -o "$tmp" "$pkg"); then
     stop_heartbeat; rm -f "$tmp"; log "FAILED: $pkg"; return 1
   fi
   stop_heartbeat
