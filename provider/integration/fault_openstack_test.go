@@ -3,8 +3,11 @@ package integration
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -250,12 +253,43 @@ type link struct {
 
 func newLink(t *testing.T, target string) *link {
 	t.Helper()
-	l := &link{addr: "127.0.0.1:0", target: target, conns: map[net.Conn]struct{}{}}
-	if err := l.listen(); err != nil {
-		t.Fatal(err)
+	l := &link{target: target, conns: map[net.Conn]struct{}{}}
+	low := ephemeralLow(t)
+	var err error
+	for try := 0; try < 50; try++ {
+		// A port below the kernel's ephemeral range: the port the link
+		// gives up while cut must still be free when it listens again,
+		// and in the range another test's listener on port 0 or an
+		// outgoing connection may take it meanwhile (CI saw "address
+		// already in use" on a restore).
+		l.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(low/2+rand.IntN(low/2)))
+		if err = l.listen(); err == nil {
+			t.Cleanup(l.cut)
+			return l
+		}
 	}
-	t.Cleanup(l.cut)
-	return l
+	t.Fatalf("the link to %s finds no free port below %d: %v", target, low, err)
+	return nil
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range, from
+// which it picks the ports of listeners on port 0 and of outgoing
+// connections.
+func ephemeralLow(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Fatalf("the kernel's ephemeral port range: %v", err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		t.Fatalf("the kernel's ephemeral port range %q: want two ports", b)
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low < 2048 {
+		t.Fatalf("the kernel's ephemeral port range %q: want it to start at 2048 or above", b)
+	}
+	return low
 }
 
 func (l *link) listen() error {
