@@ -261,8 +261,9 @@ func newLink(t *testing.T, target string) *link {
 		// gives up while cut must still be free when it listens again,
 		// and in the range another test's listener on port 0 or an
 		// outgoing connection may take it meanwhile (CI saw "address
-		// already in use" on a restore).
-		l.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(low/2+rand.IntN(low/2)))
+		// already in use" on a restore). From 20000 up: the local
+		// plane's own fixed ports are below (18xxx).
+		l.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(linkPorts+rand.IntN(low-linkPorts)))
 		if err = l.listen(); err == nil {
 			t.Cleanup(l.cut)
 			return l
@@ -271,6 +272,9 @@ func newLink(t *testing.T, target string) *link {
 	t.Fatalf("the link to %s finds no free port below %d: %v", target, low, err)
 	return nil
 }
+
+// linkPorts is the first port a link may listen on.
+const linkPorts = 20000
 
 // ephemeralLow is the first port of the kernel's ephemeral range, from
 // which it picks the ports of listeners on port 0 and of outgoing
@@ -286,8 +290,8 @@ func ephemeralLow(t *testing.T) int {
 		t.Fatalf("the kernel's ephemeral port range %q: want two ports", b)
 	}
 	low, err := strconv.Atoi(f[0])
-	if err != nil || low < 2048 {
-		t.Fatalf("the kernel's ephemeral port range %q: want it to start at 2048 or above", b)
+	if err != nil || low <= linkPorts+1000 {
+		t.Fatalf("the kernel's ephemeral port range %q: the fault suite's links want it to start above %d (sysctl net.ipv4.ip_local_port_range)", b, linkPorts+1000)
 	}
 	return low
 }
