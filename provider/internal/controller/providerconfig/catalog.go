@@ -11,7 +11,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -95,10 +94,7 @@ func (r *CatalogReader) Reconcile(ctx context.Context, req reconcile.Request) (r
 	if err != nil {
 		r.Record.Event(pc, event.Warning("CatalogReadFailed", err))
 	}
-	if uerr := r.OpenStack.Kube.Status().Update(ctx, want); uerr != nil {
-		if kerrors.IsConflict(uerr) {
-			return reconcile.Result{Requeue: true}, nil
-		}
+	if uerr := r.write(ctx, pc, want); uerr != nil {
 		return reconcile.Result{}, uerr
 	}
 	if err == nil {
@@ -118,6 +114,21 @@ func (r *CatalogReader) read(ctx context.Context, pc *openstackv1alpha1.Provider
 	}
 	services, err := s.Catalog()
 	return services, s.Region(), err
+}
+
+// write patches the ProviderConfig's status from the cache's copy was to
+// want: the catalog and the conditions, as a JSON merge patch, which
+// carries no version. An update carried the version read from the cache
+// and was refused whenever the users' count or a finalizer had changed the
+// ProviderConfig since (2,825 refused while two shards converged 1,000
+// clouds; docs/benchmarks.md), and read again, refused again, until the
+// cache caught up. The patch names only what differs from was, so it
+// cannot undo the users' count; the conditions are one list and written
+// whole, which could undo only crossplane-runtime's Terminating condition,
+// which it writes to a ProviderConfig being deleted, which this reader
+// leaves alone.
+func (r *CatalogReader) write(ctx context.Context, was, want *openstackv1alpha1.ProviderConfig) error {
+	return r.OpenStack.Kube.Status().Patch(ctx, want, client.MergeFrom(was))
 }
 
 // changed reports whether the catalog or the condition's status, reason

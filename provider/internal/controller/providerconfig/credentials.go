@@ -38,7 +38,10 @@ import (
 // the resources delete their objects, the ProviderConfig loses its users
 // and is deleted, and the Secret follows.
 type CredentialsGuard struct {
-	Kube   client.Client
+	Kube client.Client
+	// Live reads the API server, past the cache, when the cache lags a
+	// ProviderConfig's finalizers (patchMetadata).
+	Live   client.Reader
 	Config schema.GroupVersionKind
 	// UsageList is the kind of the ProviderConfig's usage list: users are
 	// counted here rather than read from status.users, which the usage
@@ -160,17 +163,17 @@ func (g CredentialsGuard) object(gvk schema.GroupVersionKind) (client.Object, er
 }
 
 // mark gives the ProviderConfig finalizer fin (or takes it away) and the
-// annotation ann naming the guarded Secret (none when empty), updating it
-// only when something differs.
+// annotation ann naming the guarded Secret (none when empty), patching it
+// only when something differs, and only those two (patchMetadata): the
+// usage reconciler and the users' count write the same ProviderConfig.
 func (g CredentialsGuard) mark(ctx context.Context, pc client.Object, fin string, keep bool, ann, guarded string) error {
-	changed := keep != meta.FinalizerExists(pc, fin)
-	if keep {
-		meta.AddFinalizer(pc, fin)
-	} else {
-		meta.RemoveFinalizer(pc, fin)
-	}
-	if pc.GetAnnotations()[ann] != guarded {
-		a := pc.GetAnnotations()
+	return patchMetadata(ctx, g.Kube, g.Live, pc, func(o client.Object) {
+		if keep {
+			meta.AddFinalizer(o, fin)
+		} else {
+			meta.RemoveFinalizer(o, fin)
+		}
+		a := o.GetAnnotations()
 		if guarded == "" {
 			delete(a, ann)
 		} else {
@@ -179,13 +182,8 @@ func (g CredentialsGuard) mark(ctx context.Context, pc client.Object, fin string
 			}
 			a[ann] = guarded
 		}
-		pc.SetAnnotations(a)
-		changed = true
-	}
-	if !changed {
-		return nil
-	}
-	return g.Kube.Update(ctx, pc)
+		o.SetAnnotations(a)
+	})
 }
 
 func secretKey(namespaced string) types.NamespacedName {
@@ -238,5 +236,5 @@ func SetupCredentialsGuard(mgr ctrl.Manager, o controller.Options, of resource.P
 		WithOptions(o.ForControllerRuntime()).
 		For(config, builder.WithPredicates(NotOnlyStatus())).
 		Watches(usage, UsersChanged(UsersCountedEvery)).
-		Complete(ratelimiter.NewReconciler(name, CredentialsGuard{Kube: mgr.GetClient(), Config: of.Config, UsageList: of.UsageList, SecretRef: secretRef}, o.GlobalRateLimiter))
+		Complete(ratelimiter.NewReconciler(name, CredentialsGuard{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Config: of.Config, UsageList: of.UsageList, SecretRef: secretRef}, o.GlobalRateLimiter))
 }

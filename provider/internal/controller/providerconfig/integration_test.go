@@ -40,6 +40,24 @@ var kinds = []func(*runtime.Scheme) error{
 	ovnv1alpha1.AddToScheme, cephv1alpha1.AddToScheme,
 }
 
+// uncachedClient is a client of a real API server (kubetest) that reads
+// and writes it directly, with the scheme of kinds: what the API server
+// holds, not a cache's copy.
+func uncachedClient(t *testing.T) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range kinds {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kube, err := client.New(kubetest.Config(t), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube
+}
+
 // Against a real API server, the reconcilers of Setup count each
 // ProviderConfig's users through the index (usersByIndex): its own usages
 // among others', in status.users and in the guard of its Secret.
@@ -67,6 +85,12 @@ func TestUsersCountedIntegration(t *testing.T) {
 			}
 			if pc.Status.Users != n {
 				return fmt.Errorf("ProviderConfig %s counts %d users, want %d", name, pc.Status.Users, n)
+			}
+			// usersPatched writes the usage reconciler's finalizer by
+			// its name: should crossplane-runtime rename it, an in-use
+			// ProviderConfig would carry neither.
+			if !slices.Contains(pc.Finalizers, usageFinalizer) {
+				return fmt.Errorf("ProviderConfig %s, in use, has finalizers %v, want %s (crossplane-runtime's usage reconciler)", name, pc.Finalizers, usageFinalizer)
 			}
 			s := &corev1.Secret{}
 			if err := kube.Get(ctx, types.NamespacedName{Namespace: "default", Name: name}, s); err != nil {

@@ -119,11 +119,18 @@ func usersOf(name string) client.MatchingFields { return client.MatchingFields{u
 // reconciler otherwise makes at every count.
 type indexedUsers struct{ ctrl.Manager }
 
-func (m indexedUsers) GetClient() client.Client { return m.client(m.Manager.GetClient()) }
-
-func (indexedUsers) client(c client.Client) client.Client {
-	return usersPatched{pcontroller.UnchangedWritesSkipped(usersByIndex{c})}
+func (m indexedUsers) GetClient() client.Client {
+	return m.client(m.Manager.GetClient(), m.Manager.GetAPIReader())
 }
+
+func (indexedUsers) client(c client.Client, live client.Reader) client.Client {
+	return usersPatched{Client: pcontroller.UnchangedWritesSkipped(usersByIndex{c}), live: live}
+}
+
+// usageFinalizer is the finalizer crossplane-runtime's usage reconciler
+// keeps on a ProviderConfig while it has users (its package's unexported
+// "finalizer"; TestUsersCountedIntegration fails should it change).
+const usageFinalizer = "in-use.crossplane.io"
 
 // usersPatched writes the count of a ProviderConfig's users, all the status
 // crossplane-runtime's usage reconciler sets while the ProviderConfig is not
@@ -137,7 +144,30 @@ func (indexedUsers) client(c client.Client) client.Client {
 // reconciles of one ProviderConfig run one at a time, each counting from a
 // cache at least as new as the one before, so the last count written is
 // the newest.
-type usersPatched struct{ client.Client }
+type usersPatched struct {
+	client.Client
+	live client.Reader
+}
+
+// Update sends the one change crossplane-runtime's usage reconciler makes
+// to a ProviderConfig, its finalizer added (or removed once the
+// ProviderConfig is deleted and unused), as a patch of that finalizer
+// (patchMetadata): its update carried the version read from the cache and
+// was refused whenever the users' count or another writer's finalizer had
+// changed the ProviderConfig since, and the reconciler then waited 30 s.
+func (c usersPatched) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if _, ok := obj.(resource.ProviderConfig); !ok || len(opts) > 0 {
+		return c.Client.Update(ctx, obj, opts...)
+	}
+	keep := meta.FinalizerExists(obj, usageFinalizer)
+	return patchMetadata(ctx, c.Client, c.live, obj, func(o client.Object) {
+		if keep {
+			meta.AddFinalizer(o, usageFinalizer)
+		} else {
+			meta.RemoveFinalizer(o, usageFinalizer)
+		}
+	})
+}
 
 func (c usersPatched) Status() client.SubResourceWriter {
 	return usersPatch{SubResourceWriter: c.Client.Status(), reader: c.Client}

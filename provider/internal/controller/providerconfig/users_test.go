@@ -170,7 +170,7 @@ func TestUsersCountPatched(t *testing.T) {
 						return nil // a fake's status update of an object being deleted: only counted
 					},
 				}).Build()
-			c := indexedUsers{}.client(kube)
+			c := indexedUsers{}.client(kube, kube)
 			pc := &openstackv1alpha1.ProviderConfig{}
 			if err := c.Get(context.Background(), client.ObjectKey{Name: "cloud"}, pc); err != nil {
 				t.Fatal(err)
