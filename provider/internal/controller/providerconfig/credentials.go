@@ -168,11 +168,7 @@ func (g CredentialsGuard) object(gvk schema.GroupVersionKind) (client.Object, er
 // usage reconciler and the users' count write the same ProviderConfig.
 func (g CredentialsGuard) mark(ctx context.Context, pc client.Object, fin string, keep bool, ann, guarded string) error {
 	return patchMetadata(ctx, g.Kube, g.Live, pc, func(o client.Object) {
-		if keep {
-			meta.AddFinalizer(o, fin)
-		} else {
-			meta.RemoveFinalizer(o, fin)
-		}
+		setFinalizer(o, fin, keep)
 		a := o.GetAnnotations()
 		if guarded == "" {
 			delete(a, ann)

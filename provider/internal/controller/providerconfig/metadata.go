@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -120,6 +121,16 @@ func metadataPatch(held, want client.Object) []byte {
 	}
 	b, _ := json.Marshal(ops) // strings and string lists: cannot fail
 	return b
+}
+
+// setFinalizer gives o the finalizer fin when keep, and takes it away
+// otherwise: a change for patchMetadata.
+func setFinalizer(o client.Object, fin string, keep bool) {
+	if keep {
+		meta.AddFinalizer(o, fin)
+	} else {
+		meta.RemoveFinalizer(o, fin)
+	}
 }
 
 func unionOf(a, b map[string]string) map[string]string {

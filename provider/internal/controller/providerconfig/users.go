@@ -160,13 +160,7 @@ func (c usersPatched) Update(ctx context.Context, obj client.Object, opts ...cli
 		return c.Client.Update(ctx, obj, opts...)
 	}
 	keep := meta.FinalizerExists(obj, usageFinalizer)
-	return patchMetadata(ctx, c.Client, c.live, obj, func(o client.Object) {
-		if keep {
-			meta.AddFinalizer(o, usageFinalizer)
-		} else {
-			meta.RemoveFinalizer(o, usageFinalizer)
-		}
-	})
+	return patchMetadata(ctx, c.Client, c.live, obj, func(o client.Object) { setFinalizer(o, usageFinalizer, keep) })
 }
 
 func (c usersPatched) Status() client.SubResourceWriter {
