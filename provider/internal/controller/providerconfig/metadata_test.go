@@ -63,6 +63,8 @@ func TestPatchMetadataIntegration(t *testing.T) {
 		annotation string
 		liveReads  int
 		conflict   bool
+		// also checks what else the API server must hold after.
+		also func(t *testing.T, got *openstackv1alpha1.ProviderConfig)
 	}{
 		"a finalizer added after the users' count changed": {
 			meanwhile: func(t *testing.T, pc *openstackv1alpha1.ProviderConfig) {
@@ -73,6 +75,11 @@ func TestPatchMetadataIntegration(t *testing.T) {
 			},
 			change:     func(o client.Object) { meta.AddFinalizer(o, ours) },
 			finalizers: []string{ours},
+			also: func(t *testing.T, got *openstackv1alpha1.ProviderConfig) {
+				if got.Status.Users != 4 {
+					t.Errorf("the users' count is %d, want the other writer's 4", got.Status.Users)
+				}
+			},
 		},
 		"a finalizer added after another writer added its own": {
 			meanwhile: func(t *testing.T, pc *openstackv1alpha1.ProviderConfig) {
@@ -128,6 +135,11 @@ func TestPatchMetadataIntegration(t *testing.T) {
 				}
 			},
 			change: func(o client.Object) { meta.RemoveAnnotations(o, ann) },
+			also: func(t *testing.T, got *openstackv1alpha1.ProviderConfig) {
+				if got.Annotations["example.com/other"] != "kept too" {
+					t.Errorf("another writer's annotation is gone: %v", got.Annotations)
+				}
+			},
 		},
 		"nothing to change": {
 			start:  func(pc *openstackv1alpha1.ProviderConfig) { pc.Finalizers = []string{ours} },
@@ -208,11 +220,8 @@ func TestPatchMetadataIntegration(t *testing.T) {
 					t.Errorf("annotation %s is %q, want %q kept", k, got.Annotations[k], v)
 				}
 			}
-			if name == "an annotation removed beside another's" && got.Annotations["example.com/other"] != "kept too" {
-				t.Errorf("another writer's annotation is gone: %v", got.Annotations)
-			}
-			if name == "a finalizer added after the users' count changed" && got.Status.Users != 4 {
-				t.Errorf("the users' count is %d, want the other writer's 4", got.Status.Users)
+			if tc.also != nil {
+				tc.also(t, got)
 			}
 			if obj.GetResourceVersion() == cached.GetResourceVersion() && tc.meanwhile != nil {
 				t.Errorf("the object passed is not filled with what the API server holds after the patch")
