@@ -87,6 +87,61 @@ func TestTurnsWaitForAToken(t *testing.T) {
 	}
 }
 
+func TestTurnsGoToOtherRequestsBeforeRoutinePolls(t *testing.T) {
+	tokens := make(chan struct{})
+	tr := newTurns(func(ctx context.Context) error {
+		select {
+		case <-tokens:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	waiters := func() int {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return len(tr.waiting[0]) + len(tr.waiting[1])
+	}
+	var mu sync.Mutex
+	var order []string
+	served := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(order)
+	}
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("not %s within 10 s", what)
+			}
+		}
+	}
+	arrivals := []struct {
+		name    string
+		routine bool
+	}{{"poll-1", true}, {"poll-2", true}, {"new-1", false}, {"poll-3", true}, {"new-2", false}}
+	for i, a := range arrivals {
+		go func() {
+			if err := tr.wait(context.Background(), a.routine); err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			order = append(order, a.name)
+		}()
+		until("waiting", func() bool { return waiters() == i+1 })
+	}
+	for i := range arrivals {
+		tokens <- struct{}{}
+		until("served", func() bool { return served() == i+1 })
+	}
+	want := []string{"new-1", "new-2", "poll-1", "poll-2", "poll-3"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("turns given in the order %v, want %v", order, want)
+	}
+}
+
 func TestTurnsOfAnotherLimiterAreCrossplanes(t *testing.T) {
 	other := workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute)
 	if _, ok := takeTurns("test", &answer{}, other, time.Minute).(*ratelimiter.Reconciler); !ok {
