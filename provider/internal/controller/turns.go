@@ -35,7 +35,10 @@ import (
 // Ready) is requeued at the normal priority, and a resource created or
 // changed is queued at the normal priority by its watch. A backlog then
 // delays the drift polls of the resources that converged, not the
-// resources converging.
+// resources converging. The turns know a request's last outcome, not why
+// the queue handed it out: a Ready resource whose spec was changed is
+// taken from the queue at once but waits for its token as a poll, behind
+// at most the requests the workers hold.
 type inTurns struct {
 	inner reconcile.Reconciler
 	turns *turns
