@@ -111,7 +111,7 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		opts = append(opts, managed.WithReferenceResolver(referenceResolver{client: mgr.GetClient()}))
 	}
 	r := managed.NewReconciler(newManagedClients(mgr), resource.ManagedKind(gvk), opts...)
-	w := newWakeable(takeTurns(name, r, o.GlobalRateLimiter, o.PollInterval), func() client.Object { return newOf(mg) })
+	w := newWakeable(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter), func() client.Object { return newOf(mg) })
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(copts).
