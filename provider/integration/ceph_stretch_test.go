@@ -5,9 +5,11 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -87,7 +89,9 @@ func TestIntegrationCephStretchedPool(t *testing.T) {
 		eventually(t, "CRUSH rule "+tc.rule, func() (bool, string) {
 			out, err := cephCLI("osd", "crush", "rule", "dump", tc.rule, "-f", "json")
 			if err != nil {
-				return false, err.Error()
+				// What the pool waits on, said by the provider.
+				c, gerr := h.condition(t, tc.pool, xpv2.TypeSynced)
+				return false, fmt.Sprintf("%v; %s: Synced=%s %s (%v)", err, tc.pool.Name, c.Status, c.Message, gerr)
 			}
 			return json.Unmarshal([]byte(out), &r) == nil, out
 		})

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,7 +74,8 @@ func (r StretchRule) text(id int, sizes bool) string {
 // decompiled, given the rule, compiled with crushtool and set — only if no
 // one changed the map meanwhile (prior_version), else the next reconcile
 // tries again. A rule crushtool refuses (no such root or zone type) and a
-// class the OSDs do not all have are terminal errors that say why.
+// class the OSDs do not all have are terminal errors that say why; a
+// crushtool that did not run to its end is not.
 func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 	if err := c.checkStretchClass(ctx, r); err != nil {
 		return err
@@ -94,14 +96,30 @@ func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 	if err != nil {
 		return err
 	}
+	// The name and the next id are taken from the map itself, not from the
+	// rules read above: another reconcile (a pool asking for the same rule,
+	// or a device class rule) may have set a map since, and crushtool
+	// refuses a name or an id given twice.
 	id := 0
-	for _, rid := range rules {
+	for _, found := range mapRules.FindAllStringSubmatch(string(m), -1) {
+		if found[1] == r.Name() {
+			return nil
+		}
+		rid, _ := strconv.Atoi(found[2]) //nolint:errcheck // digits by the pattern
 		id = max(id, rid+1)
 	}
 	text := strings.Replace(string(m), "# end crush map", r.text(id, strings.Contains(string(m), "\tmin_size "))+"\n# end crush map", 1)
 	compiled, err := crushtool(ctx, []byte(text), "-c")
-	if err != nil {
+	var refused *exec.ExitError
+	switch {
+	case errors.As(err, &refused) && refused.Exited():
+		// crushtool ran to its end and refused the rule: the spec names a
+		// root or zone type the map does not have.
 		return terminalf("CRUSH rule %s (root %q, zone type %q) cannot be made: %w", r.Name(), r.Root, r.ZoneType, err)
+	case err != nil:
+		// Not run to its end (the reconcile's deadline, a signal): the
+		// next reconcile tries again.
+		return err
 	}
 	set := map[string]any{"prefix": "osd setcrushmap"}
 	if v, err := strconv.Atoi(strings.TrimSpace(status)); err == nil {
@@ -114,6 +132,9 @@ func (c *Client) CreateStretchRule(ctx context.Context, r StretchRule) error {
 	}
 	return err
 }
+
+// mapRules finds each rule's name and id in a decompiled CRUSH map.
+var mapRules = regexp.MustCompile(`(?m)^rule (\S+) \{\n\s*id (\d+)$`)
 
 // checkStretchClass fails, naming the OSDs, unless every OSD under the
 // rule's root has its device class ("" any): the rule takes them all.

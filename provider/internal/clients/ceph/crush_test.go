@@ -2,10 +2,16 @@ package ceph
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/c5c3/consumer-plane/internal/cephplacement"
+	"github.com/c5c3/consumer-plane/provider/internal/terminal"
 )
 
 // The storage pool's status (cephplacement, in the functions) names the
@@ -74,5 +80,119 @@ func TestStretchRuleChecksTheClassOfEveryOSDUnderTheRoot(t *testing.T) {
 		case tc.class == "" && len(f.sent) != 0:
 			t.Errorf("no class: sent %v, want nothing", f.sent)
 		}
+	}
+}
+
+// crushConn is a monitor holding a CRUSH map: it answers the rules read
+// (as the provider last saw them) and the map (as it is now), and records
+// the map set.
+type crushConn struct {
+	fakeConn
+	rules string // osd crush rule dump, JSON
+	crush []byte // osd getcrushmap, compiled
+	set   []byte
+}
+
+func (c *crushConn) MonCommand(cmd, in []byte) ([]byte, string, error) {
+	var m map[string]any
+	_ = json.Unmarshal(cmd, &m) //nolint:errcheck // the client's own JSON
+	c.sent = append(c.sent, m)
+	switch m["prefix"] {
+	case "osd crush rule dump":
+		return []byte(c.rules), "", nil
+	case "osd getcrushmap":
+		return c.crush, "7", nil
+	case "osd setcrushmap":
+		c.set = in
+	}
+	return nil, "", nil
+}
+
+// crushMap is a one-OSD map in crushtool's language with rules (each
+// "name id") and the two zones a stretch rule chooses from.
+func crushMap(rules ...string) string {
+	var b strings.Builder
+	b.WriteString("device 0 osd.0 class hdd\ntype 0 osd\ntype 1 host\ntype 2 zone\ntype 3 root\n" +
+		"host h1 {\n\tid -2\n\talg straw2\n\thash 0\n\titem osd.0 weight 1.000\n}\n" +
+		"zone a {\n\tid -3\n\talg straw2\n\thash 0\n\titem h1 weight 1.000\n}\n" +
+		"zone b {\n\tid -4\n\talg straw2\n\thash 0\n}\n" +
+		"root default {\n\tid -1\n\talg straw2\n\thash 0\n\titem a weight 1.000\n\titem b weight 0.000\n}\n")
+	for _, r := range rules {
+		name, id, _ := strings.Cut(r, " ")
+		fmt.Fprintf(&b, "rule %s {\n\tid %s\n\ttype replicated\n\tmin_size 1\n\tmax_size 10\n\tstep take default\n\tstep chooseleaf firstn 0 type host\n\tstep emit\n}\n", name, id)
+	}
+	b.WriteString("# end crush map\n")
+	return b.String()
+}
+
+// TestIntegrationStretchRuleRacesAnotherWriter: the rules the provider
+// read are older than the map it changes (another pool's reconcile set one
+// in between). The rule already in the map is not added twice; a rule
+// added meanwhile keeps its id, the new one takes the next. A crushtool
+// that did not run to its end is a reason to try again, not a wrong spec;
+// one that refuses the rule is. The real crushtool compiles the maps.
+func TestIntegrationStretchRuleRacesAnotherWriter(t *testing.T) {
+	if _, err := exec.LookPath(Crushtool); err != nil {
+		msg := fmt.Sprintf("needs crushtool (%v): run `make ceph-deps` (local/ceph/install.sh as root)", err)
+		if os.Getenv("REQUIRE_INTEGRATION") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ctx := context.Background()
+	compile := func(text string) []byte {
+		t.Helper()
+		b, err := crushtool(ctx, []byte(text), "-c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	stretch := StretchRule{Root: "default", ZoneType: "zone"}
+	read := `[{"rule_id": 0, "rule_name": "replicated_rule"}]`
+
+	// Made meanwhile by a pool asking for the same rule: nothing is set.
+	c := &crushConn{rules: read, crush: compile(crushMap("replicated_rule 0", "stretch_zone 1"))}
+	if err := (&Client{Conn: c}).CreateStretchRule(ctx, stretch); err != nil || c.set != nil {
+		t.Errorf("the rule already in the map: %v, set %d bytes; want nothing set", err, len(c.set))
+	}
+
+	// A device class rule made meanwhile with id 1: the stretch rule is id 2.
+	c = &crushConn{rules: read, crush: compile(crushMap("replicated_rule 0", "replicated_hdd 1"))}
+	if err := (&Client{Conn: c}).CreateStretchRule(ctx, stretch); err != nil {
+		t.Fatalf("a rule made meanwhile: %v", err)
+	}
+	got, err := crushtool(ctx, c.set, "-d")
+	if err != nil {
+		t.Fatalf("the map set: %v", err)
+	}
+	for _, want := range []string{"rule replicated_hdd {\n\tid 1\n", "rule stretch_zone {\n\tid 2\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the map set lacks %q:\n%s", want, got)
+		}
+	}
+	if v := c.sent[len(c.sent)-1]["prior_version"]; v != float64(7) {
+		t.Errorf("setcrushmap's prior_version %v, want 7 (the version of the map read)", v)
+	}
+
+	// crushtool refusing (no such root): terminal, naming the rule.
+	c = &crushConn{rules: read, crush: compile(crushMap("replicated_rule 0"))}
+	err = (&Client{Conn: c}).CreateStretchRule(ctx, StretchRule{Root: "nowhere", ZoneType: "zone"})
+	if !terminal.Is(err) || !strings.Contains(err.Error(), "CRUSH rule stretch_nowhere_zone") || c.set != nil {
+		t.Errorf("no such root: %v (set %d bytes), want a terminal error naming stretch_nowhere_zone and nothing set", err, len(c.set))
+	}
+
+	// crushtool killed while compiling: tried again, not terminal.
+	killed := filepath.Join(t.TempDir(), "crushtool")
+	script := "#!/bin/sh\ncase \"$1\" in -c) kill -KILL $$ ;; esac\nexec " + Crushtool + " \"$@\"\n"
+	if err := os.WriteFile(killed, []byte(script), 0o755); err != nil { //nolint:gosec // an executable of the test's own
+		t.Fatal(err)
+	}
+	c = &crushConn{rules: read, crush: compile(crushMap("replicated_rule 0"))}
+	orig := Crushtool
+	Crushtool = killed
+	t.Cleanup(func() { Crushtool = orig })
+	if err := (&Client{Conn: c}).CreateStretchRule(ctx, stretch); err == nil || terminal.Is(err) || c.set != nil {
+		t.Errorf("crushtool killed: %v (set %d bytes), want an error to retry, not terminal, and nothing set", err, len(c.set))
 	}
 }
