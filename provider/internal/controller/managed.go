@@ -72,6 +72,12 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 	copts := o.ForControllerRuntime()
 	limiter := ratelimiter.NewController()
 	copts.RateLimiter = limiter
+	turns := newTurnTaker(name, o.GlobalRateLimiter)
+	hook := PollWhileWaiting(time.Now)
+	if turns != nil {
+		copts.NewQueue = turns.newQueue(mgr.GetLogger())
+		hook = turns.pollHook(hook)
+	}
 	opts := append([]managed.ReconcilerOption{
 		connect,
 		managed.WithInitializers(),
@@ -79,7 +85,7 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		managed.WithManagementPolicies(),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithPollInterval(o.PollInterval),
-		managed.WithPollIntervalHook(PollWhileWaiting(time.Now)),
+		managed.WithPollIntervalHook(hook),
 		managed.WithRecorder(progressRecorder{Recorder: xpevent.NewAPIRecorder(mgr.GetEventRecorderFor(name)), limiter: limiter}),
 	}, extra...)
 	if o.MetricOptions != nil {
@@ -110,8 +116,14 @@ func setupManaged(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersio
 		srcs = append(srcs, ws...)
 		opts = append(opts, managed.WithReferenceResolver(referenceResolver{client: mgr.GetClient()}))
 	}
-	r := managed.NewReconciler(newManagedClients(mgr), resource.ManagedKind(gvk), opts...)
-	w := newWakeable(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter), func() client.Object { return newOf(mg) })
+	var r reconcile.Reconciler = managed.NewReconciler(newManagedClients(mgr), resource.ManagedKind(gvk), opts...)
+	if turns != nil {
+		turns.inner = r
+		r = turns
+	} else {
+		r = ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)
+	}
+	w := newWakeable(r, func() client.Object { return newOf(mg) })
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(copts).
