@@ -83,7 +83,6 @@ func init() { metrics.Registry.MustRegister(turnsWaiting) }
 // which reconciles ended with the resource Ready, and its reconciler waits
 // for the request's turn.
 type turnTaker struct {
-	name  string
 	turns *turns
 	inner reconcile.Reconciler
 	// taken is the priority each request a worker holds was handed out with
@@ -94,6 +93,9 @@ type turnTaker struct {
 	ready sync.Map
 	// held are the waiters of the polls the workers hold.
 	held sync.Map
+	// waiting are this controller's turnsWaiting gauges by class, resolved
+	// once instead of at every reconcile.
+	waiting [classes]prometheus.Gauge
 }
 
 // newTurnTaker returns the turns of controller name in l's (above) when l
@@ -107,7 +109,11 @@ func newTurnTaker(name string, l ratelimiter.RateLimiter) *turnTaker {
 		return nil
 	}
 	t, _ := limiterTurns.LoadOrStore(b.Limiter, newTurns(b.Limiter.Wait))
-	return &turnTaker{name: name, turns: t.(*turns)} //nolint:forcetypeassert // only turns are stored
+	tt := &turnTaker{turns: t.(*turns)} //nolint:forcetypeassert // only turns are stored
+	for c := range tt.waiting {
+		tt.waiting[c] = turnsWaiting.WithLabelValues(name, classNames[c])
+	}
+	return tt
 }
 
 // limiterTurns are the turns of each service's limiter (*rate.Limiter).
@@ -126,12 +132,12 @@ func (t *turnTaker) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		// A change or a wake while it waits makes it work (takenQueue).
 		t.held.Store(req, w)
 	}
-	turnsWaiting.WithLabelValues(t.name, classNames[w.class]).Inc()
+	t.waiting[w.class].Inc()
 	err := t.turns.wait(ctx, w)
 	t.held.Delete(req)
 	// The class it ended its wait in: promote changes it under the turns'
 	// lock before the turn is given.
-	turnsWaiting.WithLabelValues(t.name, classNames[w.class]).Dec()
+	t.waiting[w.class].Dec()
 	if err != nil {
 		// Only a cancelled context ends the wait: the manager is stopping.
 		return reconcile.Result{}, err
@@ -153,8 +159,8 @@ func (t *turnTaker) Reconcile(ctx context.Context, req reconcile.Request) (recon
 // something happened to the resource while its poll waited.
 func (t *turnTaker) promote(req reconcile.Request) {
 	if w, ok := t.held.Load(req); ok && t.turns.promote(w.(*waiter)) { //nolint:forcetypeassert // only waiters are stored
-		turnsWaiting.WithLabelValues(t.name, classNames[classPoll]).Dec()
-		turnsWaiting.WithLabelValues(t.name, classNames[classWork]).Inc()
+		t.waiting[classPoll].Dec()
+		t.waiting[classWork].Inc()
 	}
 }
 

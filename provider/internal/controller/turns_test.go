@@ -195,9 +195,11 @@ func TestTurnsGoToWorkFirstAndEveryFourthToAPoll(t *testing.T) {
 
 func TestTurnsClassIsThePriorityTheRequestWasTakenWithOrQueuedAtSince(t *testing.T) {
 	s := newServed(t)
-	tt := &turnTaker{name: "test", turns: s.turns, inner: reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+	tt := newTurnTaker("test", ratelimiter.NewGlobal(10))
+	tt.turns = s.turns
+	tt.inner = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 		return reconcile.Result{}, nil
-	})}
+	})
 	q, ok := tt.newQueue(logr.Discard())("test", workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]()).(priorityqueue.PriorityQueue[reconcile.Request])
 	if !ok {
 		t.Fatal("the controller's queue is not a priority queue")
