@@ -204,13 +204,13 @@ bench-provider: tools-test openstack-up ## The provider's convergence benchmark:
 	REQUIRE_INTEGRATION=1 go test -run '^$$' -bench BenchmarkConverge500 -benchtime=1x -timeout 60m ./provider/integration/
 
 .PHONY: bench-scale
-bench-scale: tools-test ## The provider at landscape scale: the provider binary against CLOUDS stub clouds (default 500; 5000 for #55's landscape), each its own OpenStack (address, CA, Keystone), 10 managed resources each, with PROVIDER_FLAGS (default: the binary's defaults) and PROVIDER_ENV (variables of the provider's process, e.g. GOMEMLIMIT=1GiB); prints memory, CPU, reconcile rate, staleness, a new cloud's time to Ready, drift repair and restart catch-up (docs/benchmarks.md).
-	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' \
+bench-scale: tools-test ## The provider at landscape scale: the provider binary against CLOUDS stub clouds (default 500; 5000 for #55's landscape), each its own OpenStack (address, CA, Keystone) and OVN databases (OVN=0 leaves them out), 14 managed resources each, with PROVIDER_FLAGS (default: the binary's defaults) and PROVIDER_ENV (variables of the provider's process, e.g. GOMEMLIMIT=1GiB); prints memory, CPU, reconcile rate, staleness, a new cloud's time to Ready, drift repair and restart catch-up (docs/benchmarks.md).
+	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' COBALTCORE_SCALE_OVN='$(OVN)' \
 		go test -run '^$$' -bench BenchmarkLandscape -benchtime=1x -count=1 -timeout 240m -v . | grep --line-buffered -vE '^(=== RUN|goos|goarch|pkg|cpu):'
 
 .PHONY: bench-shards
 bench-shards: tools-test ## The provider split in two shards (--shards=2), two replicas against CLOUDS stub clouds (default 500) with PROVIDER_FLAGS: each replica holds only its shard, every resource Ready and read each poll, one replica killed while the other's resources go on, its shard taken back on restart (docs/benchmarks.md).
-	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' \
+	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' COBALTCORE_SCALE_OVN='$(OVN)' \
 		go test -run '^$$' -bench BenchmarkShards -benchtime=1x -count=1 -timeout 120m -v . | grep --line-buffered -vE '^(=== RUN|goos|goarch|pkg|cpu):'
 
 .PHONY: bench-provider-ovn-ceph

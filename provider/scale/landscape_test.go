@@ -23,13 +23,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/consumer-plane/internal/shard"
+	"github.com/c5c3/consumer-plane/provider/scale/ovnstub"
 	"github.com/c5c3/consumer-plane/test/openstackstub"
 )
 
 // cloudObjects are the provider's objects of one cloud, as the
 // OpenStackCluster function composes them (its render goldens): the
 // cloud's ProviderConfig and credentials, and ten managed resources in the
-// cloud's own Keystone, Nova, Cinder and Neutron.
+// cloud's own Keystone, Nova, Cinder and Neutron; with OVN, the
+// ProviderConfig of the cloud's OVN databases and per hypervisor pool a
+// ChassisSet and the HA chassis group of its gateway chassis (the
+// function's composeGateways: gateways first, priorities down from 32767).
 var cloudObjects = template.Must(template.New("cloud").Parse(`
 apiVersion: v1
 kind: Secret
@@ -140,10 +144,46 @@ metadata: {name: {{.Name}}-network}
 spec:
   forProvider: {projectIDRef: {name: {{.Name}}}, floatingIPs: 200, networks: 100, ports: 5000, routers: 50}
   providerConfigRef: {name: {{.Name}}}
-`))
+{{if .OVN}}---
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: ProviderConfig
+metadata: {name: {{.Name}}}
+spec:
+  northbound: {endpoints: ["{{.OVN}}"]}
+  southbound: {endpoints: ["{{.OVN}}"]}
+{{range $pool, $members := .Gateways}}---
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: ChassisSet
+metadata: {name: {{$.Name}}-{{$pool}}}
+spec:
+  forProvider: {availabilityZones: [{{$pool}}], minChassis: 1}
+  providerConfigRef: {name: {{$.Name}}}
+---
+apiVersion: ovn.provider.c5c3.io/v1alpha1
+kind: HAChassisGroup
+metadata: {name: {{$.Name}}-{{$pool}}}
+spec:
+  forProvider:
+    name: {{$.Name}}-{{$pool}}
+    chassis:{{range $members}}
+    - {name: {{.Name}}, priority: {{.Priority}}}{{end}}
+    externalIDs: {c5c3.io_openstack-cluster: {{$.Name}}, c5c3.io_pool: {{$pool}}}
+  providerConfigRef: {name: {{$.Name}}}
+{{end}}{{end}}`))
 
-// perCloud is how many managed resources cloudObjects declares.
-const perCloud = 10
+// withOVN: the clouds have OVN databases and their resources, unless
+// COBALTCORE_SCALE_OVN=0 (make bench-scale OVN=0) leaves them out, as the
+// runs before stop 90 did.
+var withOVN = os.Getenv("COBALTCORE_SCALE_OVN") != "0"
+
+// perCloud is how many managed resources cloudObjects declares: ten in
+// OpenStack, and with OVN two per pool.
+var perCloud = func() int {
+	if withOVN {
+		return 10 + 2*len(pools)
+	}
+	return 10
+}()
 
 // pools are the hypervisor pools each cloud has an aggregate in.
 var pools = []string{"hv-pool-a", "hv-pool-b"}
@@ -151,15 +191,34 @@ var pools = []string{"hv-pool-a", "hv-pool-b"}
 // cloudName is the name of cloud i's objects.
 func cloudName(i int) string { return fmt.Sprintf("c%05d", i) }
 
-// objectsOf renders cloud c's objects.
-func objectsOf(c *openstackstub.Cloud) ([]*unstructured.Unstructured, error) {
+// A gateway is an HA chassis group's member.
+type gateway struct {
+	Name     string
+	Priority int
+}
+
+// gateways are every pool's HA chassis group members, as the
+// OpenStackCluster function ranks the ChassisSet's chassis.
+func gateways() map[string][]gateway {
+	out := map[string][]gateway{}
+	for _, p := range pools {
+		for k := range ovnstub.ChassisPerPool {
+			out[p] = append(out[p], gateway{Name: ovnstub.Chassis(p, k), Priority: 32767 - k})
+		}
+	}
+	return out
+}
+
+// objectsOf renders cloud c's objects, with its OVN databases' endpoint
+// unless ovn is "".
+func objectsOf(c *openstackstub.Cloud, ovn string) ([]*unstructured.Unstructured, error) {
 	var ca strings.Builder
 	for _, l := range strings.Split(strings.TrimSpace(string(c.CA)), "\n") {
 		ca.WriteString("    " + l + "\n")
 	}
 	var buf bytes.Buffer
 	if err := cloudObjects.Execute(&buf, map[string]any{"Name": cloudName(c.Index), "AuthURL": c.AuthURL, "CA": strings.TrimRight(ca.String(), "\n"),
-		"Password": openstackstub.AdminPassword, "Region": openstackstub.Region, "Pools": pools}); err != nil {
+		"Password": openstackstub.AdminPassword, "Region": openstackstub.Region, "Pools": pools, "OVN": ovn, "Gateways": gateways()}); err != nil {
 		return nil, err
 	}
 	var out []*unstructured.Unstructured
@@ -189,11 +248,58 @@ var managedKinds = []schema.GroupVersionKind{
 	{Group: "nova.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
 	{Group: "cinder.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
 	{Group: "neutron.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
+	{Group: "ovn.provider.c5c3.io", Version: "v1alpha1", Kind: "ChassisSet"},
+	{Group: "ovn.provider.c5c3.io", Version: "v1alpha1", Kind: "HAChassisGroup"},
 }
 
-// createClouds creates the objects of clouds, workers at a time, labelled
-// with their batch.
-func createClouds(ctx context.Context, kube client.Client, batch string, clouds []*openstackstub.Cloud, workers int) error {
+// A landscape is the stub clouds: each its own OpenStack and, with OVN,
+// its own OVN databases on the same address.
+type landscape struct {
+	*openstackstub.Landscape
+	ovn *ovnstub.Landscape // nil without OVN
+}
+
+// newLandscape starts n clouds, stopped when tb ends.
+func newLandscape(tb testing.TB, n int) *landscape {
+	tb.Helper()
+	clouds, err := openstackstub.New(n, 0)
+	mustTB(tb, err)
+	tb.Cleanup(clouds.Close)
+	l := &landscape{Landscape: clouds}
+	if withOVN {
+		l.ovn, err = ovnstub.New(n, pools, openstackstub.Address)
+		mustTB(tb, err)
+		tb.Cleanup(l.ovn.Close)
+	}
+	return l
+}
+
+// add starts one more cloud.
+func (l *landscape) add(tb testing.TB) *openstackstub.Cloud {
+	tb.Helper()
+	c, err := l.Add()
+	mustTB(tb, err)
+	if l.ovn != nil {
+		o, err := l.ovn.Add(openstackstub.Address(c.Index))
+		mustTB(tb, err)
+		if o.Index != c.Index {
+			tb.Fatalf("cloud %d has the OVN databases of cloud %d", c.Index, o.Index)
+		}
+	}
+	return c
+}
+
+// ovnEndpoint is cloud i's OVN databases' endpoint, or "" without OVN.
+func (l *landscape) ovnEndpoint(i int) string {
+	if l.ovn == nil {
+		return ""
+	}
+	return l.ovn.Clouds[i].Endpoint
+}
+
+// createClouds creates the objects of clouds of l, workers at a time,
+// labelled with their batch.
+func createClouds(ctx context.Context, kube client.Client, batch string, l *landscape, clouds []*openstackstub.Cloud, workers int) error {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -205,7 +311,7 @@ func createClouds(ctx context.Context, kube client.Client, batch string, clouds 
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				objs, err := objectsOf(c)
+				objs, err := objectsOf(c, l.ovnEndpoint(c.Index))
 				for _, o := range objs {
 					if err != nil {
 						break

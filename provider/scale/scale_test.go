@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/c5c3/consumer-plane/provider/scale/ovnstub"
 	"github.com/c5c3/consumer-plane/test/kubetest"
 	"github.com/c5c3/consumer-plane/test/openstackstub"
 )
@@ -70,18 +71,16 @@ func BenchmarkLandscape(b *testing.B) {
 
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		land, err := openstackstub.New(n, 0)
-		mustTB(b, err)
-		b.Cleanup(land.Close)
+		land := newLandscape(b, n)
 		steady := fmt.Sprintf("steady-%d", i)
-		mustTB(b, createClouds(ctx, kube, steady, land.Clouds, 16))
+		mustTB(b, createClouds(ctx, kube, steady, land, land.Clouds, 16))
 		say(b, "%d clouds (%d managed resources) created in %s", n, n*perCloud, time.Since(start).Round(time.Second))
 
 		// A provider starting on a landscape: everything to catch up on.
 		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
-		_, err = waitBatchReady(b, kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
+		_, err := waitBatchReady(b, kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What catching up asked of the API server (the provider's requests,
@@ -119,6 +118,15 @@ func BenchmarkLandscape(b *testing.B) {
 		if w := after.writes - before.writes; w > 0 {
 			b.Errorf("the provider wrote %d times to the clouds in the steady window (%.2f per cloud per minute): steady state must change nothing", w, float64(w)/float64(n)/minutes)
 		}
+		if land.ovn != nil {
+			// A connection per cloud and database, kept: a reconnect in the
+			// steady window is a monitor's whole table read again.
+			say(b, "steady: OVN connections open %.2f per cloud, %d opened in the window", float64(after.ovnOpen)/float64(n), after.ovnConnects-before.ovnConnects)
+			if c := after.ovnConnects - before.ovnConnects; c > 0 {
+				b.Errorf("the provider connected %d times to the clouds' OVN databases in the steady window: a connection must be kept", c)
+			}
+			b.ReportMetric(float64(after.ovnOpen)/float64(n), "ovn_conns/cloud")
+		}
 
 		profile, top := p.heapTop(25)
 		say(b, "heap in use at the steady window's end (profile %s):\n%s", profile, top)
@@ -136,12 +144,17 @@ func BenchmarkLandscape(b *testing.B) {
 		// A drift in one cloud, repaired.
 		drift := repairTime(b, p, land.Clouds[0])
 		say(b, "an aggregate's metadata changed behind the provider: set back %.1fs later", drift)
+		if land.ovn != nil {
+			ovnDrift := ovnRepairTime(b, p, land.ovn.Clouds[0])
+			say(b, "an HA chassis group member's priority changed behind the provider: set back %.1fs later", ovnDrift)
+			b.ReportMetric(ovnDrift, "ovn_drift_s")
+		}
 
 		// The provider killed and started again.
 		p.kill()
 		restarted := time.Now()
 		p = startProcess(b, kubeconfig, flags)
-		catchUp := allReadSince(b, p, land.Clouds, restarted, deadlineFor(len(land.Clouds)*perCloud))
+		catchUp := allReadSince(b, p, land, land.Clouds, restarted, deadlineFor(len(land.Clouds)*perCloud))
 		say(b, "after a restart, every resource read again within %.1fs", catchUp)
 
 		b.ReportMetric(float64(n), "clouds")
@@ -216,11 +229,12 @@ type snapshot struct {
 	cpu                     time.Duration
 	reconciles, apiRequests float64
 	auths, calls, observes  int64
-	writes                  int64
+	writes                  int64 // to OpenStack and OVN
+	ovnConnects, ovnOpen    int64
 	apiserver               kubetest.RequestCounts
 }
 
-func sample(tb testing.TB, p *process, land *openstackstub.Landscape) snapshot {
+func sample(tb testing.TB, p *process, land *landscape) snapshot {
 	s := snapshot{at: time.Now(), cpu: p.cpu(), apiserver: kubetest.APIRequests(tb, kubetest.Config(tb))}
 	sums := p.sums(tb, "controller_runtime_reconcile_total", "rest_client_requests_total")
 	s.reconciles, s.apiRequests = sums[0], sums[1]
@@ -230,6 +244,14 @@ func sample(tb testing.TB, p *process, land *openstackstub.Landscape) snapshot {
 		s.calls += n.Auths + n.Reads + n.Writes
 		s.writes += n.Writes
 		s.observes += n.Observes
+	}
+	if land.ovn != nil {
+		for _, c := range land.ovn.Clouds {
+			n := c.Counts()
+			s.writes += n.Writes
+			s.ovnConnects += n.Connects
+			s.ovnOpen += n.Open
+		}
 	}
 	return s
 }
@@ -261,16 +283,14 @@ func quantile(sorted []float64, q float64) float64 {
 // newClouds adds k clouds to the landscape and creates their objects at
 // once; it returns, sorted, the seconds until each cloud was first asked
 // anything and until its resources were Ready.
-func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *process, land *openstackstub.Landscape, batch string, k int) (first, ready []float64) {
+func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *process, land *landscape, batch string, k int) (first, ready []float64) {
 	tb.Helper()
 	clouds := make([]*openstackstub.Cloud, k)
 	for j := range clouds {
-		c, err := land.Add()
-		mustTB(tb, err)
-		clouds[j] = c
+		clouds[j] = land.add(tb)
 	}
 	created := time.Now()
-	mustTB(tb, createClouds(ctx, kube, batch, clouds, 16))
+	mustTB(tb, createClouds(ctx, kube, batch, land, clouds, 16))
 	// Behind a saturated queue a new cloud can wait many minutes: that is
 	// a figure to report, not a reason to stop.
 	done, err := waitBatchReady(tb, kubetest.Config(tb), p, batch, k, 30*time.Minute+deadlineFor(k*perCloud))
@@ -304,9 +324,10 @@ func repairTime(tb testing.TB, p *process, c *openstackstub.Cloud) float64 {
 	return 0
 }
 
-// allReadSince waits until every object of clouds was read after t and
-// returns the seconds that took.
-func allReadSince(tb testing.TB, p crasher, clouds []*openstackstub.Cloud, t time.Time, timeout time.Duration) float64 {
+// allReadSince waits until every object of clouds (of land) was read after
+// t, and their OVN databases connected to (the provider reads OVN rows from
+// its monitor, filled as it connects), and returns the seconds that took.
+func allReadSince(tb testing.TB, p crasher, land *landscape, clouds []*openstackstub.Cloud, t time.Time, timeout time.Duration) float64 {
 	tb.Helper()
 	for time.Since(t) < timeout {
 		mustTB(tb, p.crashed())
@@ -316,6 +337,9 @@ func allReadSince(tb testing.TB, p crasher, clouds []*openstackstub.Cloud, t tim
 				if seen.Before(t) {
 					stale++
 				}
+			}
+			if land.ovn != nil && land.ovn.Clouds[c.Index].LastConnect().Before(t) {
+				stale++
 			}
 		}
 		if stale == 0 {
@@ -327,7 +351,29 @@ func allReadSince(tb testing.TB, p crasher, clouds []*openstackstub.Cloud, t tim
 	return 0
 }
 
-func unknownCalls(land *openstackstub.Landscape) int64 {
+// ovnRepairTime changes the priority of a member of c's first HA chassis
+// group behind the provider's back and returns the seconds until the
+// provider has set it back.
+func ovnRepairTime(tb testing.TB, p *process, c *ovnstub.Cloud) float64 {
+	tb.Helper()
+	ctx := context.Background()
+	group, member := cloudName(c.Index)+"-"+pools[0], gateways()[pools[0]][0]
+	mustTB(tb, c.DriftPriority(ctx, group, member.Name, 1))
+	changed := time.Now()
+	for time.Since(changed) < 10*time.Minute {
+		mustTB(tb, p.crashed())
+		got, err := c.Priority(ctx, group, member.Name)
+		mustTB(tb, err)
+		if got == member.Priority {
+			return time.Since(changed).Seconds()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tb.Fatalf("HA chassis group %s: the drift was not repaired within 10 minutes", group)
+	return 0
+}
+
+func unknownCalls(land *landscape) int64 {
 	var n int64
 	for _, c := range land.Clouds {
 		n += c.Counts().Unknown

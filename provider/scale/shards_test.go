@@ -42,11 +42,9 @@ func BenchmarkShards(b *testing.B) {
 	ctx := context.Background()
 
 	for i := 0; i < b.N; i++ {
-		land, err := openstackstub.New(n, 0)
-		mustTB(b, err)
-		b.Cleanup(land.Close)
+		land := newLandscape(b, n)
 		batch := fmt.Sprintf("shards-%d", i)
-		mustTB(b, createClouds(ctx, kube, batch, land.Clouds, 16))
+		mustTB(b, createClouds(ctx, kube, batch, land, land.Clouds, 16))
 		of := cloudsByShard(land.Clouds)
 		say(b, "%d clouds (%d managed resources) created: %d and %d clouds in shards 0 and 1", n, n*perCloud, len(of[0]), len(of[1]))
 
@@ -60,7 +58,7 @@ func BenchmarkShards(b *testing.B) {
 		if serving[0] == serving[1] {
 			b.Fatalf("both replicas serve shard %d", serving[0])
 		}
-		_, err = waitBatchReady(b, kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
+		_, err := waitBatchReady(b, kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What converging asked of the API server, as BenchmarkLandscape
@@ -110,7 +108,7 @@ func BenchmarkShards(b *testing.B) {
 		if got := servedShard(b, r[0], r); got != down {
 			b.Fatalf("the restarted replica serves shard %d, want %d (the other is held)", got, down)
 		}
-		restart := allReadSince(b, r, of[down], restarted, deadlineFor(len(of[down])*perCloud))
+		restart := allReadSince(b, r, land, of[down], restarted, deadlineFor(len(of[down])*perCloud))
 		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (it takes the old Lease once it has read it unrenewed for 60 s)", down, restart)
 
 		b.ReportMetric(float64(n), "clouds")

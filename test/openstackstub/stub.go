@@ -89,8 +89,11 @@ func (l *Landscape) Add() (*Cloud, error) {
 	return c, nil
 }
 
+// Address is the loopback address cloud i answers on.
+func Address(i int) net.IP { return net.IPv4(127, 1, byte(i/250), byte(1+i%250)) }
+
 func (l *Landscape) add(ctx context.Context, i int) (*Cloud, error) {
-	ip := net.IPv4(127, 1, byte(i/250), byte(1+i%250))
+	ip := Address(i)
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), fmt.Sprint(l.port)))
 	if err != nil {
 		return nil, fmt.Errorf("cloud %d: %w", i, err)

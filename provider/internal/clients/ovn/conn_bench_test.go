@@ -1,0 +1,58 @@
+package ovn
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"testing"
+
+	"github.com/go-logr/logr"
+
+	"github.com/c5c3/consumer-plane/provider/scale/ovnstub"
+)
+
+// BenchmarkConnPerCloud measures what one cloud's OVN connection (its
+// Northbound and Southbound clients, leader-only, with their monitors)
+// keeps on the heap: each iteration dials another cloud of the scale
+// harness's stub (its own databases, two pools of three chassis) and keeps
+// the connection, as the provider's Cache does for every cloud it serves.
+// retained_B/cloud is the heap still in use per cloud after a GC. The
+// stub's servers run in this process, but their databases are made before
+// the count starts: what it holds of the servers is each connection's
+// session and monitor, the rest is the provider's clients.
+//
+//	go test -run '^$' -bench BenchmarkConnPerCloud -benchtime 200x ./provider/internal/clients/ovn/
+func BenchmarkConnPerCloud(b *testing.B) {
+	ctx := context.Background()
+	l, err := ovnstub.New(b.N, []string{"hv-pool-a", "hv-pool-b"}, func(i int) net.IP { return net.IPv4(127, 3, byte(i/250), byte(1+i%250)) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	conns := make([]*Conn, 0, b.N)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	before := heapInUse()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, c := range l.Clouds {
+		conn, err := Dial(ctx, Config{Northbound: []string{c.Endpoint}, Southbound: []string{c.Endpoint}, LeaderOnly: true}, logr.Discard())
+		if err != nil {
+			b.Fatal(err)
+		}
+		conns = append(conns, conn)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(heapInUse()-before)/float64(b.N), "retained_B/cloud")
+	runtime.KeepAlive(conns)
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc) //nolint:gosec // a heap is far below 2^63
+}
