@@ -9,15 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// cephRun is where local/ceph/start.sh keeps the local Ceph.
-func cephRun() string {
-	if d := os.Getenv("COBALTCORE_CEPH_RUN"); d != "" {
-		return d
-	}
-	return "/tmp/cobaltcore-ceph"
-}
+	"github.com/c5c3/consumer-plane/test/cephtest"
+)
 
 // localCeph skips (or fails under REQUIRE_INTEGRATION) without the local
 // Ceph and its CLIs.
@@ -26,7 +20,7 @@ func localCeph(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("an integration test (make test-integration)")
 	}
-	conf := filepath.Join(cephRun(), "ceph.conf")
+	conf := filepath.Join(cephtest.Run(), "ceph.conf")
 	_, errConf := os.Stat(conf)
 	_, errRBD := exec.LookPath("rbd")
 	c, errMon := net.DialTimeout("tcp", "127.0.0.1:6789", time.Second)

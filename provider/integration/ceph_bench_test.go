@@ -16,6 +16,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
+	"github.com/c5c3/consumer-plane/test/cephtest"
 )
 
 // BenchmarkConvergeCeph20 declares 20 RBD pools with quotas and
@@ -27,7 +28,7 @@ import (
 func BenchmarkConvergeCeph20(b *testing.B) {
 	h := start(b)
 	ctx := context.Background()
-	key, err := os.ReadFile(filepath.Join(cephRun(), "admin.key"))
+	key, err := os.ReadFile(filepath.Join(cephtest.Run(), "admin.key"))
 	if err != nil {
 		b.Fatalf("needs the local Ceph (make ceph-up): %v", err)
 	}

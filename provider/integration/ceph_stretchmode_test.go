@@ -20,6 +20,7 @@ import (
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ceph/stretchmode"
+	"github.com/c5c3/consumer-plane/test/cephtest"
 )
 
 // stretchedCeph starts, for one test, a Ceph laid out as Rook lays out a
@@ -158,7 +159,7 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 	}
 
 	// The local Ceph cannot take it: it waits, and nothing changes.
-	before := monDumpAt(t, cephRun())
+	before := monDumpAt(t, cephtest.Run())
 	waiting := stretch("stretch-local", localPC, "")
 	h.create(t, waiting)
 	eventually(t, "the StretchMode on the local Ceph waits, saying why", func() (bool, string) {
@@ -169,7 +170,7 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 		return c.Status == corev1.ConditionFalse && c.Reason == stretchmode.ReasonWaitingForCluster &&
 			strings.Contains(c.Message, "stretch mode needs monitors in exactly 2 zones besides the tiebreaker; they are in 0"), jsonOf(c)
 	})
-	if after := monDumpAt(t, cephRun()); after.Stretch || after.Strategy != before.Strategy || fmt.Sprint(after.Mons) != fmt.Sprint(before.Mons) {
+	if after := monDumpAt(t, cephtest.Run()); after.Stretch || after.Strategy != before.Strategy || fmt.Sprint(after.Mons) != fmt.Sprint(before.Mons) {
 		t.Errorf("the local Ceph's monitors changed while the StretchMode waited: %+v, were %+v", after, before)
 	}
 	h.delete(t, waiting)
@@ -178,7 +179,7 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 	// A stretched pool's Ceph takes it.
 	dir, pc := stretchedCeph(t, h, "ceph-stretched", 3411, 6911)
 	// A pool made before, by Ceph's default rule.
-	if _, err := cephCLIAt(dir, "osd", "pool", "create", "before", "8"); err != nil {
+	if _, err := cephtest.CLIAt(dir, "osd", "pool", "create", "before", "8"); err != nil {
 		t.Fatal(err)
 	}
 	sm := stretch("stretch", pc, "nvme")
@@ -244,7 +245,7 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 	// An OSD of another class under the root: a stretched Pool on nvme is
 	// refused, naming it, and not made (the rule would place it there).
 	for _, args := range [][]string{{"osd", "crush", "rm-device-class", "osd.3"}, {"osd", "crush", "set-device-class", "hdd", "osd.3"}} {
-		if _, err := cephCLIAt(dir, args...); err != nil {
+		if _, err := cephtest.CLIAt(dir, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,7 +254,7 @@ func TestIntegrationCephStretchMode(t *testing.T) {
 			Application: "rbd", DataPolicy: v1alpha1.DataPolicyDelete}}}
 	h.create(t, mixed)
 	h.waitSyncError(t, mixed, `a stretched pool on device class "nvme" needs every OSD under CRUSH root default of that class, and osd.3 is "hdd"`)
-	if out, _ := cephCLIAt(dir, "osd", "pool", "ls"); strings.Contains(out, "mixed") { //nolint:errcheck // the pool list or nothing
+	if out, _ := cephtest.CLIAt(dir, "osd", "pool", "ls"); strings.Contains(out, "mixed") { //nolint:errcheck // the pool list or nothing
 		t.Errorf("pool mixed was made on a cluster whose osd.3 is hdd: %s", out)
 	}
 	h.delete(t, mixed)

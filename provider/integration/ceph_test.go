@@ -24,15 +24,8 @@ import (
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
 	"github.com/c5c3/consumer-plane/provider/internal/controller/ceph/pool"
+	"github.com/c5c3/consumer-plane/test/cephtest"
 )
-
-// cephRun is where local/ceph/start.sh keeps the local Ceph.
-func cephRun() string {
-	if d := os.Getenv("COBALTCORE_CEPH_RUN"); d != "" {
-		return d
-	}
-	return "/tmp/cobaltcore-ceph"
-}
 
 // withCeph returns the harness and a ProviderConfig for the local Ceph,
 // skipping (or failing under REQUIRE_INTEGRATION) when it does not run.
@@ -46,23 +39,19 @@ func withCeph(t *testing.T) (*harness, string) {
 // local Ceph and its key Secret.
 func cephProviderConfig(t testing.TB, h *harness) string {
 	t.Helper()
-	key, err := os.ReadFile(filepath.Join(cephRun(), "admin.key"))
-	if err == nil {
-		_, err = cephCLI("status")
-	}
+	key, err := cephtest.AdminKey()
 	if err != nil {
-		msg := fmt.Sprintf("needs the local Ceph (%v): run `make ceph-up` (local/ceph/install.sh as root, then start.sh)", err)
 		if os.Getenv("REQUIRE_INTEGRATION") != "" {
-			t.Fatal(msg)
+			t.Fatal(err)
 		}
-		t.Skip(msg)
+		t.Skip(err)
 	}
 	pc := h.name("ceph")
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: pc, Namespace: "crossplane-system"},
-		StringData: map[string]string{"key": strings.TrimSpace(string(key))}}
+		StringData: map[string]string{"key": key}}
 	// Every test of the run shares them.
 	for _, obj := range []client.Object{sec, &v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: pc}, Spec: v1alpha1.ProviderConfigSpec{
-		MonHosts: []string{"127.0.0.1:6789"}, User: "admin",
+		MonHosts: []string{cephtest.MonHost}, User: "admin",
 		Credentials: v1alpha1.CephCredentials{Source: xpv2.CredentialsSourceSecret, CommonCredentialSelectors: xpv2.CommonCredentialSelectors{
 			SecretRef: &xpv2.SecretKeySelector{SecretReference: xpv2.SecretReference{Namespace: sec.Namespace, Name: sec.Name}, Key: "key"}}}}}} {
 		if err := h.kube.Create(context.Background(), obj); err != nil && !kerrors.IsAlreadyExists(err) {
@@ -74,16 +63,7 @@ func cephProviderConfig(t testing.TB, h *harness) string {
 
 // cephCLI runs the real ceph CLI against the local cluster: the tests'
 // independent view of what the provider did.
-func cephCLI(args ...string) (string, error) { return cephCLIAt(cephRun(), args...) }
-
-// cephCLIAt runs the ceph CLI against the cluster start.sh runs in dir.
-func cephCLIAt(dir string, args ...string) (string, error) {
-	out, err := exec.Command("timeout", append([]string{"30", "ceph", "-c", filepath.Join(dir, "ceph.conf")}, args...)...).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("ceph %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-	return string(out), nil
-}
+func cephCLI(args ...string) (string, error) { return cephtest.CLI(args...) }
 
 func mustCeph(t *testing.T, args ...string) string {
 	t.Helper()
@@ -219,7 +199,7 @@ func closeCephConnAt(dir string) {
 func cephPool(t *testing.T, name string) map[string]any {
 	t.Helper()
 	var pools []map[string]any
-	cephJSONAt(t, cephRun(), &pools, "osd", "pool", "ls", "detail")
+	cephJSONAt(t, cephtest.Run(), &pools, "osd", "pool", "ls", "detail")
 	for _, p := range pools {
 		if p["pool_name"] == name {
 			return p
@@ -262,7 +242,7 @@ func TestIntegrationCephPoolLifecycle(t *testing.T) {
 	if err := os.WriteFile(data, make([]byte, 1<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("rados", "-c", filepath.Join(cephRun(), "ceph.conf"), "-p", name, "put", "obj", data).CombinedOutput(); err != nil {
+	if out, err := exec.Command("rados", "-c", filepath.Join(cephtest.Run(), "ceph.conf"), "-p", name, "put", "obj", data).CombinedOutput(); err != nil {
 		t.Fatalf("rados put: %v %s", err, out)
 	}
 	eventually(t, "usage in status", func() (bool, string) {
@@ -284,7 +264,7 @@ func TestIntegrationCephPoolLifecycle(t *testing.T) {
 // rbd runs the rbd CLI against the local Ceph.
 func rbd(t *testing.T, args ...string) {
 	t.Helper()
-	if out, err := exec.Command("timeout", append([]string{"60", "rbd", "-c", filepath.Join(cephRun(), "ceph.conf")}, args...)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("timeout", append([]string{"60", "rbd", "-c", filepath.Join(cephtest.Run(), "ceph.conf")}, args...)...).CombinedOutput(); err != nil {
 		t.Fatalf("rbd %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 }
@@ -355,7 +335,7 @@ func TestIntegrationCephPoolKeepsData(t *testing.T) {
 				if tc.name == "trashed" {
 					list = []string{"trash", "ls", name}
 				}
-				out, err := exec.Command("timeout", append([]string{"60", "rbd", "-c", filepath.Join(cephRun(), "ceph.conf")}, list...)...).CombinedOutput()
+				out, err := exec.Command("timeout", append([]string{"60", "rbd", "-c", filepath.Join(cephtest.Run(), "ceph.conf")}, list...)...).CombinedOutput()
 				if err != nil || !strings.Contains(string(out), "tenant-volume-1") {
 					t.Errorf("the kept pool %s lists no tenant-volume-1 (rbd %s): %v %s", name, strings.Join(list, " "), err, out)
 				}
@@ -389,7 +369,7 @@ func TestIntegrationCephPoolDeviceClass(t *testing.T) {
 	var rule struct {
 		ID int `json:"rule_id"`
 	}
-	cephJSONAt(t, cephRun(), &rule, "osd", "crush", "rule", "dump", "replicated_hdd")
+	cephJSONAt(t, cephtest.Run(), &rule, "osd", "crush", "rule", "dump", "replicated_hdd")
 	if got := cephPool(t, name)["crush_rule"].(float64); int(got) != rule.ID {
 		t.Fatalf("pool crush_rule %v, want replicated_hdd (%d)", got, rule.ID)
 	}

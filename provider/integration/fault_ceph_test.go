@@ -21,6 +21,7 @@ import (
 
 	"github.com/c5c3/consumer-plane/apis/ceph/v1alpha1"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ceph"
+	"github.com/c5c3/consumer-plane/test/cephtest"
 )
 
 // The Ceph cases of the fault suite (#54; make faults, and make test with
@@ -222,7 +223,7 @@ func lose(t *testing.T, dir, pool string, daemons []string, up int) *loss {
 		strings.Join(daemons, ", "), seen.Round(time.Second), read.Round(time.Second), wrote.Round(time.Second), lossBound,
 		strings.Join(slices.Sorted(maps.Keys(l.health)), ", "))
 	if read == 0 || wrote == 0 {
-		pgs, _ := cephCLIAt(dir, "pg", "stat") //nolint:errcheck // for the message
+		pgs, _ := cephtest.CLIAt(dir, "pg", "stat") //nolint:errcheck // for the message
 		t.Fatalf("pool %s did not serve with %s lost within %s (read after %s, write after %s; 0: never): %s",
 			pool, strings.Join(daemons, ", "), lossBound, read, wrote, strings.TrimSpace(pgs))
 	}

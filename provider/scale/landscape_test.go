@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +35,8 @@ import (
 // cloud's own Keystone, Nova, Cinder and Neutron; with OVN, the
 // ProviderConfig of the cloud's OVN databases and per hypervisor pool a
 // ChassisSet and the HA chassis group of its gateway chassis (the
-// function's composeGateways: gateways first, priorities down from 32767).
+// function's composeGateways: gateways first, priorities down from 32767);
+// with Ceph, its pools and client in the storage pool (cephObjects).
 var cloudObjects = template.Must(template.New("cloud").Parse(`
 apiVersion: v1
 kind: Secret
@@ -169,7 +172,7 @@ spec:
     - {name: {{.Name}}, priority: {{.Priority}}}{{end}}
     externalIDs: {c5c3.io_openstack-cluster: {{$.Name}}, c5c3.io_pool: {{$pool}}}
   providerConfigRef: {name: {{$.Name}}}
-{{end}}{{end}}`))
+{{end}}{{end}}{{if .Ceph}}` + cephObjects + `{{end}}`))
 
 // withOVN: the clouds have OVN databases and their resources, unless
 // COBALTCORE_SCALE_OVN=0 (make bench-scale OVN=0) leaves them out, as the
@@ -177,7 +180,7 @@ spec:
 var withOVN = os.Getenv("COBALTCORE_SCALE_OVN") != "0"
 
 // perCloud is how many managed resources cloudObjects declares: ten in
-// OpenStack, and with OVN two per pool.
+// OpenStack, and with OVN two per pool (and with Ceph perCephCloud more).
 var perCloud = func() int {
 	if withOVN {
 		return 10 + 2*len(pools)
@@ -210,15 +213,16 @@ func gateways() map[string][]gateway {
 }
 
 // objectsOf renders cloud c's objects, with its OVN databases' endpoint
-// unless ovn is "".
-func objectsOf(c *openstackstub.Cloud, ovn string) ([]*unstructured.Unstructured, error) {
+// unless ovn is "", and its storage in the Ceph of ProviderConfig ceph
+// unless that is "".
+func objectsOf(c *openstackstub.Cloud, ovn, ceph string) ([]*unstructured.Unstructured, error) {
 	var ca strings.Builder
 	for _, l := range strings.Split(strings.TrimSpace(string(c.CA)), "\n") {
 		ca.WriteString("    " + l + "\n")
 	}
 	var buf bytes.Buffer
 	if err := cloudObjects.Execute(&buf, map[string]any{"Name": cloudName(c.Index), "AuthURL": c.AuthURL, "CA": strings.TrimRight(ca.String(), "\n"),
-		"Password": openstackstub.AdminPassword, "Region": openstackstub.Region, "Pools": pools, "OVN": ovn, "Gateways": gateways()}); err != nil {
+		"Password": openstackstub.AdminPassword, "Region": openstackstub.Region, "Pools": pools, "OVN": ovn, "Gateways": gateways(), "Ceph": ceph}); err != nil {
 		return nil, err
 	}
 	var out []*unstructured.Unstructured
@@ -250,6 +254,8 @@ var managedKinds = []schema.GroupVersionKind{
 	{Group: "neutron.provider.c5c3.io", Version: "v1alpha1", Kind: "QuotaSet"},
 	{Group: "ovn.provider.c5c3.io", Version: "v1alpha1", Kind: "ChassisSet"},
 	{Group: "ovn.provider.c5c3.io", Version: "v1alpha1", Kind: "HAChassisGroup"},
+	{Group: "ceph.provider.c5c3.io", Version: "v1alpha1", Kind: "Pool"},
+	{Group: "ceph.provider.c5c3.io", Version: "v1alpha1", Kind: "Client"},
 }
 
 // A landscape is the stub clouds: each its own OpenStack and, with OVN,
@@ -311,14 +317,26 @@ func createClouds(ctx context.Context, kube client.Client, batch string, l *land
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				objs, err := objectsOf(c, l.ovnEndpoint(c.Index))
+				ceph := ""
+				if c.Index < cephShare {
+					ceph = cephProviderConfig
+				}
+				objs, err := objectsOf(c, l.ovnEndpoint(c.Index), ceph)
+				managed := 0
+				for _, o := range objs {
+					if slices.Contains(managedKinds, o.GroupVersionKind()) {
+						managed++
+					}
+				}
 				for _, o := range objs {
 					if err != nil {
 						break
 					}
 					// As the functions label what they compose
-					// (internal/function's shardGuard).
-					o.SetLabels(map[string]string{batchLabel: batch, shard.Label: shard.Of(cloudName(c.Index))})
+					// (internal/function's shardGuard); and the cloud's,
+					// with how many it has, for waitBatchReady.
+					o.SetLabels(map[string]string{batchLabel: batch, shard.Label: shard.Of(cloudName(c.Index)),
+						cloudLabel: cloudName(c.Index), resourcesLabel: strconv.Itoa(managed)})
 					err = kube.Create(ctx, o)
 				}
 				if err != nil {
@@ -343,6 +361,14 @@ func createClouds(ctx context.Context, kube client.Client, batch string, l *land
 // kind finds them.
 const batchLabel = "scale.c5c3.io/batch"
 
+// cloudLabel names an object's cloud, and resourcesLabel how many managed
+// resources the cloud has: a cloud's storage names the storage pool's
+// ProviderConfig, not the cloud's.
+const (
+	cloudLabel     = "scale.c5c3.io/cloud"
+	resourcesLabel = "scale.c5c3.io/resources"
+)
+
 // waitBatchReady waits until every managed resource of batch (n clouds) is
 // Ready, and returns when each cloud's last one was seen Ready. It watches
 // each kind (one list, then events) rather than listing every few seconds:
@@ -355,7 +381,7 @@ func waitBatchReady(tb testing.TB, cfg *rest.Config, p crasher, batch string, n 
 	if err != nil {
 		return nil, err
 	}
-	w := &batchWatch{ready: map[string]map[string]bool{}, done: map[string]time.Time{}, waiting: map[string]string{}}
+	w := &batchWatch{ready: map[string]map[string]bool{}, want: map[string]int{}, done: map[string]time.Time{}, waiting: map[string]string{}}
 	stop := make(chan struct{})
 	defer close(stop)
 	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
@@ -380,7 +406,7 @@ func waitBatchReady(tb testing.TB, cfg *rest.Config, p crasher, batch string, n 
 		if now := time.Now(); now.After(next) {
 			next = next.Add(time.Minute)
 			done, _ := w.progress()
-			say(tb, "%s after the start: %d of %d clouds, %d of %d resources Ready", now.Sub(started).Round(time.Second), len(done), n, w.resourcesReady(), n*perCloud)
+			say(tb, "%s after the start: %d of %d clouds, %d of %d resources Ready", now.Sub(started).Round(time.Second), len(done), n, w.resourcesReady(), w.resourcesWanted())
 		}
 		if err := p.crashed(); err != nil {
 			done, _ := w.progress()
@@ -397,11 +423,12 @@ func waitBatchReady(tb testing.TB, cfg *rest.Config, p crasher, batch string, n 
 	}
 }
 
-// A batchWatch keeps, per cloud (its ProviderConfig), which of its managed
+// A batchWatch keeps, per cloud, which of its managed
 // resources are Ready, and when each cloud first had all of them Ready.
 type batchWatch struct {
 	mu      sync.Mutex
 	ready   map[string]map[string]bool // cloud → kind/name → Ready
+	want    map[string]int             // cloud → how many it has
 	done    map[string]time.Time
 	waiting map[string]string // kind/name → why it is not Ready, for a timeout's message
 }
@@ -411,13 +438,15 @@ func (w *batchWatch) observe(o any) {
 	if !ok {
 		return
 	}
-	pc, _, _ := unstructured.NestedString(u.Object, "spec", "providerConfigRef", "name")
+	pc := u.GetLabels()[cloudLabel]
+	want, _ := strconv.Atoi(u.GetLabels()[resourcesLabel])
 	key := u.GetKind() + " " + u.GetName()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ready[pc] == nil {
 		w.ready[pc] = map[string]bool{}
 	}
+	w.want[pc] = want
 	r := isReady(u)
 	w.ready[pc][key] = r
 	if r {
@@ -433,7 +462,7 @@ func (w *batchWatch) observe(o any) {
 			return
 		}
 	}
-	if len(w.ready[pc]) == perCloud {
+	if len(w.ready[pc]) == want {
 		w.done[pc] = time.Now()
 	}
 }
@@ -449,6 +478,17 @@ func (w *batchWatch) progress() (map[string]time.Time, string) {
 		break
 	}
 	return maps.Clone(w.done), waiting
+}
+
+// resourcesWanted counts the resources of the clouds seen so far.
+func (w *batchWatch) resourcesWanted() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, want := range w.want {
+		n += want
+	}
+	return n
 }
 
 // resourcesReady counts the resources Ready now.

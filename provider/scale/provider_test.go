@@ -30,7 +30,8 @@ var (
 )
 
 // providerBinary builds provider/cmd/provider once, with the caller's
-// GOFLAGS (make passes the project's), as make xpkg builds the one that
+// GOFLAGS (make passes the project's), and with librados when the clouds
+// have Ceph (COBALTCORE_SCALE_CEPH_TAGS), as make xpkg builds the one that
 // ships; COBALTCORE_SCALE_PROVIDER names another binary instead (an older
 // build, to measure a change side by side).
 func providerBinary(tb testing.TB) string {
@@ -45,7 +46,13 @@ func providerBinary(tb testing.TB) string {
 			return
 		}
 		binary = filepath.Join(dir, "provider")
-		out, err := exec.Command("go", "build", "-o", binary, "github.com/c5c3/consumer-plane/provider/cmd/provider").CombinedOutput()
+		args := []string{"build", "-o", binary}
+		if cephShare > 0 {
+			// With librados, as the package ships the provider: the
+			// Makefile's CEPH_TAGS (GO_TAGS and ceph).
+			args = append(args, "-tags", os.Getenv("COBALTCORE_SCALE_CEPH_TAGS"))
+		}
+		out, err := exec.Command("go", append(args, "github.com/c5c3/consumer-plane/provider/cmd/provider")...).CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build provider/cmd/provider: %v\n%s", err, out)
 		}

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkLandscape runs the provider against COBALTCORE_SCALE_CLOUDS
-// clouds (default 500) of ten managed resources each, with the provider
+// clouds (default 500) of 14 managed resources each (10 without OVN), with the provider
 // flags of COBALTCORE_SCALE_FLAGS (default: none, the binary's defaults),
 // and reports, in order:
 //
@@ -60,7 +60,10 @@ func TestMain(m *testing.M) {
 //   - new100_p50_s, new100_max_s: 100 new clouds at once, until each is
 //     Ready;
 //   - drift_s: an aggregate's metadata changed behind the provider's back,
-//     until the provider sets it back;
+//     until the provider sets it back; with OVN, ovn_drift_s, an HA chassis
+//     priority changed; with Ceph (COBALTCORE_SCALE_CEPH clouds' storage
+//     in the local Ceph), ceph_drift_s, a pool's quota changed, and a
+//     command that changes the Ceph in the steady window fails it;
 //   - restart_s: the provider killed and started again, until every
 //     resource was read from its cloud again.
 //
@@ -74,13 +77,13 @@ func BenchmarkLandscape(b *testing.B) {
 		land := newLandscape(b, n)
 		steady := fmt.Sprintf("steady-%d", i)
 		mustTB(b, createClouds(ctx, kube, steady, land, land.Clouds, 16))
-		say(b, "%d clouds (%d managed resources) created in %s", n, n*perCloud, time.Since(start).Round(time.Second))
+		say(b, "%d clouds (%d managed resources) created in %s", n, resourcesIn(land.Clouds), time.Since(start).Round(time.Second))
 
 		// A provider starting on a landscape: everything to catch up on.
 		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
-		_, err := waitBatchReady(b, kubetest.Config(b), p, steady, n, deadlineFor(n*perCloud))
+		_, err := waitBatchReady(b, kubetest.Config(b), p, steady, n, deadlineFor(resourcesIn(land.Clouds)))
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What catching up asked of the API server (the provider's requests,
@@ -101,9 +104,9 @@ func BenchmarkLandscape(b *testing.B) {
 		// The steady state: two poll intervals after a first one to settle.
 		time.Sleep(poll)
 		window := 2 * poll
-		before := sample(b, p, land)
+		before, cephBefore := sample(b, p, land), p.cephCommands(b)
 		time.Sleep(window)
-		after := sample(b, p, land)
+		after, cephAfter := sample(b, p, land), p.cephCommands(b)
 		ages := ageQuantiles(land.Clouds[:n], after.at)
 		rss, peak := p.rss()
 		minutes := window.Minutes()
@@ -128,6 +131,10 @@ func BenchmarkLandscape(b *testing.B) {
 			b.ReportMetric(float64(after.ovnOpen)/float64(n), "ovn_conns/cloud")
 		}
 
+		if cephShare > 0 {
+			cephSteady(b, cephBefore, cephAfter, minutes)
+		}
+
 		profile, top := p.heapTop(25)
 		say(b, "heap in use at the steady window's end (profile %s):\n%s", profile, top)
 
@@ -149,12 +156,17 @@ func BenchmarkLandscape(b *testing.B) {
 			say(b, "an HA chassis group member's priority changed behind the provider: set back %.1fs later", ovnDrift)
 			b.ReportMetric(ovnDrift, "ovn_drift_s")
 		}
+		if cephShare > 0 {
+			cephDrift := cephRepairTime(b, p, poll)
+			say(b, "a pool's quota changed behind the provider: set back %.1fs later", cephDrift)
+			b.ReportMetric(cephDrift, "ceph_drift_s")
+		}
 
 		// The provider killed and started again.
 		p.kill()
 		restarted := time.Now()
 		p = startProcess(b, kubeconfig, flags)
-		catchUp := allReadSince(b, p, land, land.Clouds, restarted, deadlineFor(len(land.Clouds)*perCloud))
+		catchUp := allReadSince(b, p, land, land.Clouds, restarted, deadlineFor(resourcesIn(land.Clouds)))
 		say(b, "after a restart, every resource read again within %.1fs", catchUp)
 
 		b.ReportMetric(float64(n), "clouds")
@@ -186,7 +198,8 @@ func BenchmarkLandscape(b *testing.B) {
 // setUp readies what a benchmark of the provider needs: the API server's
 // client, COBALTCORE_SCALE_CLOUDS (default 500), the provider's flags
 // (COBALTCORE_SCALE_FLAGS, then extra) and their poll interval, a
-// kubeconfig for the provider, and the namespace it runs in.
+// kubeconfig for the provider, the namespace it runs in, and with
+// COBALTCORE_SCALE_CEPH the storage pool in the local Ceph (setUpCeph).
 func setUp(b *testing.B, extra ...string) (kube client.Client, n int, flags []string, poll time.Duration, kubeconfig string) {
 	b.Helper()
 	kube = kubetest.Client(b)
@@ -200,6 +213,7 @@ func setUp(b *testing.B, extra ...string) (kube client.Client, n int, flags []st
 	if err := kube.Create(context.Background(), ns); err != nil && !kerrors.IsAlreadyExists(err) {
 		b.Fatal(err)
 	}
+	setUpCeph(b, kube)
 	return kube, n, flags, poll, kubeconfig
 }
 

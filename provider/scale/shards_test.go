@@ -46,7 +46,7 @@ func BenchmarkShards(b *testing.B) {
 		batch := fmt.Sprintf("shards-%d", i)
 		mustTB(b, createClouds(ctx, kube, batch, land, land.Clouds, 16))
 		of := cloudsByShard(land.Clouds)
-		say(b, "%d clouds (%d managed resources) created: %d and %d clouds in shards 0 and 1", n, n*perCloud, len(of[0]), len(of[1]))
+		say(b, "%d clouds (%d managed resources) created: %d and %d clouds in shards 0 and 1", n, resourcesIn(land.Clouds), len(of[0]), len(of[1]))
 
 		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		started := time.Now()
@@ -58,7 +58,7 @@ func BenchmarkShards(b *testing.B) {
 		if serving[0] == serving[1] {
 			b.Fatalf("both replicas serve shard %d", serving[0])
 		}
-		_, err := waitBatchReady(b, kubetest.Config(b), r, batch, n, deadlineFor(n*perCloud))
+		_, err := waitBatchReady(b, kubetest.Config(b), r, batch, n, deadlineFor(resourcesIn(land.Clouds)))
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What converging asked of the API server, as BenchmarkLandscape
@@ -69,7 +69,7 @@ func BenchmarkShards(b *testing.B) {
 			requests.Total(), requests.Total()/converge.Seconds(), requests.Top(8, converge.Seconds()), conflicts.Total(), conflicts.Top(6, 1))
 		say(b, "reads that waited for the cache to hold the replica's own write: replica 0: %s; replica 1: %s", r[0].cacheWaits(), r[1].cacheWaits())
 		for j, p := range r {
-			holdsItsShard(b, p, r, serving[j], len(of[serving[j]])*perCloud)
+			holdsItsShard(b, p, r, serving[j], resourcesIn(of[serving[j]]))
 		}
 		say(b, "every resource Ready %s after the replicas started; replica 0 serves shard %d, replica 1 shard %d, each holding exactly its shard's resources",
 			converge.Round(time.Second), serving[0], serving[1])
@@ -108,7 +108,7 @@ func BenchmarkShards(b *testing.B) {
 		if got := servedShard(b, r[0], r); got != down {
 			b.Fatalf("the restarted replica serves shard %d, want %d (the other is held)", got, down)
 		}
-		restart := allReadSince(b, r, land, of[down], restarted, deadlineFor(len(of[down])*perCloud))
+		restart := allReadSince(b, r, land, of[down], restarted, deadlineFor(resourcesIn(of[down])))
 		say(b, "started again: shard %d taken back and every one of its resources read again within %.1fs (it takes the old Lease once it has read it unrenewed for 60 s)", down, restart)
 
 		b.ReportMetric(float64(n), "clouds")

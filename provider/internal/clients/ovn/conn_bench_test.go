@@ -2,6 +2,7 @@ package ovn
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"runtime"
 	"testing"
@@ -12,8 +13,8 @@ import (
 )
 
 // BenchmarkConnPerCloud measures what one cloud's OVN connection (its
-// Northbound and Southbound clients, leader-only, with their monitors)
-// keeps on the heap: each iteration dials another cloud of the scale
+// Northbound and Southbound clients with their monitors) keeps on the
+// heap, leader-only (the ProviderConfig's default) and not: each iteration dials another cloud of the scale
 // harness's stub (its own databases, two pools of three chassis) and keeps
 // the connection, as the provider's Cache does for every cloud it serves.
 // retained_B/cloud is the heap still in use per cloud after a GC. The
@@ -21,8 +22,17 @@ import (
 // the count starts: what it holds of the servers is each connection's
 // session and monitor, the rest is the provider's clients.
 //
+// A leader-only client also monitors the server's _Server database (to
+// follow the Raft leader), which libovsdb gives a cache of its own.
+//
 //	go test -run '^$' -bench BenchmarkConnPerCloud -benchtime 200x ./provider/internal/clients/ovn/
 func BenchmarkConnPerCloud(b *testing.B) {
+	for _, leaderOnly := range []bool{true, false} {
+		b.Run(fmt.Sprintf("leaderOnly=%t", leaderOnly), func(b *testing.B) { benchmarkConnPerCloud(b, leaderOnly) })
+	}
+}
+
+func benchmarkConnPerCloud(b *testing.B, leaderOnly bool) {
 	ctx := context.Background()
 	l, err := ovnstub.New(b.N, []string{"hv-pool-a", "hv-pool-b"}, func(i int) net.IP { return net.IPv4(127, 3, byte(i/250), byte(1+i%250)) })
 	if err != nil {
@@ -39,7 +49,7 @@ func BenchmarkConnPerCloud(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for _, c := range l.Clouds {
-		conn, err := Dial(ctx, Config{Northbound: []string{c.Endpoint}, Southbound: []string{c.Endpoint}, LeaderOnly: true}, logr.Discard())
+		conn, err := Dial(ctx, Config{Northbound: []string{c.Endpoint}, Southbound: []string{c.Endpoint}, LeaderOnly: leaderOnly}, logr.Discard())
 		if err != nil {
 			b.Fatal(err)
 		}
