@@ -405,8 +405,8 @@ func waitBatchReady(tb testing.TB, cfg *rest.Config, p crasher, batch string, n 
 	for {
 		if now := time.Now(); now.After(next) {
 			next = next.Add(time.Minute)
-			done, _ := w.progress()
-			say(tb, "%s after the start: %d of %d clouds, %d of %d resources Ready", now.Sub(started).Round(time.Second), len(done), n, w.resourcesReady(), w.resourcesWanted())
+			done, waiting := w.progress()
+			say(tb, "%s after the start: %d of %d clouds, %d of %d resources Ready; one waiting: %s", now.Sub(started).Round(time.Second), len(done), n, w.resourcesReady(), w.resourcesWanted(), waiting)
 		}
 		if err := p.crashed(); err != nil {
 			done, _ := w.progress()

@@ -6,9 +6,11 @@
 package scale
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,6 +143,7 @@ func BenchmarkLandscape(b *testing.B) {
 		// What the API server was asked meanwhile: the provider is its only
 		// client in the window (the harness only reads its metrics).
 		say(b, "API server requests a second, the most frequent: %s", after.apiserver.Sub(before.apiserver).Top(6, window.Seconds()))
+		say(b, "events recorded in the steady window: %s", eventsSince(ctx, b, kube, before.at))
 
 		// One new cloud beside the steady ones, then 100 at once.
 		first, ready := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new1-%d", i), 1)
@@ -193,6 +196,32 @@ func BenchmarkLandscape(b *testing.B) {
 			b.Errorf("the provider made %d calls the stub does not serve: the measurement misses them", u)
 		}
 	}
+}
+
+// eventsSince says which events were recorded (or recorded again) since t,
+// by kind, reason and message, the most first (counted over each event's
+// life): a converged landscape has nothing to
+// say, and every event is a write to the API server.
+func eventsSince(ctx context.Context, tb testing.TB, kube client.Client, t time.Time) string {
+	tb.Helper()
+	var events corev1.EventList
+	mustTB(tb, kube.List(ctx, &events))
+	counts := map[string]int32{}
+	for _, e := range events.Items {
+		if e.LastTimestamp.Time.Before(t) && e.EventTime.Time.Before(t) {
+			continue
+		}
+		counts[e.InvolvedObject.Kind+" "+e.Reason+": "+e.Message] += max(e.Count, 1)
+	}
+	if len(counts) == 0 {
+		return "none"
+	}
+	keys := slices.SortedFunc(maps.Keys(counts), func(a, b string) int { return cmp.Compare(counts[b], counts[a]) })
+	var out []string
+	for _, k := range keys[:min(len(keys), 6)] {
+		out = append(out, fmt.Sprintf("%d× %s", counts[k], k))
+	}
+	return strings.Join(out, "; ")
 }
 
 // setUp readies what a benchmark of the provider needs: the API server's

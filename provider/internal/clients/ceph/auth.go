@@ -33,6 +33,39 @@ func (c *Client) GetEntity(ctx context.Context, entity string) (*Entity, error) 
 	return &out[0], nil
 }
 
+// Clients returns the cluster's client entities ("client.x") by name,
+// from one `auth ls` shared by the observations within the reads'
+// validity, as Pools is: a storage pool's Ceph answers one command per
+// half poll for all its tenants' clients, not one each. Other daemons'
+// entities (and their keys) are not kept. The map is shared with other
+// callers: read it, never change it.
+func (c *Client) Clients(ctx context.Context) (map[string]Entity, error) {
+	v, err := c.reads.get(prefixAuth, func() (any, error) { return c.clients(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	return v.(map[string]Entity), nil //nolint:forcetypeassert // only clients() stores under prefixAuth.
+}
+
+// prefixAuth is the whole-cluster read Clients shares.
+const prefixAuth = "auth ls"
+
+func (c *Client) clients(ctx context.Context) (map[string]Entity, error) {
+	var dump struct {
+		Entities []Entity `json:"auth_dump"`
+	}
+	if err := c.Command(ctx, map[string]any{"prefix": prefixAuth}, nil, &dump); err != nil {
+		return nil, err
+	}
+	out := map[string]Entity{}
+	for _, e := range dump.Entities {
+		if strings.HasPrefix(e.Name, "client.") {
+			out[e.Name] = e
+		}
+	}
+	return out, nil
+}
+
 // capsList is caps as the auth commands take them: daemon, caps, daemon, ...
 func capsList(caps map[string]string) []string {
 	daemons := slices.Sorted(maps.Keys(caps))

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// reads keeps a cluster's recent whole-cluster reads (the pool list and
-// `df`) for a while, so that the observations of many pools within it
-// share one monitor command each.
+// reads keeps a cluster's recent whole-cluster reads (the pool list, `df`
+// and the client entities) for a while, so that the observations of many
+// pools and clients within it share one monitor command each.
 type reads struct {
 	valid time.Duration
 	now   func() time.Time
@@ -60,7 +60,7 @@ func (r *reads) forget(prefix string) {
 }
 
 // readOnly are the command prefixes that change nothing.
-var readOnly = []string{prefixPools, prefixUsage, prefixRules, "osd getcrushmap", "osd crush class ls", "auth get", "auth ls", "status", "health",
+var readOnly = []string{prefixPools, prefixUsage, prefixRules, "osd getcrushmap", "osd crush class ls", "auth get", prefixAuth, "status", "health",
 	prefixMonDump, prefixMonMetadata, prefixOSDTree}
 
 // changed drops the reads after a command that may have changed the

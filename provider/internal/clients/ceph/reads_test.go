@@ -8,7 +8,8 @@ import (
 )
 
 // clusterConn answers the pool list and df as a cluster without pools
-// would, and records the commands.
+// would, the entity list as one with an OSD and a tenant's client, and
+// records the commands.
 type clusterConn struct{ sent []map[string]any }
 
 func (f *clusterConn) ListObjects(string, int) ([]string, error) { return nil, nil }
@@ -22,6 +23,9 @@ func (f *clusterConn) MonCommand(cmd, _ []byte) ([]byte, string, error) {
 		return []byte(`[]`), "", nil
 	case prefixUsage:
 		return []byte(`{"pools": []}`), "", nil
+	case prefixAuth:
+		return []byte(`{"auth_dump": [{"entity": "osd.0", "key": "osd-key", "caps": {"osd": "allow *"}},
+			{"entity": "client.tenant-a", "key": "a-key", "caps": {"mon": "profile rbd", "osd": "profile rbd pool=a"}}]}`), "", nil
 	}
 	return nil, "", nil
 }
@@ -82,6 +86,54 @@ func TestPoolObservationsShareOneReadPerValidity(t *testing.T) {
 	}
 	if p := count(prefixPools); p != 3 {
 		t.Fatalf("after the validity: %d pool lists, want 3", p)
+	}
+}
+
+// TestClientObservationsShareOneAuthList: the observations of 20 clients
+// within the validity cost one `auth ls`, which keeps the clients and no
+// other daemon's key; creating a client drops it, so the next observation
+// sees the new one.
+func TestClientObservationsShareOneAuthList(t *testing.T) {
+	f := &clusterConn{}
+	c := NewCache(time.Hour).ReadsValidFor(time.Minute)
+	c.Dial = func(Config) (Conn, error) { return f, nil }
+	cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	lists := func() int {
+		n := 0
+		for _, m := range f.sent {
+			if m["prefix"] == prefixAuth {
+				n++
+			}
+		}
+		return n
+	}
+	for range 20 {
+		clients, err := cl.Clients(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := clients["client.tenant-a"]; a.Key != "a-key" || a.Caps["osd"] != "profile rbd pool=a" {
+			t.Fatalf("client.tenant-a: %+v", a)
+		}
+		if _, ok := clients["osd.0"]; ok || len(clients) != 1 {
+			t.Fatalf("kept %v, want client.tenant-a alone", clients)
+		}
+	}
+	if n := lists(); n != 1 {
+		t.Fatalf("20 observations sent %d auth ls, want 1", n)
+	}
+	if err := cl.AddEntity(ctx, "client.tenant-b", map[string]string{"mon": "profile rbd"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Clients(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := lists(); n != 2 {
+		t.Fatalf("after a create: %d auth ls, want 2 (the write drops the read)", n)
 	}
 }
 

@@ -39,18 +39,21 @@ type external struct {
 
 func entity(mg *v1alpha1.Client) string { return "client." + mg.Spec.ForProvider.Entity }
 
-// Observe finds the entity. CephX entities carry no metadata, so an
+// Observe finds the entity in the cluster's client list (shared by every
+// Client's observation within half a poll; a write through the connection,
+// such as Create's, drops it). CephX entities carry no metadata, so an
 // existing one is this resource's only by its external name, or when
 // crossplane's create-pending record (or an Observe-only policy) allows
 // adopting it; any other is refused by Create.
 func (e *external) Observe(ctx context.Context, mg *v1alpha1.Client) (managed.ExternalObservation, error) {
 	name := entity(mg)
-	ent, err := e.ceph.GetEntity(ctx, name)
-	if ceph.IsNotFound(err) {
-		return managed.ExternalObservation{}, nil
-	}
+	clients, err := e.ceph.Clients(ctx)
 	if err != nil {
 		return managed.ExternalObservation{}, err
+	}
+	ent, ok := clients[name]
+	if !ok {
+		return managed.ExternalObservation{}, nil
 	}
 	adopted := false
 	if meta.GetExternalName(mg) != name {
