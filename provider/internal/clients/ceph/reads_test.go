@@ -32,6 +32,31 @@ func (f *clusterConn) MonCommand(cmd, _ []byte) ([]byte, string, error) {
 
 func (f *clusterConn) Shutdown() {}
 
+// count is how many commands of prefix f was sent.
+func (f *clusterConn) count(prefix string) int {
+	n := 0
+	for _, m := range f.sent {
+		if m["prefix"] == prefix {
+			n++
+		}
+	}
+	return n
+}
+
+// sharedReadsClient is a Client of a clusterConn whose whole-cluster reads
+// are shared for a minute.
+func sharedReadsClient(t *testing.T) (*clusterConn, *Client) {
+	t.Helper()
+	f := &clusterConn{}
+	c := NewCache(time.Hour).ReadsValidFor(time.Minute)
+	c.Dial = func(Config) (Conn, error) { return f, nil }
+	cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, cl
+}
+
 // TestPoolObservationsShareOneReadPerValidity: the observations of 20
 // pools within the validity cost one `osd pool ls detail` and one `df`; a
 // write through the connection drops them, so the next observation reads
@@ -42,15 +67,6 @@ func TestPoolObservationsShareOneReadPerValidity(t *testing.T) {
 	c.Dial = func(Config) (Conn, error) { return f, nil }
 	now := time.Unix(0, 0)
 	ctx := context.Background()
-	count := func(prefix string) int {
-		n := 0
-		for _, m := range f.sent {
-			if m["prefix"] == prefix {
-				n++
-			}
-		}
-		return n
-	}
 	client := func() *Client {
 		cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
 		if err != nil {
@@ -68,7 +84,7 @@ func TestPoolObservationsShareOneReadPerValidity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p, d := count(prefixPools), count(prefixUsage); p != 1 || d != 1 {
+	if p, d := f.count(prefixPools), f.count(prefixUsage); p != 1 || d != 1 {
 		t.Fatalf("20 observations sent %d pool lists and %d df, want 1 and 1", p, d)
 	}
 	if err := client().SetQuota(ctx, "p", "max_bytes", 1); err != nil {
@@ -77,14 +93,14 @@ func TestPoolObservationsShareOneReadPerValidity(t *testing.T) {
 	if _, err := client().Pools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := count(prefixPools); p != 2 {
+	if p := f.count(prefixPools); p != 2 {
 		t.Fatalf("after a write: %d pool lists, want 2 (the write drops the read)", p)
 	}
 	now = now.Add(2 * time.Minute)
 	if _, err := client().Pools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := count(prefixPools); p != 3 {
+	if p := f.count(prefixPools); p != 3 {
 		t.Fatalf("after the validity: %d pool lists, want 3", p)
 	}
 }
@@ -94,23 +110,8 @@ func TestPoolObservationsShareOneReadPerValidity(t *testing.T) {
 // other daemon's key; creating a client drops it, so the next observation
 // sees the new one.
 func TestClientObservationsShareOneAuthList(t *testing.T) {
-	f := &clusterConn{}
-	c := NewCache(time.Hour).ReadsValidFor(time.Minute)
-	c.Dial = func(Config) (Conn, error) { return f, nil }
-	cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, cl := sharedReadsClient(t)
 	ctx := context.Background()
-	lists := func() int {
-		n := 0
-		for _, m := range f.sent {
-			if m["prefix"] == prefixAuth {
-				n++
-			}
-		}
-		return n
-	}
 	for range 20 {
 		clients, err := cl.Clients(ctx)
 		if err != nil {
@@ -123,7 +124,7 @@ func TestClientObservationsShareOneAuthList(t *testing.T) {
 			t.Fatalf("kept %v, want client.tenant-a alone", clients)
 		}
 	}
-	if n := lists(); n != 1 {
+	if n := f.count(prefixAuth); n != 1 {
 		t.Fatalf("20 observations sent %d auth ls, want 1", n)
 	}
 	if err := cl.AddEntity(ctx, "client.tenant-b", map[string]string{"mon": "profile rbd"}); err != nil {
@@ -132,7 +133,7 @@ func TestClientObservationsShareOneAuthList(t *testing.T) {
 	if _, err := cl.Clients(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := lists(); n != 2 {
+	if n := f.count(prefixAuth); n != 2 {
 		t.Fatalf("after a create: %d auth ls, want 2 (the write drops the read)", n)
 	}
 }
@@ -156,13 +157,7 @@ func TestReadsWithoutValidityAlwaysAsk(t *testing.T) {
 // the shared one, which may predate a pool someone else made since; the
 // fresh read is shared after.
 func TestFreshPoolsReadsNow(t *testing.T) {
-	f := &clusterConn{}
-	c := NewCache(time.Hour).ReadsValidFor(time.Minute)
-	c.Dial = func(Config) (Conn, error) { return f, nil }
-	cl, err := c.Client(Config{MonHost: "mon", User: "admin", Key: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, cl := sharedReadsClient(t)
 	ctx := context.Background()
 	for _, read := range []func(context.Context) (map[string]Pool, error){cl.Pools, cl.FreshPools, cl.Pools} {
 		if _, err := read(ctx); err != nil {
