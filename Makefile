@@ -204,9 +204,9 @@ bench-provider: tools-test openstack-up ## The provider's convergence benchmark:
 	REQUIRE_INTEGRATION=1 go test -run '^$$' -bench BenchmarkConverge500 -benchtime=1x -timeout 60m ./provider/integration/
 
 .PHONY: bench-scale
-bench-scale: tools-test ceph-deps $(if $(filter-out 0,$(CEPH)),ceph-up) ## The provider at landscape scale: the provider binary against CLOUDS stub clouds (default 500; 5000 for #55's landscape), each its own OpenStack (address, CA, Keystone) and OVN databases (OVN=0 leaves them out), 14 managed resources each, the first CEPH clouds (default none) also their pools and client in the local Ceph (started), with PROVIDER_FLAGS (default: the binary's defaults) and PROVIDER_ENV (variables of the provider's process, e.g. GOMEMLIMIT=1GiB); prints memory, CPU, reconcile rate, staleness, a new cloud's time to Ready, drift repair and restart catch-up (docs/benchmarks.md).
+bench-scale: tools-test ceph-deps $(if $(filter-out 0,$(CEPH)),ceph-up) ## The provider at landscape scale: the provider binary against CLOUDS stub clouds (default 500; 5000 for #55's landscape), each its own OpenStack (address, CA, Keystone) and OVN databases (OVN=0 leaves them out), 14 managed resources each, the first CEPH clouds (default none) also their pools and client in the local Ceph (started), with PROVIDER_FLAGS (default: the binary's defaults) and PROVIDER_ENV (variables of the provider's process, e.g. GOMEMLIMIT=1GiB); prints memory, CPU, reconcile rate, staleness, a new cloud's time to Ready, drift repair and restart catch-up (docs/benchmarks.md). CONVERGE_WITHIN (e.g. 40m) ends a landscape not Ready by then with how far it got and a new cloud's wait beside the backlog.
 	cd provider/scale && REQUIRE_INTEGRATION=1 COBALTCORE_SCALE_CLOUDS='$(CLOUDS)' COBALTCORE_SCALE_FLAGS='$(PROVIDER_FLAGS)' COBALTCORE_SCALE_ENV='$(PROVIDER_ENV)' COBALTCORE_SCALE_OVN='$(OVN)' \
-		COBALTCORE_SCALE_CEPH='$(CEPH)' COBALTCORE_SCALE_CEPH_TAGS='$(CEPH_TAGS)' \
+		COBALTCORE_SCALE_CEPH='$(CEPH)' COBALTCORE_SCALE_CEPH_TAGS='$(CEPH_TAGS)' COBALTCORE_SCALE_CONVERGE_WITHIN='$(CONVERGE_WITHIN)' \
 		go test -run '^$$' -bench BenchmarkLandscape -benchtime=1x -count=1 -timeout 240m -v . | grep --line-buffered -vE '^(=== RUN|goos|goarch|pkg|cpu):'
 
 .PHONY: bench-shards

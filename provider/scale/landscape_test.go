@@ -417,10 +417,25 @@ func waitBatchReady(tb testing.TB, cfg *rest.Config, p crasher, batch string, n 
 			return done, nil
 		}
 		if time.Now().After(deadline) {
-			return done, fmt.Errorf("%d of %d clouds of batch %s Ready after %s; waiting on %s", len(done), n, batch, timeout, waiting)
+			return done, &notReady{batch: batch, after: timeout, clouds: len(done), of: n,
+				ready: w.resourcesReady(), wanted: w.resourcesWanted(), waiting: waiting}
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// notReady is how far a batch got when waitBatchReady gave up on it.
+type notReady struct {
+	batch         string
+	after         time.Duration
+	clouds, of    int // clouds with every resource Ready, of the batch's
+	ready, wanted int // resources Ready, of those seen
+	waiting       string
+}
+
+func (e *notReady) Error() string {
+	return fmt.Sprintf("%d of %d clouds of batch %s Ready after %s (%d of %d resources); waiting on %s",
+		e.clouds, e.of, e.batch, e.after, e.ready, e.wanted, e.waiting)
 }
 
 // A batchWatch keeps, per cloud, which of its managed
@@ -513,6 +528,15 @@ func envInt(name string, def int) int {
 		return n
 	}
 	return def
+}
+
+// envDuration reads a positive duration from the environment, or zero.
+func envDuration(name string) time.Duration {
+	d, err := time.ParseDuration(os.Getenv(name))
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
 }
 
 // deadlineFor is how long waiting on n managed resources may take at a

@@ -8,6 +8,7 @@ package scale
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -69,6 +70,9 @@ func TestMain(m *testing.M) {
 //   - restart_s: the provider killed and started again, until every
 //     resource was read from its cloud again.
 //
+// With COBALTCORE_SCALE_CONVERGE_WITHIN set, a landscape not Ready by then
+// ends the experiment with how far it got (behind).
+//
 // One iteration is the whole experiment: run it with -benchtime=1x.
 func BenchmarkLandscape(b *testing.B) {
 	kube, n, flags, poll, kubeconfig := setUp(b)
@@ -85,7 +89,15 @@ func BenchmarkLandscape(b *testing.B) {
 		requestsBefore := kubetest.APIRequests(b, kubetest.Config(b))
 		p := startProcess(b, kubeconfig, flags)
 		started := time.Now()
-		_, err := waitBatchReady(b, kubetest.Config(b), p, steady, n, deadlineFor(resourcesIn(land.Clouds)))
+		timeout := deadlineFor(resourcesIn(land.Clouds))
+		if convergeWithin > 0 {
+			timeout = convergeWithin
+		}
+		_, err := waitBatchReady(b, kubetest.Config(b), p, steady, n, timeout)
+		if nr := (*notReady)(nil); convergeWithin > 0 && errors.As(err, &nr) {
+			behind(ctx, b, kube, p, land, poll, nr, i)
+			continue
+		}
 		mustTB(b, err)
 		converge := time.Since(started)
 		// What catching up asked of the API server (the provider's requests,
@@ -146,9 +158,11 @@ func BenchmarkLandscape(b *testing.B) {
 		say(b, "events recorded in the steady window: %s", eventsSince(ctx, b, kube, before.at))
 
 		// One new cloud beside the steady ones, then 100 at once.
-		first, ready := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new1-%d", i), 1)
+		first, ready, err := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new1-%d", i), 1, newCloudsWithin(1))
+		mustTB(b, err)
 		say(b, "one new cloud: first asked %.1fs, Ready %.1fs after its objects were created", first[0], ready[0])
-		_, ready100 := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new100-%d", i), 100)
+		_, ready100, err := newClouds(ctx, b, kube, p, land, fmt.Sprintf("new100-%d", i), 100, newCloudsWithin(100))
+		mustTB(b, err)
 		say(b, "100 new clouds: Ready p50 %.1fs, max %.1fs after their objects were created", quantile(ready100, 0.5), ready100[len(ready100)-1])
 
 		// A drift in one cloud, repaired.
@@ -235,6 +249,9 @@ func setUp(b *testing.B, extra ...string) (kube client.Client, n int, flags []st
 	n = envInt("COBALTCORE_SCALE_CLOUDS", 500)
 	flags = append(strings.Fields(os.Getenv("COBALTCORE_SCALE_FLAGS")), extra...)
 	poll = pollOf(flags)
+	if v := os.Getenv("COBALTCORE_SCALE_CONVERGE_WITHIN"); v != "" && convergeWithin == 0 {
+		b.Fatalf("CONVERGE_WITHIN (COBALTCORE_SCALE_CONVERGE_WITHIN) %q is not a positive duration: give one such as 40m", v)
+	}
 	raiseFileLimit(b, uint64(8*n+4096))
 	kubeconfig = filepath.Join(b.TempDir(), "kubeconfig")
 	mustTB(b, os.WriteFile(kubeconfig, kubetest.Kubeconfig(b, kubetest.Config(b)), 0o600))
@@ -323,10 +340,17 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
 }
 
+// newCloudsWithin is how long k new clouds beside a converged landscape
+// may take: behind a saturated queue a new cloud can wait many minutes,
+// and that is a figure to report, not a reason to stop.
+func newCloudsWithin(k int) time.Duration { return 30*time.Minute + deadlineFor(k*perCloud) }
+
 // newClouds adds k clouds to the landscape and creates their objects at
 // once; it returns, sorted, the seconds until each cloud was first asked
-// anything and until its resources were Ready.
-func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *process, land *landscape, batch string, k int) (first, ready []float64) {
+// anything (-1: never) and until its resources were Ready (-1: not within
+// timeout, which is then the error).
+func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *process, land *landscape, batch string, k int,
+	timeout time.Duration) (first, ready []float64, err error) {
 	tb.Helper()
 	clouds := make([]*openstackstub.Cloud, k)
 	for j := range clouds {
@@ -334,17 +358,22 @@ func newClouds(ctx context.Context, tb testing.TB, kube client.Client, p *proces
 	}
 	created := time.Now()
 	mustTB(tb, createClouds(ctx, kube, batch, land, clouds, 16))
-	// Behind a saturated queue a new cloud can wait many minutes: that is
-	// a figure to report, not a reason to stop.
-	done, err := waitBatchReady(tb, kubetest.Config(tb), p, batch, k, 30*time.Minute+deadlineFor(k*perCloud))
-	mustTB(tb, err)
+	done, err := waitBatchReady(tb, kubetest.Config(tb), p, batch, k, timeout)
 	for _, c := range clouds {
-		first = append(first, c.FirstRequest().Sub(created).Seconds())
-		ready = append(ready, done[cloudName(c.Index)].Sub(created).Seconds())
+		first = append(first, since(created, c.FirstRequest()))
+		ready = append(ready, since(created, done[cloudName(c.Index)]))
 	}
 	slices.Sort(first)
 	slices.Sort(ready)
-	return first, ready
+	return first, ready, err
+}
+
+// since is the seconds from start to t, or -1 for a zero t (not yet).
+func since(start, t time.Time) float64 {
+	if t.IsZero() {
+		return -1
+	}
+	return t.Sub(start).Seconds()
 }
 
 // repairTime changes an aggregate of c behind the provider's back and
