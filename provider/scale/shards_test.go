@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,9 @@ func BenchmarkShards(b *testing.B) {
 		}
 		say(b, "every resource Ready %s after the replicas started; replica 0 serves shard %d, replica 1 shard %d, each holding exactly its shard's resources",
 			converge.Round(time.Second), serving[0], serving[1])
+		// Both replicas up: every cloud's OVN is held by one of them (its
+		// Northbound and Southbound clients), not by both.
+		checkOVNHeld(b, land, of, func(int) int64 { return 2 })
 
 		time.Sleep(poll)
 		window := 2 * poll
@@ -102,6 +106,15 @@ func BenchmarkShards(b *testing.B) {
 			b.Errorf("with the replica of shard %d down, not every resource of shard %d was read within two poll intervals (%s)", down, 1-down, 2*poll)
 		}
 		say(b, "replica of shard %d killed: every resource of shard %d read again within %.1fs", down, 1-down, time.Since(killed).Seconds())
+		// The killed replica's connections are gone with it: a cloud of its
+		// shard still connected would have been dialed by the other replica
+		// too, whose memory then holds OVN clients of both shards.
+		checkOVNHeld(b, land, of, func(s int) int64 {
+			if s == down {
+				return 0
+			}
+			return 2
+		})
 
 		restarted := time.Now()
 		r[0] = startProcess(b, kubeconfig, flags)
@@ -131,6 +144,34 @@ func cloudsByShard(clouds []*openstackstub.Cloud) [shards][]*openstackstub.Cloud
 		of[bucket%shards] = append(of[bucket%shards], c)
 	}
 	return of
+}
+
+// checkOVNHeld checks, with OVN, that every cloud of shard s has want(s)
+// connections to its OVN databases open: 2 (the Northbound and Southbound
+// clients of the replica serving s) or 0 (that replica down). The stub
+// counts connections per cloud, not per client; which replica holds them
+// shows once one is killed.
+func checkOVNHeld(tb testing.TB, land *landscape, of [shards][]*openstackstub.Cloud, want func(shard int) int64) {
+	tb.Helper()
+	if land.ovn == nil {
+		return
+	}
+	var wrong []string
+	var open int64
+	for s, clouds := range of {
+		for _, c := range clouds {
+			n := land.ovn.Clouds[c.Index].Counts().Open
+			open += n
+			if n != want(s) {
+				wrong = append(wrong, fmt.Sprintf("cloud %d (shard %d): %d open, want %d", c.Index, s, n, want(s)))
+			}
+		}
+	}
+	if len(wrong) > 0 {
+		tb.Errorf("%d clouds' OVN connections are not held by their shard's replica alone, e.g. %s", len(wrong), strings.Join(wrong[:min(5, len(wrong))], "; "))
+		return
+	}
+	say(tb, "OVN: %d connections open, each cloud's held by its shard's replica alone", open)
 }
 
 // servedShard waits until p says which shard it serves
