@@ -25,7 +25,9 @@ const shards = 2
 //   - each replica takes its own shard's Lease, and holds exactly the
 //     managed resources of its shard's buckets (crossplane-runtime's
 //     crossplane_managed_resource_exists): together every resource, each
-//     in one replica;
+//     in one replica; with OVN, each cloud's OVN connections are held by
+//     its shard's replica alone (checked again with one replica killed:
+//     its shard's clouds then have none open);
 //   - converge_s: from the replicas' start to every resource Ready;
 //   - over a steady window of two poll intervals: each replica's RSS and
 //     CPU (rss_MiB, cpu_cores: the larger replica), and the time since each

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/cenkalti/rpc2"
+	"github.com/go-logr/logr"
 	"github.com/go-logr/stdr"
 	"github.com/google/uuid"
 	"github.com/ovn-org/libovsdb/client"
@@ -338,7 +339,11 @@ func (c *Cloud) withNorthbound(ctx context.Context, f func(client.Client) error)
 		if err != nil {
 			return err
 		}
-		nb, err := client.NewOVSDBClient(dbm, client.WithEndpoint(c.Endpoint))
+		// A logger of its own: without one, libovsdb's client sets every
+		// stdr logger of the process to verbosity 5 again, and the harness's
+		// output fills with each row its databases store.
+		quiet := logr.Discard()
+		nb, err := client.NewOVSDBClient(dbm, client.WithEndpoint(c.Endpoint), client.WithLogger(&quiet))
 		if err != nil {
 			return err
 		}
