@@ -315,11 +315,13 @@ func lastCreateRecorded(b *testing.B, h *harness, mrs []resource.Managed) time.T
 // steadyPerPoll is how much count grows per poll interval while the
 // provider, with every resource converged, has nothing to do.
 func steadyPerPoll(count func() int64) float64 {
-	const polls = 5
 	before := count()
-	time.Sleep(polls * pollInterval)
-	return float64(count()-before) / polls
+	time.Sleep(steadyPolls * pollInterval)
+	return float64(count()-before) / steadyPolls
 }
+
+// steadyPolls is how many polls steadyPerPoll counts over.
+const steadyPolls = 5
 
 // deleteAllB deletes the resources through the provider and waits until
 // they are gone.

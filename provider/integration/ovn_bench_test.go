@@ -21,7 +21,7 @@ import (
 // BenchmarkConvergeOVN200 declares 200 OVN rows (100 logical switches, 50
 // logical routers, 50 HA chassis groups of two chassis) against a
 // 3-member Raft Northbound and measures the time until all are Ready, the
-// transactions sent and the process RSS; a plain libovsdb loop writes the
+// transactions and reads sent and the process RSS; a plain loop writes the
 // same rows (same name-guarded inserts, one transaction each) in the same
 // run, first. Run: make bench-provider-ovn-ceph (docs/benchmarks.md).
 func BenchmarkConvergeOVN200(b *testing.B) {
@@ -54,7 +54,7 @@ func BenchmarkConvergeOVN200(b *testing.B) {
 				models = []model.Model{&nbdb.HAChassisGroup{UUID: "r", Name: name, HaChassis: []string{"a", "b"}},
 					&nbdb.HAChassis{UUID: "a", ChassisName: "hv-1", Priority: 20}, &nbdb.HAChassis{UUID: "b", ChassisName: "hv-2", Priority: 10}}
 			}
-			ops, err := conn.NB.Create(models...)
+			ops, err := conn.NB.Insert(models...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -93,13 +93,17 @@ func BenchmarkConvergeOVN200(b *testing.B) {
 		}
 		waitAllReady(b, h, mrs)
 		converge, convergeTx := time.Since(start), ovn.TransactionCount()-tx
-		steady, rss := steadyPerPoll(ovn.TransactionCount), rssMB()
+		// Writes and reads counted over the same polls.
+		reads := ovn.ReadCount()
+		steady := steadyPerPoll(ovn.TransactionCount)
+		steadyReads, rss := float64(ovn.ReadCount()-reads)/steadyPolls, rssMB()
 
 		b.ReportMetric(plain.Seconds(), "plain-loop-s")
 		b.ReportMetric(float64(plainTx), "plain-loop-transactions")
 		b.ReportMetric(converge.Seconds(), "provider-converge-s")
 		b.ReportMetric(float64(convergeTx), "provider-converge-transactions")
 		b.ReportMetric(steady, "provider-transactions/poll")
+		b.ReportMetric(steadyReads, "provider-reads/poll")
 		b.ReportMetric(rss, "RSS-MB")
 
 		start = time.Now()

@@ -137,7 +137,8 @@ func BenchmarkLandscape(b *testing.B) {
 		}
 		if land.ovn != nil {
 			// A connection per cloud and database, kept: a reconnect in the
-			// steady window is a monitor's whole table read again.
+			// steady window is a handshake (TLS, schema, leader check) per
+			// poll, which a landscape's OVN servers would pay for.
 			say(b, "steady: OVN connections open %.2f per cloud, %d opened in the window", float64(after.ovnOpen)/float64(n), after.ovnConnects-before.ovnConnects)
 			if c := after.ovnConnects - before.ovnConnects; c > 0 {
 				b.Errorf("the provider connected %d times to the clouds' OVN databases in the steady window: a connection must be kept", c)
@@ -397,8 +398,8 @@ func repairTime(tb testing.TB, p *process, c *openstackstub.Cloud) float64 {
 }
 
 // allReadSince waits until every object of clouds (of land) was read after
-// t, and their OVN databases connected to (the provider reads OVN rows from
-// its monitor, filled as it connects), and returns the seconds that took.
+// t, and their OVN databases connected to (a new process reads OVN rows
+// over connections it makes), and returns the seconds that took.
 func allReadSince(tb testing.TB, p crasher, land *landscape, clouds []*openstackstub.Cloud, t time.Time, timeout time.Duration) float64 {
 	tb.Helper()
 	for time.Since(t) < timeout {

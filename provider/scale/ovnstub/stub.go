@@ -2,13 +2,13 @@
 // measuring the provider at landscape scale (#55): each cloud has its own
 // Northbound and Southbound database, answering on its own loopback address
 // (the one the OpenStack stub gives the cloud, on another port), so that
-// the provider holds one connection and one monitor cache per cloud and
-// database, as it does where every cloud runs its own OVN.
+// the provider holds one connection per cloud and database, as it does
+// where every cloud runs its own OVN.
 //
 // It is libovsdb's in-memory OVSDB server (the same protocol, transactions
 // and monitors, from memory and at once), not ovsdb-server: 10,000
 // ovsdb-server processes do not fit one machine, and one shared by every
-// cloud would put every cloud's rows in every connection's cache. The
+// cloud would answer every cloud's reads from one table. The
 // provider's OVN integration tests and benchmark run against the real
 // ovsdb-server (a 3-member Raft cluster); this stub is for scale only.
 //
@@ -271,7 +271,7 @@ func insert(dbm model.DatabaseModel, table, uuidName string, m model.Model) (ovs
 
 // DriftPriority sets the priority of chassis in HA chassis group group
 // behind the provider's back, through the cloud's Northbound as any
-// client would (so the provider's monitor sees it).
+// client would (so the provider's next read sees it).
 func (c *Cloud) DriftPriority(ctx context.Context, group, chassis string, priority int) error {
 	return c.withNorthbound(ctx, func(nb client.Client) error {
 		hc, err := member(ctx, nb, group, chassis)

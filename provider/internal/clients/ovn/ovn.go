@@ -1,8 +1,10 @@
-// Package ovn is the provider's door to the OVN databases: one libovsdb
-// client per database endpoint set, shared by every controller and kept
-// connected (following the Raft leader) with a monitor of just the tables
-// the provider reads, so observing a row costs no round trip. Models come
-// from libovsdb's modelgen (nbdb, sbdb; `make generate`).
+// Package ovn is the provider's door to the OVN databases: one connection
+// per database endpoint set, shared by every controller and following the
+// Raft leader. Observing a row is a select the server answers (a few a
+// poll per resource): no copy of the database is kept, so a provider
+// serving thousands of clouds holds little per cloud (Database says why
+// not libovsdb's client). Models come from libovsdb's modelgen (nbdb,
+// sbdb; `make generate`).
 package ovn
 
 import (
@@ -16,10 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/go-logr/logr"
-	"github.com/ovn-org/libovsdb/client"
-	"github.com/ovn-org/libovsdb/model"
 
 	"github.com/c5c3/consumer-plane/provider/internal/clients/cache"
 	"github.com/c5c3/consumer-plane/provider/internal/clients/ovn/nbdb"
@@ -47,16 +46,16 @@ func (c Config) key() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Conn is a connected Northbound client and, when configured, Southbound
-// client. Both keep their caches current while connected and reconnect on
-// their own (to the new leader of a cluster).
+// Conn is a Northbound and, when configured, a Southbound database.
+// Each connects on first use and again after it broke (to the new leader
+// of a cluster).
 type Conn struct {
-	NB client.Client
+	NB *Database
 	// SB is nil when the ProviderConfig names no Southbound database.
-	SB client.Client
+	SB *Database
 }
 
-// Close disconnects both clients.
+// Close disconnects both databases.
 func (c *Conn) Close() {
 	c.NB.Close()
 	if c.SB != nil {
@@ -64,28 +63,8 @@ func (c *Conn) Close() {
 	}
 }
 
-// The tables the provider reads; nothing else is monitored, so a large
-// Neutron deployment's ports and ACLs cost no memory here.
-func nbMonitor(c client.Client) *client.Monitor {
-	return c.NewMonitor(
-		client.WithTable(&nbdb.NBGlobal{}),
-		client.WithTable(&nbdb.LogicalSwitch{}),
-		client.WithTable(&nbdb.LogicalRouter{}),
-		client.WithTable(&nbdb.HAChassisGroup{}),
-		client.WithTable(&nbdb.HAChassis{}),
-	)
-}
-
-func sbMonitor(c client.Client) *client.Monitor {
-	return c.NewMonitor(
-		client.WithTable(&sbdb.Chassis{}),
-		client.WithTable(&sbdb.Encap{}),
-		client.WithTable(&sbdb.DatapathBinding{}),
-	)
-}
-
-// dialTimeout bounds the first connection; later reconnects retry forever
-// in the background while transactions wait (bounded by their context).
+// dialTimeout bounds a connect: the first in Dial, and each later one a
+// call makes after the connection broke.
 const dialTimeout = 10 * time.Second
 
 // Dial connects to the databases of cfg.
@@ -101,7 +80,7 @@ func Dial(ctx context.Context, cfg Config, log logr.Logger) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	nb, err := dial(ctx, nbm, cfg.Northbound, cfg.LeaderOnly, tlsCfg, log.WithValues("database", "OVN_Northbound"), nbMonitor)
+	nb, err := OpenDatabase(ctx, nbdb.Schema().Name, nbm, cfg.Northbound, cfg.LeaderOnly, tlsCfg, log.WithValues("database", "OVN_Northbound"))
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect to the OVN Northbound database at %s: %w", strings.Join(cfg.Northbound, ","), err)
 	}
@@ -112,43 +91,13 @@ func Dial(ctx context.Context, cfg Config, log logr.Logger) (*Conn, error) {
 			nb.Close()
 			return nil, err
 		}
-		conn.SB, err = dial(ctx, sbm, cfg.Southbound, cfg.LeaderOnly, tlsCfg, log.WithValues("database", "OVN_Southbound"), sbMonitor)
+		conn.SB, err = OpenDatabase(ctx, sbdb.Schema().Name, sbm, cfg.Southbound, cfg.LeaderOnly, tlsCfg, log.WithValues("database", "OVN_Southbound"))
 		if err != nil {
 			nb.Close()
 			return nil, fmt.Errorf("cannot connect to the OVN Southbound database at %s: %w", strings.Join(cfg.Southbound, ","), err)
 		}
 	}
 	return conn, nil
-}
-
-func dial(ctx context.Context, dbm model.ClientDBModel, endpoints []string, leaderOnly bool, tlsCfg *tls.Config, log logr.Logger,
-	monitor func(client.Client) *client.Monitor) (client.Client, error) {
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval = 100 * time.Millisecond
-	bo.MaxInterval = 5 * time.Second
-	bo.MaxElapsedTime = 0
-	opts := []client.Option{client.WithLogger(&log), client.WithLeaderOnly(leaderOnly), client.WithReconnect(dialTimeout, bo),
-		client.WithInactivityCheck(30*time.Second, dialTimeout, bo)}
-	for _, e := range endpoints {
-		opts = append(opts, client.WithEndpoint(e))
-	}
-	if tlsCfg != nil {
-		opts = append(opts, client.WithTLSConfig(tlsCfg))
-	}
-	c, err := client.NewOVSDBClient(dbm, opts...)
-	if err != nil {
-		return nil, terminal.Wrap(err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
-	if err := c.Connect(ctx); err != nil {
-		return nil, err
-	}
-	if _, err := c.Monitor(ctx, monitor(c)); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
 }
 
 func tlsConfig(cfg Config) (*tls.Config, error) {
@@ -170,9 +119,8 @@ func tlsConfig(cfg Config) (*tls.Config, error) {
 	return t, nil
 }
 
-// A Cache holds one Conn per configuration, shared by every controller:
-// the monitors stay open, so reconciles read from memory. A connection
-// unused for the idle time is closed.
+// A Cache holds one Conn per configuration, shared by every controller.
+// A connection unused for the idle time is closed.
 type Cache struct {
 	log   logr.Logger
 	conns *cache.Cache[*Conn]

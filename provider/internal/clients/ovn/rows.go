@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ovn-org/libovsdb/client"
 	"github.com/ovn-org/libovsdb/ovsdb"
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -29,13 +28,22 @@ var (
 		Name: "cobaltcore_provider_ovn_transactions_total",
 		Help: "OVSDB transactions by database and result (ok, failed, error: no answer).",
 	}, []string{"database", "result"})
-	transactionCount atomic.Int64
+	reads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cobaltcore_provider_ovn_reads_total",
+		Help: "OVSDB selects (observations) by database and result (ok, error).",
+	}, []string{"database", "result"})
+	transactionCount, readCount atomic.Int64
 )
 
-func init() { metrics.Registry.MustRegister(transactions) }
+func init() { metrics.Registry.MustRegister(transactions, reads) }
 
-// TransactionCount is the number of transactions this process has sent.
+// TransactionCount is the number of transactions (writes and their
+// guards) this process has sent.
 func TransactionCount() int64 { return transactionCount.Load() }
+
+// ReadCount is the number of reads (selects, each one round trip) this
+// process has sent.
+func ReadCount() int64 { return readCount.Load() }
 
 // ErrNameTaken is returned by Transact when a NameIsFree guard failed: a
 // row with that name appeared.
@@ -46,12 +54,12 @@ var ErrNameTaken = errors.New("a row with this name exists")
 // violations, bad values) are terminal and carry OVSDB's details; a lost
 // connection is returned as is and retried, and whether the transaction
 // committed is then found out by observing.
-func Transact(ctx context.Context, c client.Client, ops ...ovsdb.Operation) ([]ovsdb.OperationResult, error) {
+func Transact(ctx context.Context, d *Database, ops ...ovsdb.Operation) ([]ovsdb.OperationResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
-	db := c.Schema().Name
+	db := d.Name()
 	transactionCount.Add(1)
-	res, err := c.Transact(ctx, ops...)
+	res, _, err := d.transact(ctx, ops...)
 	if err != nil {
 		transactions.WithLabelValues(db, "error").Inc()
 		return nil, fmt.Errorf("%s transaction: %w", db, err)
@@ -91,18 +99,6 @@ func NameIsFree(table, name string) ovsdb.Operation {
 		Columns: []string{"name"}, Until: string(ovsdb.WaitConditionNotEqual),
 		Rows: []ovsdb.Row{{"name": name}},
 	}
-}
-
-// Exists asks the server (not the cache) whether table has a row with this
-// UUID: the cache may lag a transaction that just committed.
-func Exists(ctx context.Context, c client.Client, table, uuid string) (bool, error) {
-	op := ovsdb.Operation{Op: ovsdb.OperationSelect, Table: table, Columns: []string{"_uuid"},
-		Where: []ovsdb.Condition{ovsdb.NewCondition("_uuid", ovsdb.ConditionEqual, ovsdb.UUID{GoUUID: uuid})}}
-	res, err := Transact(ctx, c, op)
-	if err != nil {
-		return false, err
-	}
-	return len(res[0].Rows) > 0, nil
 }
 
 // Ownership is who owns a row, read from its external_ids.

@@ -46,8 +46,16 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ChassisSet) (manage
 		return managed.ExternalObservation{}, terminal.Wrap(fmt.Errorf("the ProviderConfig has no spec.southbound: a ChassisSet reads the OVN Southbound database"))
 	}
 	var all []sbdb.Chassis
-	if err := e.conn.SB.List(ctx, &all); err != nil {
+	if err := e.conn.SB.Select(ctx, &all); err != nil {
 		return managed.ExternalObservation{}, err
+	}
+	var encaps []sbdb.Encap
+	if err := e.conn.SB.Select(ctx, &encaps); err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	encapIP := make(map[string]string, len(encaps))
+	for _, enc := range encaps {
+		encapIP[enc.UUID] = enc.IP
 	}
 	p := mg.Spec.ForProvider
 	obs := v1alpha1.ChassisSetObservation{}
@@ -58,9 +66,8 @@ func (e *external) Observe(ctx context.Context, mg *v1alpha1.ChassisSet) (manage
 		}
 		oc := v1alpha1.ObservedChassis{Name: c.Name, Hostname: c.Hostname, AvailabilityZones: zones, Gateway: gateway(c)}
 		for _, uuid := range c.Encaps {
-			enc := &sbdb.Encap{UUID: uuid}
-			if err := e.conn.SB.Get(ctx, enc); err == nil {
-				oc.EncapIPs = append(oc.EncapIPs, enc.IP)
+			if ip, ok := encapIP[uuid]; ok {
+				oc.EncapIPs = append(oc.EncapIPs, ip)
 			}
 		}
 		sort.Strings(oc.EncapIPs)

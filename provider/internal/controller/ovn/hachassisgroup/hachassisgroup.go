@@ -45,13 +45,22 @@ func Setup(mgr ctrl.Manager, o controller.Options, pc providerconfig.OVN) error 
 
 type external struct{ conn *ovn.Conn }
 
-// members reads the group's HA_Chassis rows from the cache, by chassis name.
+// members reads the group's HA_Chassis rows (in one round trip), by
+// chassis name.
 func (e *external) members(ctx context.Context, g *nbdb.HAChassisGroup) (map[string]*nbdb.HAChassis, error) {
+	var all []*nbdb.HAChassis
+	if err := e.conn.NB.SelectUUIDs(ctx, &all, g.HaChassis); err != nil {
+		return nil, err
+	}
+	byUUID := make(map[string]*nbdb.HAChassis, len(all))
+	for _, hc := range all {
+		byUUID[hc.UUID] = hc
+	}
 	out := make(map[string]*nbdb.HAChassis, len(g.HaChassis))
 	for _, uuid := range g.HaChassis {
-		hc := &nbdb.HAChassis{UUID: uuid}
-		if err := e.conn.NB.Get(ctx, hc); err != nil {
-			return nil, fmt.Errorf("cannot read HA_Chassis %s of group %q: %w", uuid, g.Name, err)
+		hc, ok := byUUID[uuid]
+		if !ok {
+			return nil, fmt.Errorf("HA_Chassis %s of group %q was deleted while being read; reading again", uuid, g.Name)
 		}
 		out[hc.ChassisName] = hc
 	}
@@ -123,7 +132,7 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.HAChassisGroup) (man
 		m, ok := members[c.Name]
 		if !ok {
 			hc := &nbdb.HAChassis{UUID: fmt.Sprintf("hc%d", i), ChassisName: c.Name, Priority: int(c.Priority)}
-			op, err := e.conn.NB.Create(hc)
+			op, err := e.conn.NB.Insert(hc)
 			if err != nil {
 				return managed.ExternalUpdate{}, terminal.Wrap(err)
 			}
@@ -134,7 +143,7 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.HAChassisGroup) (man
 		set = append(set, m.UUID)
 		if m.Priority != int(c.Priority) {
 			m.Priority = int(c.Priority)
-			op, err := e.conn.NB.Where(m).Update(m, &m.Priority)
+			op, err := e.conn.NB.Update(m, &m.Priority)
 			if err != nil {
 				return managed.ExternalUpdate{}, terminal.Wrap(err)
 			}
@@ -144,7 +153,7 @@ func (e *external) Update(ctx context.Context, mg *v1alpha1.HAChassisGroup) (man
 	g := *observed
 	g.HaChassis = set
 	g.ExternalIDs = ovn.RowExternalIDs(observed.ExternalIDs, p.ExternalIDs, mg.GetName())
-	op, err := e.conn.NB.Where(&g).Update(&g, &g.HaChassis, &g.ExternalIDs)
+	op, err := e.conn.NB.Update(&g, &g.HaChassis, &g.ExternalIDs)
 	if err != nil {
 		return managed.ExternalUpdate{}, terminal.Wrap(err)
 	}
@@ -171,7 +180,7 @@ func (e *external) registered(ctx context.Context, chassis []v1alpha1.HAChassis)
 		return nil
 	}
 	var known []sbdb.Chassis
-	if err := e.conn.SB.List(ctx, &known); err != nil {
+	if err := e.conn.SB.Select(ctx, &known); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(known))

@@ -37,7 +37,7 @@ func column(mg *v1alpha1.NBGlobal) string { return "options/" + mg.GetName() }
 
 func (e *external) global(ctx context.Context) (*nbdb.NBGlobal, error) {
 	var rows []nbdb.NBGlobal
-	if err := e.conn.NB.List(ctx, &rows); err != nil {
+	if err := e.conn.NB.Select(ctx, &rows); err != nil {
 		return nil, err
 	}
 	if len(rows) != 1 {
@@ -104,12 +104,11 @@ func (e *external) apply(ctx context.Context, mg *v1alpha1.NBGlobal, opts map[st
 		return nil, err
 	}
 	want := desired(g, column(mg), opts)
-	zero := 0
-	wait, err := e.conn.NB.Where(g).Wait("==", &zero, g, &g.Options, &g.ExternalIDs)
+	wait, err := e.conn.NB.Unchanged(g, &g.Options, &g.ExternalIDs)
 	if err != nil {
 		return nil, err
 	}
-	upd, err := e.conn.NB.Where(want).Update(want, &want.Options, &want.ExternalIDs)
+	upd, err := e.conn.NB.Update(want, &want.Options, &want.ExternalIDs)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 // Package row holds what the OVN controllers of named Northbound rows
 // (logical switches, logical routers, HA chassis groups) share: finding a
-// resource's row by UUID or name from the monitor cache, the ownership
-// rules, and creating by name without ever making a second row.
+// resource's row by UUID or name, the ownership rules, and creating by
+// name without ever making a second row.
 package row
 
 import (
@@ -12,7 +12,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	"github.com/ovn-org/libovsdb/client"
 	"github.com/ovn-org/libovsdb/model"
 	"github.com/ovn-org/libovsdb/ovsdb"
 
@@ -38,10 +37,10 @@ type Kind[M model.Model] struct {
 
 func (k Kind[M]) named(name string) string { return fmt.Sprintf("%s %q", k.What, name) }
 
-// byName lists the cached rows with a name.
-func (k Kind[M]) byName(ctx context.Context, nb client.Client, name string) ([]M, error) {
+// byName reads the rows with a name.
+func (k Kind[M]) byName(ctx context.Context, nb *ovn.Database, name string) ([]M, error) {
 	var rows []M
-	err := nb.WhereCache(func(m M) bool { return k.Name(m) == name }).List(ctx, &rows)
+	err := nb.Select(ctx, &rows, ovn.NameIs(name))
 	return rows, err
 }
 
@@ -49,7 +48,7 @@ func (k Kind[M]) byName(ctx context.Context, nb client.Client, name string) ([]M
 // external name records one, else the row of this name that this resource
 // wrote (its create's reply was lost), or, when pcontroller.MayAdopt allows,
 // an unowned row of this name. A Neutron row is refused, even by UUID.
-func (k Kind[M]) Lookup(ctx context.Context, nb client.Client, mg resource.Managed, name string) (row M, adopted bool, err error) {
+func (k Kind[M]) Lookup(ctx context.Context, nb *ovn.Database, mg resource.Managed, name string) (row M, adopted bool, err error) {
 	m, adopted, err := k.find(ctx, nb, mg, name)
 	if err == nil && !IsNil(m) && ovn.Owner(k.ExternalIDs(m), mg.GetName()) == ovn.OwnedByNeutron {
 		var none M
@@ -59,20 +58,12 @@ func (k Kind[M]) Lookup(ctx context.Context, nb client.Client, mg resource.Manag
 }
 
 // find is Lookup without refusing Neutron's rows.
-func (k Kind[M]) find(ctx context.Context, nb client.Client, mg resource.Managed, name string) (row M, adopted bool, err error) {
+func (k Kind[M]) find(ctx context.Context, nb *ovn.Database, mg resource.Managed, name string) (row M, adopted bool, err error) {
 	var none M
 	if uuid := meta.GetExternalName(mg); uuid != "" {
 		m := k.WithUUID(uuid)
 		err := nb.Get(ctx, m)
-		if errors.Is(err, client.ErrNotFound) {
-			// The cache may lag a transaction that just committed.
-			exists, err := ovn.Exists(ctx, nb, k.Table, uuid)
-			if err != nil {
-				return none, false, err
-			}
-			if exists {
-				return none, false, fmt.Errorf("%s %s is not in the monitor cache yet", k.What, uuid)
-			}
+		if errors.Is(err, ovn.ErrNotFound) {
 			return none, false, nil
 		}
 		if err != nil {
@@ -104,7 +95,7 @@ func (k Kind[M]) find(ctx context.Context, nb client.Client, mg resource.Managed
 // row of this name exists, and records the new row's UUID as mg's external
 // name. A row of the name that is not this resource's is refused with a
 // message saying whose it is.
-func (k Kind[M]) Create(ctx context.Context, nb client.Client, mg resource.Managed, name string, models ...model.Model) error {
+func (k Kind[M]) Create(ctx context.Context, nb *ovn.Database, mg resource.Managed, name string, models ...model.Model) error {
 	rows, err := k.byName(ctx, nb, name)
 	if err != nil {
 		return err
@@ -119,7 +110,7 @@ func (k Kind[M]) Create(ctx context.Context, nb client.Client, mg resource.Manag
 			return pcontroller.NameTaken(k.named(name))
 		}
 	}
-	ops, err := nb.Create(models...)
+	ops, err := nb.Insert(models...)
 	if err != nil {
 		return terminal.Wrap(fmt.Errorf("cannot build the insert of %s: %w", k.named(name), err))
 	}
@@ -138,8 +129,8 @@ func (k Kind[M]) Create(ctx context.Context, nb client.Client, mg resource.Manag
 }
 
 // Update writes the given fields of m (a full row with its UUID).
-func (k Kind[M]) Update(ctx context.Context, nb client.Client, m M, fields ...any) error {
-	ops, err := nb.Where(m).Update(m, fields...)
+func (k Kind[M]) Update(ctx context.Context, nb *ovn.Database, m M, fields ...any) error {
+	ops, err := nb.Update(m, fields...)
 	if err != nil {
 		return terminal.Wrap(fmt.Errorf("cannot build the update of %s: %w", k.named(k.Name(m)), err))
 	}
@@ -154,7 +145,7 @@ func (k Kind[M]) Update(ctx context.Context, nb client.Client, m M, fields ...an
 // means nothing can be attached). A row Neutron or another resource owns
 // was never this resource's (it was refused, or given the wrong UUID): it
 // is left alone and the resource goes.
-func DeleteUnlessInUse[M model.Model](ctx context.Context, k Kind[M], nb client.Client, mg resource.Managed, name string, ports func(M) int) error {
+func DeleteUnlessInUse[M model.Model](ctx context.Context, k Kind[M], nb *ovn.Database, mg resource.Managed, name string, ports func(M) int) error {
 	m, _, err := k.find(ctx, nb, mg, name)
 	if err != nil || IsNil(m) {
 		return err
@@ -167,7 +158,7 @@ func DeleteUnlessInUse[M model.Model](ctx context.Context, k Kind[M], nb client.
 			return fmt.Errorf("%s still has %d ports attached; deleting it would delete them too: detach them first, or delete this resource with deletionPolicy Orphan", k.named(name), n)
 		}
 	}
-	ops, err := nb.Where(m).Delete()
+	ops, err := nb.Delete(m)
 	if err != nil {
 		return terminal.Wrap(fmt.Errorf("cannot build the delete of %s: %w", k.named(name), err))
 	}
@@ -183,12 +174,12 @@ func IsNil[M model.Model](m M) bool { return reflect.ValueOf(m).IsNil() }
 // TunnelKey is the tunnel key of the Southbound Datapath_Binding ovn-northd
 // made for the Northbound row uuid (key is "logical-switch" or
 // "logical-router"), or nil when there is none yet or no Southbound.
-func TunnelKey(ctx context.Context, sb client.Client, key, uuid string) *int64 {
+func TunnelKey(ctx context.Context, sb *ovn.Database, key, uuid string) *int64 {
 	if sb == nil {
 		return nil
 	}
 	var dps []sbdb.DatapathBinding
-	if err := sb.WhereCache(func(d *sbdb.DatapathBinding) bool { return d.ExternalIDs[key] == uuid }).List(ctx, &dps); err != nil || len(dps) == 0 {
+	if err := sb.Select(ctx, &dps, ovn.MapIncludes("external_ids", key, uuid)); err != nil || len(dps) == 0 {
 		return nil
 	}
 	k := int64(dps[0].TunnelKey)
