@@ -2,6 +2,7 @@ package ovn
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -239,13 +240,13 @@ func (d *Database) connect(ctx context.Context, endpoint string) (*rpc2.Client, 
 }
 
 func (d *Database) handshake(ctx context.Context, c *rpc2.Client) (model.DatabaseModel, error) {
-	var schema ovsdb.DatabaseSchema
-	if err := c.CallWithContext(ctx, "get_schema", ovsdb.NewGetSchemaArgs(d.name), &schema); err != nil {
+	var raw json.RawMessage
+	if err := c.CallWithContext(ctx, "get_schema", ovsdb.NewGetSchemaArgs(d.name), &raw); err != nil {
 		return model.DatabaseModel{}, fmt.Errorf("get_schema: %w", err)
 	}
-	m, errs := model.NewDatabaseModel(schema, d.client)
-	if len(errs) > 0 {
-		return model.DatabaseModel{}, terminal.Wrap(fmt.Errorf("the server's %s schema %s does not match the provider's: %w", d.name, schema.Version, errors.Join(errs...)))
+	m, err := d.modelOf(raw)
+	if err != nil {
+		return model.DatabaseModel{}, err
 	}
 	if !d.leaderOnly {
 		return m, nil
@@ -258,6 +259,45 @@ func (d *Database) handshake(ctx context.Context, c *rpc2.Client) (model.Databas
 	if !d.leads(updates) {
 		return model.DatabaseModel{}, errors.New("not the Raft leader")
 	}
+	return m, nil
+}
+
+// sharedModels holds the database model of each schema servers answered,
+// shared by every connection given the same schema: an OVN Northbound
+// schema and its model take some 70 KB parsed, which at thousands of
+// clouds was a third of the provider's heap when each connection kept
+// its own. Models are read-only once made. A landscape has a few schema
+// versions; past maxSharedModels a connection keeps its own.
+var sharedModels = struct {
+	sync.Mutex
+	byKey map[[sha256.Size]byte]model.DatabaseModel
+}{byKey: map[[sha256.Size]byte]model.DatabaseModel{}}
+
+const maxSharedModels = 64
+
+// modelOf returns the database model of the schema raw (get_schema's
+// answer), made once per schema.
+func (d *Database) modelOf(raw json.RawMessage) (model.DatabaseModel, error) {
+	key := sha256.Sum256(append([]byte(d.name+"\x00"), raw...))
+	sharedModels.Lock()
+	m, ok := sharedModels.byKey[key]
+	sharedModels.Unlock()
+	if ok {
+		return m, nil
+	}
+	var schema ovsdb.DatabaseSchema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return model.DatabaseModel{}, fmt.Errorf("get_schema answered no schema: %w", err)
+	}
+	m, errs := model.NewDatabaseModel(schema, d.client)
+	if len(errs) > 0 {
+		return model.DatabaseModel{}, terminal.Wrap(fmt.Errorf("the server's %s schema %s does not match the provider's: %w", d.name, schema.Version, errors.Join(errs...)))
+	}
+	sharedModels.Lock()
+	if len(sharedModels.byKey) < maxSharedModels {
+		sharedModels.byKey[key] = m
+	}
+	sharedModels.Unlock()
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -269,4 +270,33 @@ func (p *proxy) accepted() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.n
+}
+
+// Connections given the same schema share one parsed model, whatever the
+// number of clouds; another database's schema gets its own.
+func TestDatabasesShareTheModelOfASchema(t *testing.T) {
+	l, err := ovnstub.New(2, []string{"hv-pool-a"}, func(i int) net.IP { return net.IPv4(127, 4, 1, byte(1+i)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	a, b := openNB(t, l.Clouds[0].Endpoint), openNB(t, l.Clouds[1].Endpoint)
+	conn, err := Dial(context.Background(), Config{Northbound: []string{l.Clouds[0].Endpoint}, Southbound: []string{l.Clouds[0].Endpoint}, LeaderOnly: true}, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	tables := func(d *Database) uintptr {
+		m, err := d.dbModel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reflect.ValueOf(m.Schema.Tables).Pointer()
+	}
+	if tables(a) != tables(b) || tables(a) != tables(conn.NB) {
+		t.Error("two clouds' Northbound connections parsed the same schema twice")
+	}
+	if tables(conn.SB) == tables(conn.NB) {
+		t.Error("the Southbound connection got the Northbound's model")
+	}
 }
