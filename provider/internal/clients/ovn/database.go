@@ -367,28 +367,32 @@ func (d *Database) transact(ctx context.Context, ops ...ovsdb.Operation) ([]ovsd
 	return res, m, err
 }
 
-// model returns the database model, connecting when needed: building an
-// operation needs the server's schema.
-func (d *Database) dbModel() (model.DatabaseModel, error) {
+// dbModel is the model of the schema the server last answered with:
+// building an operation needs it. OpenDatabase connected once, so there
+// always is one.
+func (d *Database) dbModel() model.DatabaseModel {
 	d.mu.Lock()
-	m := d.model
-	d.mu.Unlock()
-	if m.Valid() {
-		return m, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
-	defer cancel()
-	_, m, err := d.conn(ctx)
-	return m, err
+	defer d.mu.Unlock()
+	return d.model
 }
 
-// table returns the table of a model (a pointer to a modelgen struct).
-func table(m model.DatabaseModel, mdl any) (string, error) {
-	t := reflect.TypeOf(mdl)
+// table returns the table of a model type (a pointer to a modelgen struct).
+func table(m model.DatabaseModel, t reflect.Type) (string, error) {
 	if name := m.FindTable(t); name != "" {
 		return name, nil
 	}
 	return "", fmt.Errorf("%s is no model of the %s database", t, m.Schema.Name)
+}
+
+// target returns the model, the table and the UUID of the row mdl names.
+func (d *Database) target(mdl model.Model) (model.DatabaseModel, string, string, error) {
+	m := d.dbModel()
+	tbl, err := table(m, reflect.TypeOf(mdl))
+	if err != nil {
+		return m, "", "", err
+	}
+	uuid, err := rowUUID(mdl)
+	return m, tbl, uuid, err
 }
 
 // Select reads the rows of table matching every condition (all rows when
@@ -424,13 +428,9 @@ func (d *Database) selects(ctx context.Context, result any, where [][]ovsdb.Cond
 	if ptr.Kind() != reflect.Pointer {
 		ptr = reflect.PointerTo(elem)
 	}
-	m, err := d.dbModel()
+	tbl, err := table(d.dbModel(), ptr)
 	if err != nil {
 		return err
-	}
-	tbl := m.FindTable(ptr)
-	if tbl == "" {
-		return fmt.Errorf("%s is no model of the %s database", ptr, d.name)
 	}
 	out := reflect.MakeSlice(slice.Type(), 0, len(where))
 	if len(where) == 0 {
@@ -524,13 +524,9 @@ func rowUUID(mdl model.Model) (string, error) {
 // not a UUID names it within the transaction (a named UUID), so rows
 // inserted together can reference each other.
 func (d *Database) Insert(models ...model.Model) ([]ovsdb.Operation, error) {
-	m, err := d.dbModel()
-	if err != nil {
-		return nil, err
-	}
 	ops := make([]ovsdb.Operation, 0, len(models))
 	for _, mdl := range models {
-		tbl, err := table(m, mdl)
+		m, tbl, uuid, err := d.target(mdl)
 		if err != nil {
 			return nil, err
 		}
@@ -544,7 +540,6 @@ func (d *Database) Insert(models ...model.Model) ([]ovsdb.Operation, error) {
 		}
 		delete(row, "_uuid")
 		op := ovsdb.Operation{Op: ovsdb.OperationInsert, Table: tbl, Row: row}
-		uuid, _ := rowUUID(mdl)
 		if ovsdb.IsNamedUUID(uuid) {
 			op.UUIDName = uuid
 		} else {
@@ -589,15 +584,7 @@ func (d *Database) Unchanged(mdl model.Model, fields ...any) ([]ovsdb.Operation,
 
 // Delete returns the operation deleting the row of mdl's UUID.
 func (d *Database) Delete(mdl model.Model) ([]ovsdb.Operation, error) {
-	m, err := d.dbModel()
-	if err != nil {
-		return nil, err
-	}
-	tbl, err := table(m, mdl)
-	if err != nil {
-		return nil, err
-	}
-	uuid, err := rowUUID(mdl)
+	_, tbl, uuid, err := d.target(mdl)
 	if err != nil {
 		return nil, err
 	}
@@ -607,16 +594,11 @@ func (d *Database) Delete(mdl model.Model) ([]ovsdb.Operation, error) {
 // fields maps the columns of fields in mdl to a row, for a row identified
 // by its UUID.
 func (d *Database) fields(mdl model.Model, fields []any) (model.DatabaseModel, string, string, ovsdb.Row, error) {
-	m, err := d.dbModel()
+	m, tbl, uuid, err := d.target(mdl)
 	if err != nil {
 		return m, "", "", nil, err
 	}
-	tbl, err := table(m, mdl)
-	if err != nil {
-		return m, "", "", nil, err
-	}
-	uuid, err := rowUUID(mdl)
-	if err != nil || !ovsdb.IsValidUUID(uuid) {
+	if !ovsdb.IsValidUUID(uuid) {
 		return m, "", "", nil, fmt.Errorf("a %s row to write needs its UUID (got %q)", tbl, uuid)
 	}
 	if len(fields) == 0 {
